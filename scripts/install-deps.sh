@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what building and testing opmatrix needs on a Debian (bookworm or newer) host.
+# Idempotent: packages already present are skipped by apt. Needs root (or sudo).
+#   --harness   only the harness build + unit tests (no LibTorch, no containers)
+#   --host-cell also the host's LibTorch (libtorch-dev, python3-torch[vision]) for the host cell
+#   --containers also podman, runc, mmdebstrap (to run cells in containers)
+set -euo pipefail
+
+want_host_cell=0 want_containers=0
+for arg in "$@"; do
+  case "$arg" in
+    --harness) ;;
+    --host-cell) want_host_cell=1 ;;
+    --containers) want_containers=1 ;;
+    --all) want_host_cell=1; want_containers=1 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (use --harness, --host-cell, --containers, --all)" >&2; exit 2 ;;
+  esac
+done
+
+pkgs=(build-essential cmake ninja-build ccache pkg-config git python3 python3-venv
+      libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
+if [ "$want_host_cell" = 1 ]; then
+  pkgs+=(libtorch-dev python3-torch python3-torchvision)
+fi
+if [ "$want_containers" = 1 ]; then
+  pkgs+=(podman runc mmdebstrap uidmap fuse-overlayfs)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" = 0 ]; then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+sudo=()
+[ "$(id -u)" = 0 ] || sudo=(sudo)
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
