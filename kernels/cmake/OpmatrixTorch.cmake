@@ -1,0 +1,89 @@
+# find_package(Torch) plus what torch leaves to its consumers: the C++ standard its headers
+# need, its _GLIBCXX_USE_CXX11_ABI, and the CUDA promise check.
+include_guard(GLOBAL)
+
+find_package(Torch CONFIG QUIET)
+if(NOT Torch_FOUND)
+  message(FATAL_ERROR
+    "opmatrix: LibTorch's CMake package (TorchConfig.cmake) was not found.\n"
+    "Fix: pass -DCMAKE_PREFIX_PATH=<prefix>: Debian torch -> /usr/lib/x86_64-linux-gnu/cmake, "
+    "pip torch -> `python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'`.")
+endif()
+get_filename_component(OPMATRIX_TORCH_PREFIX "${Torch_DIR}/../../.." ABSOLUTE)
+message(STATUS "opmatrix: torch from ${Torch_DIR}")
+
+if(OPMATRIX_WITH_CUDA AND NOT TARGET c10_cuda AND NOT TARGET torch_cuda)
+  message(FATAL_ERROR
+    "opmatrix: OPMATRIX_WITH_CUDA=ON, but the LibTorch found at ${Torch_DIR} was built "
+    "without CUDA (USE_CUDA off: it has no c10_cuda / torch_cuda library), so CUDA kernels "
+    "could neither be compiled (c10/cuda headers are missing) nor run.\n"
+    "Fix: point CMAKE_PREFIX_PATH at a CUDA build of torch (e.g. the pip wheel's "
+    "torch.utils.cmake_prefix_path), or configure with -DOPMATRIX_WITH_CUDA=OFF for a "
+    "CPU-only cell.")
+endif()
+
+if(OPMATRIX_WITH_CUDA)
+  # Neutralise torch's -gencode flags (from TORCH_CUDA_ARCH_LIST) so the target's
+  # CUDA_ARCHITECTURES is the only arch list nvcc sees.
+  string(REGEX REPLACE "-gencode[ =]+arch=[^ ]+" "" CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS}")
+  string(REGEX REPLACE "  +" " " CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS}")
+endif()
+
+# torch's _GLIBCXX_USE_CXX11_ABI (pip torch < 2.7: 0). Targets linking torch inherit it;
+# targets that don't (gtest) must get it explicitly or they won't link with torch code.
+set(OPMATRIX_TORCH_CXX_FLAGS "")
+foreach(_flag IN LISTS TORCH_CXX_FLAGS)
+  separate_arguments(_parts UNIX_COMMAND "${_flag}")
+  list(APPEND OPMATRIX_TORCH_CXX_FLAGS ${_parts})
+endforeach()
+
+# The C++ standard torch's headers require: 17, or 20 where they `#error` on anything
+# older (Debian sid torch 2.14.1, pip torch 2.15). Decided by preprocessing torch's own
+# umbrella header (where that guard lives) rather than by guessing from version numbers.
+if(NOT DEFINED CACHE{OPMATRIX_CXX_STANDARD})
+  set(_probe "${CMAKE_BINARY_DIR}/opmatrix_std_probe.cpp")
+  file(WRITE "${_probe}" "#include <ATen/ATen.h>\n#include <torch/library.h>\n")
+  set(_incs "")
+  foreach(_dir IN LISTS TORCH_INCLUDE_DIRS)
+    list(APPEND _incs "-I${_dir}")
+  endforeach()
+  set(_std "")
+  foreach(_candidate 17 20 23)
+    execute_process(
+      COMMAND "${CMAKE_CXX_COMPILER}" -std=c++${_candidate} ${OPMATRIX_TORCH_CXX_FLAGS}
+              ${_incs} -E "${_probe}" -o /dev/null
+      RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_VARIABLE _err)
+    if(_rc EQUAL 0)
+      set(_std ${_candidate})
+      break()
+    endif()
+    string(SUBSTRING "${_err}" 0 400 _err_head)
+    message(STATUS "opmatrix: torch headers reject C++${_candidate}: ${_err_head}")
+  endforeach()
+  if(NOT _std)
+    message(FATAL_ERROR "opmatrix: the torch headers at ${TORCH_INCLUDE_DIRS} preprocess with "
+      "none of -std=c++17/20/23 using ${CMAKE_CXX_COMPILER}; last error:\n${_err}")
+  endif()
+  set(OPMATRIX_CXX_STANDARD ${_std} CACHE STRING "C++ standard the torch headers require (detected)")
+endif()
+message(STATUS "opmatrix: C++${OPMATRIX_CXX_STANDARD}, torch flags '${OPMATRIX_TORCH_CXX_FLAGS}'")
+
+# Applies the cell's torch settings to a target that links torch (library, test, bench).
+function(opmatrix_torch_settings target)
+  set_target_properties(${target} PROPERTIES
+    CXX_STANDARD ${OPMATRIX_CXX_STANDARD}
+    CXX_STANDARD_REQUIRED ON
+    CXX_EXTENSIONS OFF
+    POSITION_INDEPENDENT_CODE ON)
+  if(OPMATRIX_WITH_CUDA)
+    set_target_properties(${target} PROPERTIES
+      CUDA_STANDARD ${OPMATRIX_CXX_STANDARD}
+      CUDA_STANDARD_REQUIRED ON
+      CUDA_EXTENSIONS OFF
+      CUDA_ARCHITECTURES "${OPMATRIX_CUDA_ARCHS}")
+  endif()
+  # Debian's linker defaults to --as-needed: a library used only through static op
+  # registration (or libtorch_cuda, only through its registrations) would be dropped.
+  target_link_options(${target} PRIVATE "LINKER:--no-as-needed")
+  target_link_libraries(${target} PRIVATE ${TORCH_LIBRARIES})
+endfunction()
