@@ -1,0 +1,292 @@
+// CPU kernels of opmatrix::deform_conv2d and its backward.
+//
+// Forward = per image: deformable im2col (bilinear samples at the offset positions, times
+// the mask) into columns [C_in * kH * kW, H_out * W_out], then one GEMM per group with the
+// bias folded in (addmm). Unlike torchvision's CPU kernel, the bilinear corners and
+// weights of a sampling point are computed once per (offset group, tap, output position)
+// and reused for every channel of the offset group, and the im2col runs on all threads.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/core/Tensor.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <ATen/ops/addmm.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "ops/cpu/zero_pad_bilinear.h"
+#include "ops/deform_conv2d_check.h"
+
+namespace opmatrix {
+namespace {
+
+using deform_conv2d_geometry::Geometry;
+
+// Output positions handled together: one tile's corner table stays in L1 while it is
+// applied to every channel of the offset group.
+constexpr int64_t kTile = 64;
+
+struct Params {
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups;
+  bool use_mask;
+};
+
+// Sampling point of tap k (row ki, column kj) for output position p, before the corners.
+template <typename T>
+inline void sample_point(const Geometry& g, const Params& q, int64_t k, int64_t p,
+                         const T* offset_y, const T* offset_x, T& y, T& x) {
+  const int64_t ki = k / g.kernel_w, kj = k % g.kernel_w;
+  const int64_t oy = p / g.out_w, ox = p % g.out_w;
+  y = T(oy * q.stride_h - q.pad_h + ki * q.dilation_h) + offset_y[p];
+  x = T(ox * q.stride_w - q.pad_w + kj * q.dilation_w) + offset_x[p];
+}
+
+// columns[(c * K + k) * P + p] = mask * bilinear(input[c], sampling point (k, p)).
+template <typename T>
+void deformable_im2col(const Geometry& g, const Params& q, const T* input, const T* offset,
+                       const T* mask, T* columns) {
+  const int64_t K = g.kernel_h * g.kernel_w, P = g.out_h * g.out_w, HW = g.in_h * g.in_w;
+  const int64_t channels_per_group = g.in_channels / q.offset_groups;
+  if (HW == 0) {  // every sample is padding
+    std::fill(columns, columns + g.in_channels * K * P, T(0));
+    return;
+  }
+  const int64_t tiles = (P + kTile - 1) / kTile;
+  at::parallel_for(0, q.offset_groups * K * tiles, 1, [&](int64_t begin, int64_t end) {
+    cpu::BilinearCorners<T> corners[kTile];
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t tile = unit % tiles, gk = unit / tiles;
+      const int64_t og = gk / K, k = gk % K;
+      const int64_t p0 = tile * kTile, np = std::min(kTile, P - p0);
+      const T* offset_y = offset + (og * 2 * K + 2 * k) * P;
+      const T* offset_x = offset_y + P;
+      const T* m = q.use_mask ? mask + (og * K + k) * P : nullptr;
+      for (int64_t i = 0; i < np; ++i) {
+        T y, x;
+        sample_point(g, q, k, p0 + i, offset_y, offset_x, y, x);
+        cpu::bilinear_corners(y, x, g.in_h, g.in_w, corners[i]);
+        if (m) {
+          for (int j = 0; j < 4; ++j) corners[i].w[j] *= m[p0 + i];
+        }
+      }
+      for (int64_t c = og * channels_per_group; c < (og + 1) * channels_per_group; ++c) {
+        const T* plane = input + c * HW;
+        T* dst = columns + (c * K + k) * P + p0;
+        for (int64_t i = 0; i < np; ++i) {
+          const auto& s = corners[i];
+          dst[i] = s.w[0] * plane[s.idx[0]] + s.w[1] * plane[s.idx[1]] +
+                   s.w[2] * plane[s.idx[2]] + s.w[3] * plane[s.idx[3]];
+        }
+      }
+    }
+  });
+}
+
+struct Contiguous {
+  at::Tensor input, weight, offset, mask, bias;
+};
+
+Contiguous check_cpu(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
+                     const at::Tensor& mask, const at::Tensor& bias, bool use_mask) {
+  const auto dtype = input.scalar_type();
+  for (const at::Tensor* t : {&input, &weight, &offset, &bias}) {
+    TORCH_CHECK(t->device().is_cpu(), "deform_conv2d (CPU kernel): every tensor must be on the CPU");
+    TORCH_CHECK(t->scalar_type() == dtype, "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
+  }
+  if (use_mask) {
+    TORCH_CHECK(mask.device().is_cpu(), "deform_conv2d (CPU kernel): every tensor must be on the CPU");
+    TORCH_CHECK(mask.scalar_type() == dtype, "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
+  }
+  return {input.contiguous(), weight.contiguous(), offset.contiguous(),
+          use_mask ? mask.contiguous() : mask, bias.contiguous()};
+}
+
+at::Tensor deform_conv2d_forward_kernel(
+    const at::Tensor& input_, const at::Tensor& weight_, const at::Tensor& offset_,
+    const at::Tensor& mask_, const at::Tensor& bias_, int64_t stride_h, int64_t stride_w,
+    int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
+    int64_t offset_groups, bool use_mask) {
+  const Geometry g = deform_conv2d_geometry::check(
+      input_, weight_, offset_, mask_, bias_, stride_h, stride_w, pad_h, pad_w, dilation_h,
+      dilation_w, groups, offset_groups, use_mask);
+  const Params q{stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups, use_mask};
+  const auto t = check_cpu(input_, weight_, offset_, mask_, bias_, use_mask);
+
+  at::Tensor output = at::empty({g.batch, g.out_channels, g.out_h, g.out_w}, t.input.options());
+  if (g.batch == 0) return output;
+
+  const int64_t K = g.kernel_h * g.kernel_w, P = g.out_h * g.out_w;
+  const int64_t cin_g = g.in_channels / groups, cout_g = g.out_channels / groups;
+  at::Tensor columns = at::empty({g.in_channels * K, P}, t.input.options());
+  const at::Tensor weight_g = t.weight.view({groups, cout_g, cin_g * K});
+  const at::Tensor columns_g = columns.view({groups, cin_g * K, P});
+  const at::Tensor bias_g = t.bias.view({groups, cout_g, 1});
+
+  AT_DISPATCH_FLOATING_TYPES(t.input.scalar_type(), "opmatrix::deform_conv2d (CPU)", [&] {
+    const int64_t in_stride = g.in_channels * g.in_h * g.in_w;
+    for (int64_t n = 0; n < g.batch; ++n) {
+      deformable_im2col<scalar_t>(
+          g, q, t.input.data_ptr<scalar_t>() + n * in_stride,
+          t.offset.data_ptr<scalar_t>() + n * offset_groups * 2 * K * P,
+          use_mask ? t.mask.data_ptr<scalar_t>() + n * offset_groups * K * P : nullptr,
+          columns.data_ptr<scalar_t>());
+      at::Tensor out_n = output.select(0, n).view({groups, cout_g, P});
+      for (int64_t grp = 0; grp < groups; ++grp) {
+        at::Tensor out_ng = out_n.select(0, grp);
+        at::addmm_out(out_ng, bias_g.select(0, grp), weight_g.select(0, grp), columns_g.select(0, grp));
+      }
+    }
+  });
+  return output;
+}
+
+// Backward, per image:
+//  1. corner table of every (offset group, tap, position): indices, weights, their
+//     derivatives, and the mask;
+//  2. columns from the table -> grad_weight += grad_out_g @ columns_g^T;
+//  3. grad_columns = weight_g^T @ grad_out_g;
+//  4. grad_offset / grad_mask per table entry, reducing over the offset group's channels
+//     (parallel over entries);
+//  5. grad_input scattered from grad_columns (parallel over channels: each writes its own plane).
+template <typename T>
+struct TapSample : cpu::BilinearCornersGrad<T> {
+  T mask;
+};
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward_kernel(
+    const at::Tensor& grad_, const at::Tensor& input_, const at::Tensor& weight_,
+    const at::Tensor& offset_, const at::Tensor& mask_, const at::Tensor& bias_,
+    int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t groups, int64_t offset_groups, bool use_mask) {
+  const Geometry g = deform_conv2d_geometry::check(
+      input_, weight_, offset_, mask_, bias_, stride_h, stride_w, pad_h, pad_w, dilation_h,
+      dilation_w, groups, offset_groups, use_mask);
+  const Params q{stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups, use_mask};
+  const auto t = check_cpu(input_, weight_, offset_, mask_, bias_, use_mask);
+  TORCH_CHECK(grad_.device().is_cpu() && grad_.scalar_type() == t.input.scalar_type(),
+              "deform_conv2d backward: grad must be a CPU tensor of the input's dtype");
+  TORCH_CHECK(grad_.dim() == 4 && grad_.size(0) == g.batch && grad_.size(1) == g.out_channels &&
+                  grad_.size(2) == g.out_h && grad_.size(3) == g.out_w,
+              "deform_conv2d backward: grad must have the output's shape");
+  const at::Tensor grad = grad_.contiguous();
+
+  at::Tensor grad_input = at::zeros_like(t.input);
+  at::Tensor grad_weight = at::zeros_like(t.weight);
+  at::Tensor grad_offset = at::zeros_like(t.offset);
+  at::Tensor grad_mask = at::zeros_like(t.mask);
+  at::Tensor grad_bias = at::sum(grad, {0, 2, 3});
+  if (g.batch == 0 || g.in_h * g.in_w == 0) {
+    return {grad_input, grad_weight, grad_offset, grad_mask, grad_bias};
+  }
+
+  const int64_t K = g.kernel_h * g.kernel_w, P = g.out_h * g.out_w, HW = g.in_h * g.in_w;
+  const int64_t cin_g = g.in_channels / groups, cout_g = g.out_channels / groups;
+  const int64_t channels_per_og = g.in_channels / offset_groups;
+  at::Tensor columns = at::empty({g.in_channels * K, P}, t.input.options());
+  at::Tensor grad_columns = at::empty({g.in_channels * K, P}, t.input.options());
+  const at::Tensor weight_g = t.weight.view({groups, cout_g, cin_g * K});
+  at::Tensor grad_weight_g = grad_weight.view({groups, cout_g, cin_g * K});
+  const at::Tensor columns_g = columns.view({groups, cin_g * K, P});
+  at::Tensor grad_columns_g = grad_columns.view({groups, cin_g * K, P});
+
+  AT_DISPATCH_FLOATING_TYPES(t.input.scalar_type(), "opmatrix::_deform_conv2d_backward (CPU)", [&] {
+    using T = scalar_t;
+    std::vector<TapSample<T>> table(static_cast<size_t>(offset_groups * K * P));
+    for (int64_t n = 0; n < g.batch; ++n) {
+      const T* input = t.input.data_ptr<T>() + n * g.in_channels * HW;
+      const T* offset = t.offset.data_ptr<T>() + n * offset_groups * 2 * K * P;
+      const T* mask = use_mask ? t.mask.data_ptr<T>() + n * offset_groups * K * P : nullptr;
+      T* g_input = grad_input.data_ptr<T>() + n * g.in_channels * HW;
+      T* g_offset = grad_offset.data_ptr<T>() + n * offset_groups * 2 * K * P;
+      T* g_mask = use_mask ? grad_mask.data_ptr<T>() + n * offset_groups * K * P : nullptr;
+
+      // 1. table
+      at::parallel_for(0, offset_groups * K * P, 256, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          const int64_t p = e % P, gk = e / P, og = gk / K, k = gk % K;
+          const T* offset_y = offset + (og * 2 * K + 2 * k) * P;
+          T y, x;
+          sample_point(g, q, k, p, offset_y, offset_y + P, y, x);
+          cpu::bilinear_corners_grad(y, x, g.in_h, g.in_w, table[e]);
+          table[e].mask = mask ? mask[gk * P + p] : T(1);
+        }
+      });
+      // 2. columns (masked samples)
+      T* cols = columns.data_ptr<T>();
+      at::parallel_for(0, g.in_channels * K, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+          const int64_t c = row / K, k = row % K, og = c / channels_per_og;
+          const T* plane = input + c * HW;
+          const TapSample<T>* s = table.data() + (og * K + k) * P;
+          T* dst = cols + row * P;
+          for (int64_t p = 0; p < P; ++p) {
+            dst[p] = s[p].mask * (s[p].w[0] * plane[s[p].idx[0]] + s[p].w[1] * plane[s[p].idx[1]] +
+                                  s[p].w[2] * plane[s[p].idx[2]] + s[p].w[3] * plane[s[p].idx[3]]);
+          }
+        }
+      });
+      // 2.-3. GEMMs
+      const at::Tensor grad_n = grad.select(0, n).view({groups, cout_g, P});
+      for (int64_t grp = 0; grp < groups; ++grp) {
+        const at::Tensor go = grad_n.select(0, grp);
+        at::Tensor gw = grad_weight_g.select(0, grp);
+        gw.addmm_(go, columns_g.select(0, grp).t());
+        at::Tensor gc = grad_columns_g.select(0, grp);
+        at::mm_out(gc, weight_g.select(0, grp).t(), go);
+      }
+      const T* gcols = grad_columns.data_ptr<T>();
+      // 4. grad_offset, grad_mask
+      at::parallel_for(0, offset_groups * K * P, 256, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          const int64_t p = e % P, gk = e / P, og = gk / K, k = gk % K;
+          const TapSample<T>& s = table[e];
+          T gy = 0, gx = 0, gm = 0;
+          for (int64_t c = og * channels_per_og; c < (og + 1) * channels_per_og; ++c) {
+            const T* plane = input + c * HW;
+            const T gcol = gcols[(c * K + k) * P + p];
+            T v[4];
+            for (int j = 0; j < 4; ++j) v[j] = plane[s.idx[j]];
+            gm += gcol * (s.w[0] * v[0] + s.w[1] * v[1] + s.w[2] * v[2] + s.w[3] * v[3]);
+            gy += gcol * (s.wy[0] * v[0] + s.wy[1] * v[1] + s.wy[2] * v[2] + s.wy[3] * v[3]);
+            gx += gcol * (s.wx[0] * v[0] + s.wx[1] * v[1] + s.wx[2] * v[2] + s.wx[3] * v[3]);
+          }
+          g_offset[(og * 2 * K + 2 * k) * P + p] = gy * s.mask;
+          g_offset[(og * 2 * K + 2 * k + 1) * P + p] = gx * s.mask;
+          if (g_mask) g_mask[gk * P + p] = gm;
+        }
+      });
+      // 5. grad_input
+      at::parallel_for(0, g.in_channels, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t c = begin; c < end; ++c) {
+          const int64_t og = c / channels_per_og;
+          T* plane = g_input + c * HW;
+          for (int64_t k = 0; k < K; ++k) {
+            const TapSample<T>* s = table.data() + (og * K + k) * P;
+            const T* gc = gcols + (c * K + k) * P;
+            for (int64_t p = 0; p < P; ++p) {
+              const T v = gc[p] * s[p].mask;
+              for (int j = 0; j < 4; ++j) plane[s[p].idx[j]] += v * s[p].w[j];
+            }
+          }
+        }
+      });
+    }
+  });
+  return {grad_input, grad_weight, grad_offset, grad_mask, grad_bias};
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
+  m.impl("deform_conv2d", TORCH_FN(deform_conv2d_forward_kernel));
+  m.impl("_deform_conv2d_backward", TORCH_FN(deform_conv2d_backward_kernel));
+}
+
+}  // namespace opmatrix

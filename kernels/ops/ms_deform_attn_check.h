@@ -1,0 +1,68 @@
+// Argument checks and output geometry of ms_deform_attn, shared by every backend so the
+// CPU, CUDA and Meta kernels accept the same inputs and agree on the output size.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/util/Exception.h>
+
+#include <cstdint>
+
+namespace opmatrix {
+namespace ms_deform_attn_geometry {
+
+struct Geometry {
+  int64_t batch, spatial, heads, channels;  // value [N, S, M, D]
+  int64_t queries, levels, points;          // sampling_loc [N, Lq, M, L, P, 2]
+};
+
+inline Geometry check(const at::Tensor& value, const at::Tensor& spatial_shapes,
+                      const at::Tensor& level_start_index, const at::Tensor& sampling_loc,
+                      const at::Tensor& attn_weight, int64_t im2col_step) {
+  TORCH_CHECK(value.dim() == 4, "ms_deform_attn: value must be [N, S, M, D], got ", value.dim(), "-D");
+  TORCH_CHECK(sampling_loc.dim() == 6 && sampling_loc.size(5) == 2,
+              "ms_deform_attn: sampling_loc must be [N, Lq, M, L, P, 2]");
+  TORCH_CHECK(attn_weight.dim() == 5, "ms_deform_attn: attn_weight must be [N, Lq, M, L, P]");
+  TORCH_CHECK(spatial_shapes.dim() == 2 && spatial_shapes.size(1) == 2,
+              "ms_deform_attn: spatial_shapes must be [L, 2]");
+  TORCH_CHECK(level_start_index.dim() == 1, "ms_deform_attn: level_start_index must be [L]");
+  TORCH_CHECK(spatial_shapes.scalar_type() == at::kLong && level_start_index.scalar_type() == at::kLong,
+              "ms_deform_attn: spatial_shapes and level_start_index must be int64");
+  TORCH_CHECK(im2col_step > 0, "ms_deform_attn: im2col_step must be > 0, got ", im2col_step);
+
+  Geometry g{};
+  g.batch = value.size(0);
+  g.spatial = value.size(1);
+  g.heads = value.size(2);
+  g.channels = value.size(3);
+  g.queries = sampling_loc.size(1);
+  g.levels = sampling_loc.size(3);
+  g.points = sampling_loc.size(4);
+
+  TORCH_CHECK(spatial_shapes.size(0) == g.levels && level_start_index.size(0) == g.levels,
+              "ms_deform_attn: spatial_shapes/level_start_index have ", spatial_shapes.size(0),
+              " levels, sampling_loc has ", g.levels);
+  TORCH_CHECK(sampling_loc.size(0) == g.batch && sampling_loc.size(2) == g.heads,
+              "ms_deform_attn: sampling_loc batch/heads differ from value's");
+  TORCH_CHECK(attn_weight.size(0) == g.batch && attn_weight.size(1) == g.queries &&
+                  attn_weight.size(2) == g.heads && attn_weight.size(3) == g.levels &&
+                  attn_weight.size(4) == g.points,
+              "ms_deform_attn: attn_weight must be [N, Lq, M, L, P] matching sampling_loc");
+  return g;
+}
+
+// Host-side check that the levels tile value's S dimension; needs CPU index tensors.
+inline void check_levels_cpu(const int64_t* shapes, const int64_t* starts, int64_t levels,
+                             int64_t spatial) {
+  int64_t expected = 0;
+  for (int64_t l = 0; l < levels; ++l) {
+    TORCH_CHECK(shapes[2 * l] >= 0 && shapes[2 * l + 1] >= 0, "ms_deform_attn: negative level shape");
+    TORCH_CHECK(starts[l] == expected, "ms_deform_attn: level_start_index[", l, "] = ", starts[l],
+                ", expected ", expected, " from spatial_shapes");
+    expected += shapes[2 * l] * shapes[2 * l + 1];
+  }
+  TORCH_CHECK(expected == spatial, "ms_deform_attn: spatial_shapes cover ", expected,
+              " positions but value has S = ", spatial);
+}
+
+}  // namespace ms_deform_attn_geometry
+}  // namespace opmatrix
