@@ -1,0 +1,119 @@
+#include "cli/app.h"
+
+#include <functional>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "util/suggest.h"
+#include "version.h"
+
+namespace opmatrix {
+
+namespace {
+
+const char* kMatrixHelp = "matrix file to read (default: ./matrix.yaml)";
+
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+  return names;
+}
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(s->get_name());
+  return names;
+}
+
+// CLI11 says which arguments were unexpected; add the flag or subcommand they look like.
+std::string explain_extras(const CLI::App& app, const std::vector<std::string>& extras) {
+  std::string out;
+  for (const auto& word : extras) {
+    const CLI::App* scope = &app;
+    for (const CLI::App* s : app.get_subcommands()) scope = s;
+    std::vector<std::string> candidates = option_names(*scope);
+    if (scope == &app) {
+      auto subs = subcommand_names(app);
+      candidates.insert(candidates.end(), subs.begin(), subs.end());
+    }
+    const std::string bare = word.substr(0, word.find('='));
+    out += fmt::format("opmatrix: error: unexpected argument '{}'{}\n", word, did_you_mean(bare, candidates));
+  }
+  return out;
+}
+
+int usage_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
+  // A subcommand's --help arrives here with its own help text.
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+    app.exit(e, out, err);
+    return kExitOk;
+  }
+  err << "opmatrix: error: " << e.what() << "\nRun 'opmatrix --help' for usage.\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"opmatrix: which PyTorch x torchvision x CUDA combinations your C++/CUDA ops build, load, "
+               "register and compute correctly on.\nExit status: 0 ok, 1 a checked thing failed, 2 bad usage "
+               "or bad input.",
+               "opmatrix"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(kOpmatrixVersion));
+  std::function<int()> action;
+
+  ValidateOptions validate;
+  auto* v = app.add_subcommand("validate", "check matrix.yaml; errors as FILE:LINE:COL: error: MESSAGE");
+  v->add_option("--matrix", validate.matrix, kMatrixHelp);
+  v->add_flag("--werror", validate.werror, "treat warnings as errors");
+  v->callback([&] { action = [&] { return validate_command(validate, out, err); }; });
+
+  ListOptions list;
+  auto* l = app.add_subcommand("list", "list the expanded cells");
+  l->add_option("--matrix", list.matrix, kMatrixHelp);
+  l->add_option("--where", list.where, "local | github | gpu | default (the local default run) | all")
+      ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
+  l->add_flag("--json", list.json, "print a JSON array of cell objects");
+  l->callback([&] { action = [&] { return list_command(list, out, err); }; });
+
+  GithubMatrixOptions gh;
+  auto* g = app.add_subcommand("github-matrix", "print {\"include\":[...]} for strategy.matrix: ${{ fromJSON(...) }}");
+  g->add_option("--matrix", gh.matrix, kMatrixHelp);
+  g->add_option("--where", gh.where, "github | local | gpu | all (default: github)")
+      ->check(CLI::IsMember({"github", "local", "gpu", "all"}));
+  g->callback([&] { action = [&] { return github_matrix_command(gh, out, err); }; });
+
+  std::vector<std::string> argv_storage = {"opmatrix"};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    out << kOpmatrixVersion << '\n';
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    if (!app.remaining(true).empty() && (dynamic_cast<const CLI::ExtrasError*>(&e) ||
+                                         app.get_subcommands().empty())) {
+      err << explain_extras(app, app.remaining(true));
+      err << "Run 'opmatrix --help' for usage.\n";
+      return kExitUsage;
+    }
+    return usage_error(app, e, out, err);
+  }
+  return action ? action() : kExitUsage;
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,42 @@
+// The subcommands of `opmatrix`. Each returns the process exit status:
+// 0 ok, 1 a checked thing failed, 2 bad usage or bad input (docs/cli.md).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "matrix/model.h"
+
+namespace opmatrix {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+// Loads and validates; prints every diagnostic to `err`. nullopt when there are errors.
+std::optional<Matrix> load_matrix_or_report(const std::string& path, std::ostream& err);
+
+struct ValidateOptions {
+  std::string matrix = "matrix.yaml";
+  bool werror = false;
+};
+int validate_command(const ValidateOptions& opts, std::ostream& out, std::ostream& err);
+
+struct ListOptions {
+  std::string matrix = "matrix.yaml";
+  std::string where = "all";  // local | github | gpu | default | all
+  bool json = false;
+};
+int list_command(const ListOptions& opts, std::ostream& out, std::ostream& err);
+
+struct GithubMatrixOptions {
+  std::string matrix = "matrix.yaml";
+  std::string where = "github";  // github | local | gpu | all
+};
+int github_matrix_command(const GithubMatrixOptions& opts, std::ostream& out, std::ostream& err);
+
+// Cells selected by a `--where` word: a place, `default` (the local default set) or `all`.
+bool cell_selected(const Cell& cell, const std::string& where);
+
+}  // namespace opmatrix

@@ -1,0 +1,572 @@
+#include "matrix/load.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "matrix/expand.h"
+#include "matrix/versions.h"
+#include "matrix/yaml_tree.h"
+#include "util/suggest.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+namespace {
+
+using Kind = YamlNode::Kind;
+
+const std::vector<std::string> kTopKeys = {"version", "ops", "cuda_archs", "defaults", "cells"};
+const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvision", "cuda",
+                                            "image",   "runner",     "where",       "default",
+                                            "cuda_archs", "expect",  "timeouts",    "notes",
+                                            "matrix"};
+const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref"};
+const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "status", "reason"};
+constexpr std::size_t kMaxArchs = 32;
+
+bool matches(const std::string& s, const char* pattern) {
+  return std::regex_match(s, std::regex(pattern));
+}
+
+class Loader {
+ public:
+  Loader(Diagnostics& diag, std::string base_dir) : d_(diag), base_dir_(std::move(base_dir)) {}
+
+  std::optional<Matrix> load(const YamlNodePtr& root) {
+    if (root->kind == Kind::null) {
+      d_.error({1, 1}, "empty matrix: expected the keys version, ops, cuda_archs and cells");
+      return std::nullopt;
+    }
+    if (!expect_kind(*root, Kind::map, "the matrix file")) return std::nullopt;
+    check_keys(*root, kTopKeys, "at the top level");
+
+    Matrix m;
+    read_version(*root, m);
+    if (const YamlEntry* e = require(*root, "ops", root->pos)) m.ops = read_ops(*e->value);
+    if (const YamlEntry* e = root->find("cuda_archs")) m.cuda_archs = read_archs(*e->value);
+    matrix_archs_ = m.cuda_archs;
+    ops_ = m.ops;
+
+    YamlNodePtr defaults;
+    if (const YamlEntry* e = root->find("defaults")) {
+      if (expect_kind(*e->value, Kind::map, "'defaults'")) {
+        defaults = e->value;
+        std::vector<std::string> allowed;
+        for (const auto& k : kCellKeys)
+          if (k != "id" && k != "matrix") allowed.push_back(k);
+        check_keys(*defaults, allowed, "in 'defaults'");
+      }
+    }
+
+    const YamlEntry* cells = require(*root, "cells", root->pos);
+    if (cells && expect_kind(*cells->value, Kind::sequence, "'cells'")) {
+      if (cells->value->items.empty()) d_.error(cells->value->pos, "empty matrix: 'cells' lists no cells");
+      for (const auto& entry : cells->value->items) read_cell_entry(entry, defaults, m);
+    }
+    check_duplicate_ids(m);
+    if (d_.has_errors()) return std::nullopt;
+    return m;
+  }
+
+ private:
+  // ---- small typed readers, each reporting at the offending node ----
+
+  bool expect_kind(const YamlNode& n, Kind kind, const std::string& what) {
+    if (n.kind == kind) return true;
+    d_.error(n.pos, fmt::format("{} must be a {}, not a {}", what, kind_name(kind), kind_name(n.kind)));
+    return false;
+  }
+
+  const YamlEntry* require(const YamlNode& map, const std::string& key, SourcePos where) {
+    const YamlEntry* e = map.find(key);
+    if (!e) d_.error(where, fmt::format("missing required key '{}'", key));
+    return e;
+  }
+
+  void check_keys(const YamlNode& map, const std::vector<std::string>& known, const std::string& context) {
+    for (const auto& e : map.entries)
+      if (std::find(known.begin(), known.end(), e.key) == known.end())
+        d_.error(e.key_pos, fmt::format("unknown key '{}' {}{}", e.key, context, did_you_mean(e.key, known)));
+  }
+
+  std::optional<std::string> scalar(const YamlNode& n, const std::string& what) {
+    if (!expect_kind(n, Kind::scalar, what)) return std::nullopt;
+    return n.text;
+  }
+
+  // A list of scalars; a single scalar is accepted as a one-element list when `allow_single`.
+  std::optional<std::vector<std::string>> scalar_list(const YamlNode& n, const std::string& what,
+                                                      bool allow_single) {
+    if (allow_single && n.kind == Kind::scalar) return std::vector<std::string>{n.text};
+    if (!expect_kind(n, Kind::sequence, what)) return std::nullopt;
+    std::vector<std::string> out;
+    bool ok = true;
+    for (const auto& item : n.items) {
+      if (item->kind != Kind::scalar) {
+        d_.error(item->pos, fmt::format("each entry of {} must be a scalar, not a {}", what, kind_name(item->kind)));
+        ok = false;
+        continue;
+      }
+      out.push_back(item->text);
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+  std::optional<bool> boolean(const YamlNode& n, const std::string& what) {
+    auto s = scalar(n, what);
+    if (!s) return std::nullopt;
+    if (*s == "true") return true;
+    if (*s == "false") return false;
+    d_.error(n.pos, fmt::format("{} must be true or false, not '{}'", what, *s));
+    return std::nullopt;
+  }
+
+  // ---- top level ----
+
+  void read_version(const YamlNode& root, Matrix& m) {
+    const YamlEntry* e = require(root, "version", root.pos);
+    if (!e) return;
+    auto s = scalar(*e->value, "'version'");
+    if (!s) return;
+    if (!matches(*s, "^[0-9]{1,4}$")) {
+      d_.error(e->value->pos, fmt::format("'version' must be a whole number, not '{}'", *s));
+    } else if (std::stoi(*s) != 1) {
+      d_.error(e->value->pos, fmt::format("matrix version {} is not supported: this opmatrix reads version 1", *s));
+    } else {
+      m.version = 1;
+    }
+  }
+
+  std::vector<std::string> read_ops(const YamlNode& n) {
+    auto list = scalar_list(n, "'ops'", false);
+    if (!list) return {};
+    if (list->empty()) d_.error(n.pos, "'ops' lists no ops");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string& op = (*list)[i];
+      if (!matches(op, "^[a-z_][a-z0-9_]{0,63}$"))
+        d_.error(n.items[i]->pos, fmt::format("op name '{}' is not an identifier (lowercase letters, digits, _)", op));
+      else if (!seen.insert(op).second)
+        d_.error(n.items[i]->pos, fmt::format("op '{}' is listed twice", op));
+    }
+    return *list;
+  }
+
+  std::vector<std::string> read_archs(const YamlNode& n) {
+    auto list = scalar_list(n, "'cuda_archs'", false);
+    if (!list) return {};
+    if (list->size() > kMaxArchs) {
+      d_.error(n.pos, fmt::format("'cuda_archs' lists {} archs; at most {} (there are not that many GPU "
+                                  "generations)", list->size(), kMaxArchs));
+      return {};
+    }
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string& arch = (*list)[i];
+      const SourcePos pos = n.items[i]->pos;
+      if (!is_arch_syntax(arch)) {
+        d_.error(pos, fmt::format("CUDA arch '{}' is malformed: write MAJOR.MINOR as in 8.0 or 9.0a", arch));
+        continue;
+      }
+      std::string base = arch;
+      if (base.back() == 'a' || base.back() == 'f') base.pop_back();
+      const auto& known = known_archs();
+      if (std::find(known.begin(), known.end(), base) == known.end())
+        d_.error(pos, fmt::format("unknown CUDA arch '{}'{}", arch, did_you_mean(base, known)));
+      else if (!seen.insert(arch).second)
+        d_.error(pos, fmt::format("CUDA arch '{}' is listed twice", arch));
+    }
+    return *list;
+  }
+
+  // ---- cells ----
+
+  void read_cell_entry(const YamlNodePtr& entry, const YamlNodePtr& defaults, Matrix& m) {
+    if (!expect_kind(*entry, Kind::map, "a cell")) return;
+    const YamlEntry* axes = entry->find("matrix");
+    if (!axes) {
+      read_cell(*with_defaults(entry, defaults), m, "");
+      return;
+    }
+    MatrixAxes spec;
+    if (!read_axes(*axes->value, spec)) return;
+    const std::vector<Combination> combos = expand_axes(spec, d_);
+    if (combos.empty() && spec.exclude.size() + spec.include.size() > 0 && !d_.has_errors())
+      d_.error(axes->value->pos, "this cell's matrix expands to no cells");
+    std::set<std::string> names;
+    for (const auto& a : spec.axes) names.insert(a.name);
+    for (const auto& inc : spec.include)
+      for (const auto& [k, v] : inc.values) names.insert(k);
+    for (const auto& combo : combos) {
+      YamlNodePtr instance = instantiate(*entry, combo, names, axes->value->pos);
+      std::string where;
+      for (const auto& [k, v] : combo) where += fmt::format("{}{}={}", where.empty() ? "" : ", ", k, v);
+      read_cell(*with_defaults(instance, defaults), m, where);
+    }
+  }
+
+  bool read_axes(const YamlNode& n, MatrixAxes& spec) {
+    if (!expect_kind(n, Kind::map, "'matrix'")) return false;
+    spec.pos = n.pos;
+    bool ok = true;
+    for (const auto& e : n.entries) {
+      if (e.key == "include" || e.key == "exclude") {
+        if (!expect_kind(*e.value, Kind::sequence, fmt::format("'{}'", e.key))) { ok = false; continue; }
+        for (const auto& item : e.value->items) {
+          ComboEntry combo{item->pos, {}};
+          if (!expect_kind(*item, Kind::map, fmt::format("an entry of '{}'", e.key))) { ok = false; continue; }
+          for (const auto& kv : item->entries) {
+            auto v = scalar(*kv.value, fmt::format("'{}'", kv.key));
+            if (!v) { ok = false; continue; }
+            combo.values.emplace_back(kv.key, *v);
+          }
+          (e.key == "include" ? spec.include : spec.exclude).push_back(std::move(combo));
+        }
+        continue;
+      }
+      if (!matches(e.key, "^[a-z_][a-z0-9_]{0,63}$")) {
+        d_.error(e.key_pos, fmt::format("matrix axis '{}' is not an identifier (lowercase letters, digits, _)", e.key));
+        ok = false;
+        continue;
+      }
+      auto values = scalar_list(*e.value, fmt::format("axis '{}'", e.key), false);
+      if (!values) { ok = false; continue; }
+      if (values->empty()) {
+        d_.error(e.value->pos, fmt::format("axis '{}' has no values", e.key));
+        ok = false;
+      }
+      spec.axes.push_back({e.key, e.key_pos, *values});
+    }
+    if (ok && spec.axes.empty() && spec.include.empty()) {
+      d_.error(n.pos, "'matrix' needs at least one axis or an 'include' list");
+      ok = false;
+    }
+    return ok;
+  }
+
+  // A copy of the template with `{axis}` placeholders filled in; axis values that name a
+  // cell field the template leaves out become that field.
+  YamlNodePtr instantiate(const YamlNode& tmpl, const Combination& combo,
+                          const std::set<std::string>& names, SourcePos matrix_pos) {
+    auto out = std::make_shared<YamlNode>(tmpl);
+    out->entries.clear();
+    for (const auto& e : tmpl.entries)
+      if (e.key != "matrix") out->entries.push_back({e.key, e.key_pos, substitute(e.value, combo, names)});
+    for (const auto& [k, v] : combo) {
+      if (out->find(k) || std::find(kCellKeys.begin(), kCellKeys.end(), k) == kCellKeys.end()) continue;
+      auto value = std::make_shared<YamlNode>();
+      value->kind = Kind::scalar;
+      value->text = v;
+      value->pos = matrix_pos;
+      out->entries.push_back({k, matrix_pos, value});
+    }
+    return out;
+  }
+
+  YamlNodePtr substitute(const YamlNodePtr& n, const Combination& combo, const std::set<std::string>& names) {
+    auto out = std::make_shared<YamlNode>(*n);
+    if (n->kind == Kind::scalar) {
+      static const std::regex placeholder(R"(\{([A-Za-z_][A-Za-z0-9_]*)\})");
+      std::string text;
+      auto begin = std::sregex_iterator(n->text.begin(), n->text.end(), placeholder);
+      std::size_t last = 0;
+      for (auto it = begin; it != std::sregex_iterator(); ++it) {
+        const std::string name = (*it)[1];
+        text += n->text.substr(last, it->position() - last);
+        last = it->position() + it->length();
+        const std::string* value = lookup(combo, name);
+        if (value) {
+          text += *value;
+        } else if (!names.count(name)) {
+          d_.error(n->pos, fmt::format("unknown placeholder '{{{}}}': this cell's matrix defines {}{}", name,
+                                       fmt::join(names, ", "),
+                                       did_you_mean(name, {names.begin(), names.end()})));
+        }
+      }
+      out->text = text + n->text.substr(last);
+    }
+    for (auto& item : out->items) item = substitute(item, combo, names);
+    for (auto& e : out->entries) e.value = substitute(e.value, combo, names);
+    return out;
+  }
+
+  YamlNodePtr with_defaults(const YamlNodePtr& cell, const YamlNodePtr& defaults) {
+    if (!defaults) return cell;
+    auto out = std::make_shared<YamlNode>(*cell);
+    for (const auto& e : defaults->entries)
+      if (!out->find(e.key)) out->entries.push_back(e);
+    return out;
+  }
+
+  void read_cell(const YamlNode& n, Matrix& m, const std::string& combo) {
+    const std::string ctx = combo.empty() ? "in cell" : fmt::format("in cell (matrix {})", combo);
+    check_keys(n, kCellKeys, ctx);
+    Cell c;
+    c.pos = n.pos;
+    c.cuda_archs = matrix_archs_;
+    const auto suffix = [&] { return combo.empty() ? std::string() : fmt::format(" (matrix {})", combo); };
+
+    if (const YamlEntry* e = require(n, "id", n.pos)) {
+      if (auto s = scalar(*e->value, "'id'")) {
+        c.id = *s;
+        c.pos = e->value->pos;
+        if (!matches(*s, "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"))
+          d_.error(e->value->pos, fmt::format("cell id '{}' is not a safe file name: use letters, digits, '.', "
+                                              "'_' and '-', starting with a letter or digit (it names "
+                                              "results/<id>.json){}", *s, suffix()));
+      }
+    }
+    for (const char* key : {"torch", "torchvision"}) {
+      const YamlEntry* e = require(n, key, n.pos);
+      if (!e) continue;
+      auto s = scalar(*e->value, fmt::format("'{}'", key));
+      if (!s) continue;
+      if (!is_package_version(*s))
+        d_.error(e->value->pos, fmt::format("malformed {} version '{}' (expected a release such as 2.6.0){}",
+                                            key, *s, suffix()));
+      (std::string(key) == "torch" ? c.torch : c.torchvision) = *s;
+    }
+    if (const YamlEntry* e = require(n, "cuda", n.pos)) {
+      if (auto s = scalar(*e->value, "'cuda'")) {
+        c.cuda = *s;
+        if (!is_cuda_version(*s))
+          d_.error(e->value->pos, fmt::format("malformed cuda version '{}' (expected MAJOR.MINOR such as 12.4, "
+                                              "or none){}", *s, suffix()));
+      }
+    }
+    read_runner_and_image(n, c);
+    read_where(n, c);
+    if (const YamlEntry* e = n.find("default"))
+      if (auto b = boolean(*e->value, "'default'")) c.in_default = *b;
+    if (const YamlEntry* e = n.find("cuda_archs")) c.cuda_archs = read_archs(*e->value);
+    if (const YamlEntry* e = n.find("expect")) read_expect(*e->value, c);
+    if (const YamlEntry* e = n.find("timeouts")) read_timeouts(*e->value, c);
+    if (const YamlEntry* e = n.find("notes"))
+      if (auto s = scalar(*e->value, "'notes'")) c.notes = *s;
+    pairing_note(n, c);
+    m.cells.push_back(std::move(c));
+  }
+
+  void read_runner_and_image(const YamlNode& n, Cell& c) {
+    if (const YamlEntry* e = n.find("runner")) {
+      if (auto s = scalar(*e->value, "'runner'")) {
+        if (*s == "host") c.runner = Runner::host;
+        else if (*s != "container")
+          d_.error(e->value->pos, fmt::format("'runner' must be container or host, not '{}'{}", *s,
+                                              did_you_mean(*s, {"container", "host"})));
+      }
+    }
+    const YamlEntry* image = n.find("image");
+    if (c.runner == Runner::host) {
+      if (image) d_.error(image->key_pos, "a cell with 'runner: host' runs in the machine's own environment; remove 'image'");
+      return;
+    }
+    if (!image) {
+      d_.error(n.pos, "missing required key 'image' (or set 'runner: host')");
+      return;
+    }
+    const YamlNode& img = *image->value;
+    if (!expect_kind(img, Kind::map, "'image'")) return;
+    check_keys(img, kImageKeys, "in 'image'");
+    const YamlEntry* file = img.find("containerfile");
+    const YamlEntry* ref = img.find("ref");
+    if (!file == !ref) {
+      d_.error(img.pos, "'image' needs exactly one of 'containerfile' or 'ref'");
+      return;
+    }
+    if (ref) {
+      if (auto s = scalar(*ref->value, "'ref'")) {
+        c.image.ref = *s;
+        if (!matches(*s, "^[a-z0-9][a-z0-9._/:-]{0,254}(@sha256:[a-f0-9]{64})?$"))
+          d_.error(ref->value->pos, fmt::format("image ref '{}' is not a valid image reference", *s));
+      }
+    } else if (auto s = scalar(*file->value, "'containerfile'")) {
+      c.image.containerfile = *s;
+      check_repo_path(*s, file->value->pos);
+    }
+    if (const YamlEntry* args = img.find("args")) {
+      if (!expect_kind(*args->value, Kind::map, "'args'")) return;
+      for (const auto& a : args->value->entries) {
+        if (!matches(a.key, "^[A-Z_][A-Z0-9_]{0,63}$"))
+          d_.error(a.key_pos, fmt::format("build arg name '{}' must be UPPER_CASE letters, digits and _", a.key));
+        auto v = scalar(*a.value, fmt::format("build arg '{}'", a.key));
+        if (!v) continue;
+        if (!matches(*v, "^[A-Za-z0-9._:/+=@,~-]{0,512}$"))
+          d_.error(a.value->pos, fmt::format("build arg {}='{}' holds characters that are not allowed "
+                                             "(spaces, quotes, $, ;, `, |, &, <, >, \\ …)", a.key, *v));
+        c.image.args.emplace_back(a.key, *v);
+      }
+    }
+  }
+
+  // Containerfiles must live inside the repository: the build context is the repository.
+  void check_repo_path(const std::string& path, SourcePos pos) {
+    if (path.empty() || path[0] == '/' || !matches(path, "^[A-Za-z0-9._/-]{1,255}$")) {
+      d_.error(pos, fmt::format("containerfile '{}' must be a relative path inside the repository", path));
+      return;
+    }
+    for (const auto& part : fs::path(path))
+      if (part == "..") {
+        d_.error(pos, fmt::format("containerfile '{}' leaves the repository ('..' is not allowed)", path));
+        return;
+      }
+    if (!fs::is_regular_file(fs::path(base_dir_) / path))
+      d_.error(pos, fmt::format("containerfile '{}' does not exist (looked in {})", path,
+                                (fs::path(base_dir_) / path).lexically_normal().string()));
+  }
+
+  void read_where(const YamlNode& n, Cell& c) {
+    const YamlEntry* e = n.find("where");
+    if (!e) {
+      c.where = c.runner == Runner::host ? std::vector<std::string>{"gpu"}
+                                         : std::vector<std::string>{"local", "github"};
+      return;
+    }
+    auto list = scalar_list(*e->value, "'where'", true);
+    if (!list) return;
+    if (list->empty()) d_.error(e->value->pos, "'where' lists no place; use local, github or gpu");
+    for (const auto& place : known_places())
+      if (std::find(list->begin(), list->end(), place) != list->end()) c.where.push_back(place);
+    for (const auto& w : *list)
+      if (std::find(known_places().begin(), known_places().end(), w) == known_places().end())
+        d_.error(e->value->pos, fmt::format("unknown place '{}' in 'where' (use local, github, gpu){}", w,
+                                            did_you_mean(w, known_places())));
+  }
+
+  void read_expect(const YamlNode& n, Cell& c) {
+    if (!expect_kind(n, Kind::sequence, "'expect'")) return;
+    for (const auto& item : n.items) {
+      if (!expect_kind(*item, Kind::map, "an 'expect' entry")) continue;
+      check_keys(*item, kExpectKeys, "in 'expect' entry");
+      Expectation x;
+      x.pos = item->pos;
+      x.status = "xfail";
+      if (const YamlEntry* e = require(*item, "check", item->pos))
+        if (auto s = scalar(*e->value, "'check'")) {
+          x.check = *s;
+          if (std::find(known_checks().begin(), known_checks().end(), *s) == known_checks().end())
+            d_.error(e->value->pos, fmt::format("unknown check '{}'{}", *s, did_you_mean(*s, known_checks())));
+        }
+      if (const YamlEntry* e = item->find("op"))
+        if (auto s = scalar(*e->value, "'op'")) {
+          x.op = *s;
+          if (std::find(ops_.begin(), ops_.end(), *s) == ops_.end())
+            d_.error(e->value->pos, fmt::format("op '{}' is not in the matrix's 'ops'{}", *s, did_you_mean(*s, ops_)));
+        }
+      if (const YamlEntry* e = item->find("arch"))
+        if (auto s = scalar(*e->value, "'arch'")) {
+          x.arch = *s;
+          if (std::find(c.cuda_archs.begin(), c.cuda_archs.end(), *s) == c.cuda_archs.end())
+            d_.error(e->value->pos, fmt::format("arch '{}' is not among this cell's cuda_archs{}", *s,
+                                                did_you_mean(*s, c.cuda_archs)));
+        }
+      if (const YamlEntry* e = item->find("status"))
+        if (auto s = scalar(*e->value, "'status'")) {
+          x.status = *s;
+          if (*s != "xfail" && *s != "skip")
+            d_.error(e->value->pos, fmt::format("expected status must be xfail or skip, not '{}'", *s));
+        }
+      if (const YamlEntry* e = require(*item, "reason", item->pos))
+        if (auto s = scalar(*e->value, "'reason'")) {
+          x.reason = *s;
+          if (s->empty()) d_.error(e->value->pos, "'reason' is empty: say why this is expected");
+        }
+      c.expect.push_back(std::move(x));
+    }
+  }
+
+  void read_timeouts(const YamlNode& n, Cell& c) {
+    if (!expect_kind(n, Kind::map, "'timeouts'")) return;
+    check_keys(n, known_steps(), "in 'timeouts'");
+    for (const auto& e : n.entries) {
+      auto s = scalar(*e.value, fmt::format("timeout '{}'", e.key));
+      if (!s) continue;
+      if (!matches(*s, "^[0-9]{1,5}$") || std::stoi(*s) == 0 || std::stoi(*s) > 86400) {
+        d_.error(e.value->pos, fmt::format("timeout '{}' must be whole seconds from 1 to 86400, not '{}'", e.key, *s));
+        continue;
+      }
+      c.timeouts.emplace_back(e.key, std::stoi(*s));
+    }
+  }
+
+  // A torch/torchvision pair upstream never released together is worth a note, not an
+  // error: distributions rebuild torchvision (Debian sid pairs 2.14.1 with 0.27.0).
+  void pairing_note(const YamlNode& n, const Cell& c) {
+    if (!is_package_version(c.torch) || !is_package_version(c.torchvision)) return;
+    const auto want = upstream_torchvision_for(c.torch);
+    const auto have = major_minor(c.torchvision);
+    if (!want || !have || (want->major == have->major && want->minor == have->minor)) return;
+    const YamlEntry* e = n.find("torchvision");
+    d_.warning(e ? e->value->pos : n.pos,
+               fmt::format("cell '{}': torch {} is released with torchvision {}.{}, not {}; the torchvision "
+                           "check will tell whether this pair loads and registers", c.id, c.torch,
+                           want->major, want->minor, c.torchvision));
+  }
+
+  void check_duplicate_ids(const Matrix& m) {
+    std::map<std::string, SourcePos> first;
+    for (const auto& c : m.cells) {
+      if (c.id.empty()) continue;
+      auto [it, inserted] = first.emplace(c.id, c.pos);
+      if (!inserted)
+        d_.error(c.pos, fmt::format("duplicate cell id '{}' (first at line {}, column {})", c.id,
+                                    it->second.line, it->second.column));
+    }
+  }
+
+  Diagnostics& d_;
+  std::string base_dir_;
+  std::vector<std::string> matrix_archs_;
+  std::vector<std::string> ops_;
+};
+
+}  // namespace
+
+LoadResult load_matrix_text(const std::string& text, const std::string& file_name, const std::string& base_dir) {
+  Diagnostics diag(file_name);
+  LoadResult result;
+  if (YamlNodePtr root = parse_yaml(text, diag)) {
+    Loader loader(diag, base_dir);
+    auto m = loader.load(root);
+    if (m && !diag.has_errors()) {
+      m->file = file_name;
+      result.matrix = std::move(m);
+    }
+  }
+  result.diagnostics = diag.sorted();
+  return result;
+}
+
+LoadResult load_matrix_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return {std::nullopt, {{path, {1, 1}, Severity::error, "is a directory, not a matrix file"}}};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return {std::nullopt, {{path, {1, 1}, Severity::error, "cannot open the matrix file (does it exist?)"}}};
+  }
+  // Refuse to slurp a huge file: the size check reads no more than one byte past the limit.
+  const std::size_t limit = YamlLimits{}.max_bytes;
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > limit) {
+    const auto size = fs::file_size(path, ec);
+    return {std::nullopt, {{path, {1, 1}, Severity::error,
+                            fmt::format("file is {} bytes; a matrix file may be at most {} bytes",
+                                        ec ? text.size() : size, limit)}}};
+  }
+  const std::string base = fs::path(path).parent_path().string();
+  return load_matrix_text(text, path, base.empty() ? "." : base);
+}
+
+}  // namespace opmatrix

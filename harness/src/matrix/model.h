@@ -1,0 +1,62 @@
+// The matrix after loading, validation and expansion: what every command works from.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "matrix/diagnostic.h"
+
+namespace opmatrix {
+
+struct Expectation {
+  std::string check;   // one of known_checks()
+  std::string op;      // empty = every op
+  std::string arch;    // empty = every arch (only for check `arch`)
+  std::string status;  // xfail or skip
+  std::string reason;
+  SourcePos pos;
+};
+
+struct ImageSpec {
+  std::string containerfile;  // relative to the matrix file's folder; empty when `ref` is set
+  std::vector<std::pair<std::string, std::string>> args;  // build args, in file order
+  std::string ref;            // a prebuilt image reference instead of a Containerfile
+};
+
+enum class Runner { container, host };
+
+struct Cell {
+  std::string id;
+  SourcePos pos;
+  std::string torch;
+  std::string torchvision;
+  std::string cuda;  // "12.4", or "none"
+  Runner runner = Runner::container;
+  ImageSpec image;
+  std::vector<std::string> where;  // subset of {local, github, gpu}, in that order
+  bool in_default = true;          // part of the default local run when `local` is in `where`
+  std::vector<std::string> cuda_archs;
+  std::vector<Expectation> expect;
+  std::vector<std::pair<std::string, int>> timeouts;  // step -> seconds
+  std::string notes;
+
+  bool has_cuda() const { return cuda != "none"; }
+  bool runs(const std::string& place) const;
+};
+
+struct Matrix {
+  std::string file;
+  int version = 1;
+  std::vector<std::string> ops;
+  std::vector<std::string> cuda_archs;
+  std::vector<Cell> cells;
+
+  const Cell* find(const std::string& id) const;
+};
+
+const std::vector<std::string>& known_checks();
+const std::vector<std::string>& known_places();  // local, github, gpu
+const std::vector<std::string>& known_steps();   // for timeouts
+
+}  // namespace opmatrix

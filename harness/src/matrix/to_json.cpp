@@ -1,0 +1,64 @@
+#include "matrix/to_json.h"
+
+namespace opmatrix {
+
+namespace {
+
+nlohmann::json args_object(const ImageSpec& image) {
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& [k, v] : image.args) args[k] = v;
+  return args;
+}
+
+}  // namespace
+
+nlohmann::json cell_to_json(const Cell& cell) {
+  nlohmann::json j;
+  j["id"] = cell.id;
+  j["torch"] = cell.torch;
+  j["torchvision"] = cell.torchvision;
+  j["cuda"] = cell.cuda;
+  j["where"] = cell.where;
+  j["default"] = cell.in_default;
+  j["runner"] = cell.runner == Runner::host ? "host" : "container";
+  if (cell.runner == Runner::container) {
+    nlohmann::json image;
+    if (!cell.image.ref.empty()) image["ref"] = cell.image.ref;
+    else image["containerfile"] = cell.image.containerfile;
+    image["args"] = args_object(cell.image);
+    j["image"] = image;
+  }
+  j["cuda_archs"] = cell.has_cuda() ? cell.cuda_archs : std::vector<std::string>{};
+  nlohmann::json expect = nlohmann::json::array();
+  for (const auto& x : cell.expect) {
+    nlohmann::json e{{"check", x.check}, {"status", x.status}, {"reason", x.reason}};
+    if (!x.op.empty()) e["op"] = x.op;
+    if (!x.arch.empty()) e["arch"] = x.arch;
+    expect.push_back(e);
+  }
+  j["expect"] = expect;
+  nlohmann::json timeouts = nlohmann::json::object();
+  for (const auto& [step, seconds] : cell.timeouts) timeouts[step] = seconds;
+  j["timeouts"] = timeouts;
+  if (!cell.notes.empty()) j["notes"] = cell.notes;
+  return j;
+}
+
+nlohmann::json github_job_entry(const Cell& cell) {
+  const bool host = cell.runner == Runner::host;
+  nlohmann::json j;
+  j["id"] = cell.id;
+  j["torch"] = cell.torch;
+  j["torchvision"] = cell.torchvision;
+  j["cuda"] = cell.cuda;
+  // GPU cells need a self-hosted runner with a GPU; everything else fits a hosted runner.
+  j["runs_on"] = cell.runs("gpu") ? nlohmann::json::array({"self-hosted", "linux", "x64", "gpu"})
+                                  : nlohmann::json::array({"ubuntu-24.04"});
+  j["engine"] = host ? "host" : "docker";
+  j["containerfile"] = host ? "" : cell.image.containerfile;
+  j["image_ref"] = host ? "" : cell.image.ref;
+  j["build_args"] = args_object(cell.image);
+  return j;
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,28 @@
+// Version and architecture vocabulary: what a well-formed torch/torchvision/CUDA version and
+// a CUDA arch look like, and which torchvision upstream pairs with which torch.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opmatrix {
+
+// PEP 440-ish release: 2.6.0, 1.13.1, 2.11.0+cu130, 2.8.0rc1, 1.13.0a0.
+bool is_package_version(const std::string& v);
+// MAJOR.MINOR, e.g. 12.4, or the word none.
+bool is_cuda_version(const std::string& v);
+// CMake/TORCH_CUDA_ARCH_LIST style: 8.0, 9.0a, 10.0f.
+bool is_arch_syntax(const std::string& arch);
+const std::vector<std::string>& known_archs();  // every compute capability NVIDIA has shipped
+
+struct MajorMinor {
+  int major = 0;
+  int minor = 0;
+};
+std::optional<MajorMinor> major_minor(const std::string& version);
+
+// The torchvision MAJOR.MINOR that upstream releases with this torch (e.g. 2.6 -> 0.21), if known.
+std::optional<MajorMinor> upstream_torchvision_for(const std::string& torch_version);
+
+}  // namespace opmatrix

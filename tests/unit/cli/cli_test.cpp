@@ -1,0 +1,121 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/app.h"
+
+namespace opmatrix {
+namespace {
+
+struct CliRun {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+CliRun cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int status = run_cli(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+const std::string kValid = std::string(OPMATRIX_TEST_DATA) + "/valid/matrix.yaml";
+const std::string kRepoMatrix = std::string(OPMATRIX_SOURCE_DIR) + "/matrix.yaml";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST(Cli, ValidateSummarisesAValidMatrix) {
+  CliRun r = cli({"validate", "--matrix", kValid});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, kValid + ": ok: 4 cells (3 local, 3 in the default run, 3 github, 1 gpu), 2 ops, 0 warnings\n");
+}
+
+TEST(Cli, ListJsonHasTheFieldsTheWorkflowNeeds) {
+  CliRun r = cli({"list", "--matrix", kValid, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto cells = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(cells.is_array());
+  ASSERT_EQ(cells.size(), 4u);
+  for (const auto& c : cells)
+    for (const char* key : {"id", "torch", "torchvision", "cuda", "where"}) EXPECT_TRUE(c.contains(key)) << key;
+  EXPECT_EQ(cells[0]["where"], nlohmann::json::array({"local", "github"}));
+}
+
+TEST(Cli, ListWhereFilters) {
+  CliRun r = cli({"list", "--matrix", kValid, "--where", "gpu", "--json"});
+  ASSERT_EQ(r.status, 0);
+  auto cells = nlohmann::json::parse(r.out);
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells[0]["id"], "gpu-host");
+}
+
+TEST(Cli, GithubMatrixMatchesGoldenFiles) {
+  for (const std::string where : {"github", "gpu"}) {
+    CliRun r = cli({"github-matrix", "--matrix", kValid, "--where", where});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, read_file(std::string(OPMATRIX_TEST_DATA) + "/golden/github-matrix-" + where + ".json"));
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "must be one line for $GITHUB_OUTPUT";
+  }
+}
+
+TEST(Cli, RepoMatrixValidatesAndHasTheDeclaredCells) {
+  CliRun v = cli({"validate", "--matrix", kRepoMatrix});
+  EXPECT_EQ(v.status, 0) << v.err;
+  CliRun r = cli({"list", "--matrix", kRepoMatrix, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto cells = nlohmann::json::parse(r.out);
+  std::set<std::string> ids;
+  for (const auto& c : cells) ids.insert(c["id"].get<std::string>());
+  for (const char* id : {"bookworm-torch1.13-cpu", "trixie-torch2.6-cpu", "trixie-torch2.6-cu12.4",
+                         "sid-torch2.14-cpu", "bookworm-torch1.13-cpu-cuda11.8", "gpu-host"})
+    EXPECT_TRUE(ids.count(id)) << id;
+}
+
+TEST(Cli, UnknownFlagSuggestsTheRealOne) {
+  CliRun r = cli({"validate", "--matrx", "x.yaml"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unexpected argument '--matrx' (did you mean '--matrix'?)"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownSubcommandSuggestsTheRealOne) {
+  CliRun r = cli({"valdate"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("(did you mean 'validate'?)"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MissingOptionValueIsUsageError) {
+  CliRun r = cli({"list", "--matrix"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--matrix"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BadWhereValueIsUsageError) {
+  CliRun r = cli({"github-matrix", "--matrix", kValid, "--where", "cloud"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cloud"), std::string::npos) << r.err;
+}
+
+TEST(Cli, HelpOnEverySubcommandExitsZero) {
+  for (const char* sub : {"validate", "list", "github-matrix"}) {
+    CliRun r = cli({sub, "--help"});
+    EXPECT_EQ(r.status, 0) << sub;
+    EXPECT_NE(r.out.find("--matrix"), std::string::npos) << sub << ": " << r.out;
+  }
+  CliRun top = cli({"--help"});
+  EXPECT_EQ(top.status, 0);
+  EXPECT_NE(top.out.find("github-matrix"), std::string::npos);
+}
+
+TEST(Cli, NoSubcommandIsUsageError) { EXPECT_EQ(cli({}).status, 2); }
+
+}  // namespace opmatrix

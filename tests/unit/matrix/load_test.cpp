@@ -1,0 +1,107 @@
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "matrix/load.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+namespace {
+
+Matrix load_valid() {
+  LoadResult r = load_matrix_file(std::string(OPMATRIX_TEST_DATA) + "/valid/matrix.yaml");
+  for (const auto& d : r.diagnostics) ADD_FAILURE() << format_diagnostic(d);
+  EXPECT_TRUE(r.matrix.has_value());
+  return r.matrix.value_or(Matrix{});
+}
+
+std::string errors_of(const LoadResult& r) {
+  std::string s;
+  for (const auto& d : r.diagnostics) s += format_diagnostic(d) + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST(LoadMatrix, ValidFixtureExpandsTemplatesWithGithubSemantics) {
+  Matrix m = load_valid();
+  std::vector<std::string> ids;
+  for (const auto& c : m.cells) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"debian-trixie-cpu", "pypi-torch2.5.1-cu12.4", "pypi-torch2.7.1-cu12.6",
+                                           "gpu-host"}));
+  const Cell* p = m.find("pypi-torch2.7.1-cu12.6");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->torch, "2.7.1");
+  EXPECT_EQ(p->torchvision, "0.22.1");  // came from include, injected as a field
+  EXPECT_EQ(p->cuda, "12.6");
+  EXPECT_EQ(p->image.args, (std::vector<std::pair<std::string, std::string>>{
+                               {"TORCH", "2.7.1"}, {"TORCHVISION", "0.22.1"}, {"NVCC", "12.6"}}));
+  ASSERT_EQ(p->expect.size(), 1u);
+  EXPECT_EQ(p->expect[0].status, "xfail");  // the default
+  EXPECT_EQ(p->expect[0].arch, "10.0");
+}
+
+TEST(LoadMatrix, DefaultsApplyUnlessTheCellSaysOtherwise) {
+  Matrix m = load_valid();
+  ASSERT_NE(m.find("debian-trixie-cpu"), nullptr);
+  EXPECT_EQ(m.find("debian-trixie-cpu")->where, (std::vector<std::string>{"local", "github"}));
+  const Cell* host = m.find("gpu-host");
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->runner, Runner::host);
+  EXPECT_FALSE(host->in_default);
+  EXPECT_EQ(host->cuda_archs, (std::vector<std::string>{"8.0", "9.0", "10.0"}));
+  EXPECT_EQ(host->timeouts, (std::vector<std::pair<std::string, int>>{{"build", 900}}));
+}
+
+TEST(LoadMatrix, MissingFileIsAnErrorNamingIt) {
+  LoadResult r = load_matrix_file("/nonexistent/matrix.yaml");
+  EXPECT_FALSE(r.matrix);
+  EXPECT_EQ(errors_of(r), "/nonexistent/matrix.yaml:1:1: error: cannot open the matrix file (does it exist?)\n");
+}
+
+TEST(LoadMatrix, FiftyMegabyteFileIsRefusedWithoutReadingItAll) {
+  const fs::path big = fs::temp_directory_path() / "opmatrix-big-matrix.yaml";
+  {
+    std::ofstream out(big, std::ios::binary);
+    std::string line = "# " + std::string(1021, 'x') + "\n";
+    for (int i = 0; i < 50 * 1024; ++i) out << line;
+  }
+  LoadResult r = load_matrix_file(big.string());
+  fs::remove(big);
+  EXPECT_FALSE(r.matrix);
+  EXPECT_EQ(errors_of(r), big.string() + ":1:1: error: file is 52428800 bytes; a matrix file may be at most "
+                                         "4194304 bytes\n");
+}
+
+TEST(LoadMatrix, WarningsAloneStillLoad) {
+  LoadResult r = load_matrix_text(R"(version: 1
+ops: [nms]
+cells:
+  - id: sid
+    torch: "2.14.1"
+    torchvision: "0.27.0"
+    cuda: none
+    runner: host
+)", "m.yaml", ".");
+  ASSERT_TRUE(r.matrix.has_value()) << errors_of(r);
+  EXPECT_EQ(errors_of(r), "m.yaml:6:18: warning: cell 'sid': torch 2.14.1 is released with torchvision 0.29, not "
+                          "0.27.0; the torchvision check will tell whether this pair loads and registers\n");
+}
+
+TEST(LoadMatrix, ReportsEveryErrorNotJustTheFirst) {
+  LoadResult r = load_matrix_text(R"(version: 1
+ops: [nms]
+cells:
+  - id: a/b
+    torch: "x"
+    torchvision: "0.21.0"
+    cuda: "12"
+    runner: host
+)", "m.yaml", ".");
+  EXPECT_FALSE(r.matrix);
+  EXPECT_EQ(r.diagnostics.size(), 3u) << errors_of(r);
+}
+
+}  // namespace opmatrix
