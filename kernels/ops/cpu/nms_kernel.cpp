@@ -1,0 +1,155 @@
+// CPU kernel of opmatrix::nms: greedy NMS, bit-for-bit the same decisions as torchvision's
+// (same score order: stable descending sort; same IoU arithmetic in scalar_t; same strict
+// `IoU > threshold`), but laid out for speed:
+//  - boxes gathered once into score order, structure-of-arrays, so the inner loop is a
+//    branch-free, vectorisable sweep (an AVX2 clone is picked at load time where available);
+//  - blocked greedy: boxes are resolved B at a time; the boxes a block keeps then suppress
+//    everything after the block in parallel (at::parallel_for). A box is kept iff no kept box
+//    of higher score overlaps it, so this is exactly the sequential greedy result.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "ops/nms_check.h"
+
+namespace opmatrix {
+namespace {
+
+constexpr int64_t kBlock = 256;        // boxes resolved sequentially per step
+constexpr int64_t kGrain = 2048;       // boxes per parallel work item
+
+// Largest value of T that is <= threshold, so that `iou > t` in T decides exactly like
+// torchvision's `iou > (double)threshold` (a T above t is above threshold and vice versa).
+template <typename T>
+T threshold_in(double threshold) {
+  T t = static_cast<T>(threshold);
+  if (static_cast<double>(t) > threshold) t = std::nextafter(t, -std::numeric_limits<T>::infinity());
+  return t;
+}
+
+#if defined(__GNUC__)
+#define OPMATRIX_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define OPMATRIX_ALWAYS_INLINE inline
+#endif
+
+template <typename T>
+struct SortedBoxes {
+  std::vector<T> x1, y1, x2, y2, area;
+  std::vector<uint8_t> suppressed;
+};
+
+// suppressed[j] |= IoU(box i, box j) > t for j in [begin, end). Same expression order as
+// torchvision (max/min, clamp at 0, inter / (area_i + area_j - inter)).
+template <typename T>
+OPMATRIX_ALWAYS_INLINE void suppress_range_impl(const SortedBoxes<T>& b, uint8_t* suppressed, int64_t i,
+                                int64_t begin, int64_t end, T t) {
+  const T ix1 = b.x1[i], iy1 = b.y1[i], ix2 = b.x2[i], iy2 = b.y2[i], iarea = b.area[i];
+  const T* x1 = b.x1.data();
+  const T* y1 = b.y1.data();
+  const T* x2 = b.x2.data();
+  const T* y2 = b.y2.data();
+  const T* area = b.area.data();
+  for (int64_t j = begin; j < end; ++j) {
+    const T xx1 = std::max(ix1, x1[j]);
+    const T yy1 = std::max(iy1, y1[j]);
+    const T xx2 = std::min(ix2, x2[j]);
+    const T yy2 = std::min(iy2, y2[j]);
+    const T w = std::max(T(0), xx2 - xx1);
+    const T h = std::max(T(0), yy2 - yy1);
+    const T inter = w * h;
+    const T ovr = inter / (iarea + area[j] - inter);
+    suppressed[j] |= static_cast<uint8_t>(ovr > t);
+  }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define OPMATRIX_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define OPMATRIX_SIMD_CLONES
+#endif
+
+OPMATRIX_SIMD_CLONES void suppress_range(const SortedBoxes<float>& b, uint8_t* s, int64_t i,
+                                         int64_t begin, int64_t end, float t) {
+  suppress_range_impl(b, s, i, begin, end, t);
+}
+OPMATRIX_SIMD_CLONES void suppress_range(const SortedBoxes<double>& b, uint8_t* s, int64_t i,
+                                         int64_t begin, int64_t end, double t) {
+  suppress_range_impl(b, s, i, begin, end, t);
+}
+
+template <typename T>
+at::Tensor nms_cpu_impl(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold) {
+  const int64_t n = dets.size(0);
+  const at::Tensor order = std::get<1>(scores.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true));
+  const at::Tensor boxes = dets.contiguous();
+  const T* box = boxes.data_ptr<T>();
+  const int64_t* ord = order.data_ptr<int64_t>();
+
+  SortedBoxes<T> b;
+  for (auto* v : {&b.x1, &b.y1, &b.x2, &b.y2, &b.area}) v->resize(n);
+  b.suppressed.assign(n, 0);
+  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const T* d = box + 4 * ord[i];
+      b.x1[i] = d[0];
+      b.y1[i] = d[1];
+      b.x2[i] = d[2];
+      b.y2[i] = d[3];
+      b.area[i] = (d[2] - d[0]) * (d[3] - d[1]);
+    }
+  });
+
+  const T t = threshold_in<T>(iou_threshold);
+  at::Tensor keep = at::empty({n}, dets.options().dtype(at::kLong));
+  int64_t* keep_out = keep.data_ptr<int64_t>();
+  int64_t num_kept = 0;
+  uint8_t* suppressed = b.suppressed.data();
+  std::vector<int64_t> kept_in_block;
+  kept_in_block.reserve(kBlock);
+
+  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+    const int64_t b1 = std::min(n, b0 + kBlock);
+    kept_in_block.clear();
+    for (int64_t i = b0; i < b1; ++i) {
+      if (suppressed[i]) continue;
+      keep_out[num_kept++] = ord[i];
+      kept_in_block.push_back(i);
+      suppress_range(b, suppressed, i, i + 1, b1, t);
+    }
+    if (kept_in_block.empty() || b1 == n) continue;
+    at::parallel_for(b1, n, kGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i : kept_in_block) suppress_range(b, suppressed, i, begin, end, t);
+    });
+  }
+  return keep.narrow(/*dim=*/0, /*start=*/0, /*length=*/num_kept);
+}
+
+at::Tensor nms_cpu(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold) {
+  TORCH_CHECK(dets.is_cpu(), "dets must be a CPU tensor");
+  TORCH_CHECK(scores.is_cpu(), "scores must be a CPU tensor");
+  nms_check(dets, scores);
+  if (dets.numel() == 0) return at::empty({0}, dets.options().dtype(at::kLong));
+  at::Tensor result;
+  AT_DISPATCH_FLOATING_TYPES(dets.scalar_type(), "opmatrix::nms_cpu", [&] {
+    result = nms_cpu_impl<scalar_t>(dets, scores, iou_threshold);
+  });
+  return result;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
+  m.impl(TORCH_SELECTIVE_NAME("opmatrix::nms"), TORCH_FN(nms_cpu));
+}
+
+}  // namespace opmatrix

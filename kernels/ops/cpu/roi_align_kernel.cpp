@@ -1,0 +1,301 @@
+// CPU kernels of opmatrix::roi_align and opmatrix::_roi_align_backward.
+//
+// Same arithmetic as torchvision (sample coordinates, clamping, weights w1..w4 and the
+// order of the sums are written the same way in scalar_t), so results match bit for bit;
+// what differs is the memory access pattern:
+//  - per roi, the sampling taps are separable: a row tap (y_low, y_high, ly, hy) per
+//    (ph, iy) and a column tap per (pw, ix), computed once for all channels; the weights
+//    w1 = hy * hx … are formed on the fly (the same products torchvision precomputes);
+//  - forward work is ordered channel-major over rois sorted by image, so one input plane
+//    stays in cache while every roi samples it (torchvision walks roi-major and refetches
+//    each plane region from memory for every roi), and runs in parallel over
+//    (channel, roi-chunk) items with at::parallel_for;
+//  - backward runs in parallel over channels (disjoint grad planes, no atomics), visiting
+//    rois and bins in torchvision's order so the accumulation order is the same.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "ops/roi_align_check.h"
+
+namespace opmatrix {
+namespace {
+
+constexpr int64_t kRoiChunk = 32;  // rois per forward work item
+
+// One bilinear tap along one axis. An out-of-range sample gets all-zero weights (the
+// product with the other axis is then 0 too) and valid = false.
+template <typename T>
+struct Tap {
+  int64_t lo, hi;
+  T l, h;
+  bool valid;
+};
+
+// torchvision's per-axis coordinate handling for coordinate `v` on an axis of length `size`.
+template <typename T>
+inline Tap<T> make_tap(T v, int64_t size) {
+  if (!(v >= -1.0 && v <= size)) return {0, 0, T(0), T(0), false};
+  if (v <= 0) v = 0;
+  int64_t lo = static_cast<int64_t>(v);
+  int64_t hi;
+  if (lo >= size - 1) {
+    hi = lo = size - 1;
+    v = static_cast<T>(lo);
+  } else {
+    hi = lo + 1;
+  }
+  const T l = v - lo;
+  const T h = 1. - l;
+  return {lo, hi, l, h, true};
+}
+
+// Geometry of one roi and where its taps live in the shared tap arrays.
+template <typename T>
+struct RoiPlan {
+  int64_t batch;
+  int64_t grid_h, grid_w;
+  int64_t y_taps, x_taps;  // offsets into the row / column tap arrays
+  T count;                 // forward divisor: max(grid_h * grid_w, 1)
+};
+
+template <typename T>
+struct Plan {
+  std::vector<RoiPlan<T>> rois;
+  std::vector<Tap<T>> y, x;
+};
+
+template <typename T>
+Plan<T> make_plan(const T* rois, int64_t num_rois, T spatial_scale, int64_t height,
+                  int64_t width, int64_t pooled_height, int64_t pooled_width,
+                  int64_t sampling_ratio, bool aligned) {
+  Plan<T> plan;
+  plan.rois.resize(num_rois);
+  // First pass: grid sizes, so tap storage can be laid out (adaptive grids vary per roi).
+  std::vector<T> geometry(4 * num_rois);  // roi_start_h, roi_start_w, bin_size_h, bin_size_w
+  int64_t y_total = 0, x_total = 0;
+  for (int64_t n = 0; n < num_rois; ++n) {
+    const T* r = rois + 5 * n;
+    const T offset = aligned ? (T)0.5 : (T)0.0;
+    const T roi_start_w = r[1] * spatial_scale - offset;
+    const T roi_start_h = r[2] * spatial_scale - offset;
+    const T roi_end_w = r[3] * spatial_scale - offset;
+    const T roi_end_h = r[4] * spatial_scale - offset;
+    T roi_width = roi_end_w - roi_start_w;
+    T roi_height = roi_end_h - roi_start_h;
+    if (!aligned) {  // malformed rois are forced to 1x1, as in torchvision
+      roi_width = std::max(roi_width, (T)1.);
+      roi_height = std::max(roi_height, (T)1.);
+    }
+    const T bin_size_h = static_cast<T>(roi_height) / static_cast<T>(pooled_height);
+    const T bin_size_w = static_cast<T>(roi_width) / static_cast<T>(pooled_width);
+    const int64_t grid_h = sampling_ratio > 0
+        ? sampling_ratio : static_cast<int64_t>(std::ceil(roi_height / static_cast<T>(pooled_height)));
+    const int64_t grid_w = sampling_ratio > 0
+        ? sampling_ratio : static_cast<int64_t>(std::ceil(roi_width / static_cast<T>(pooled_width)));
+    auto& p = plan.rois[n];
+    p.batch = static_cast<int64_t>(r[0]);
+    p.grid_h = std::max<int64_t>(grid_h, 0);
+    p.grid_w = std::max<int64_t>(grid_w, 0);
+    p.count = std::max<T>(static_cast<T>(p.grid_h * p.grid_w), T(1));
+    p.y_taps = y_total;
+    p.x_taps = x_total;
+    y_total += pooled_height * p.grid_h;
+    x_total += pooled_width * p.grid_w;
+    T* g = geometry.data() + 4 * n;
+    g[0] = roi_start_h;
+    g[1] = roi_start_w;
+    g[2] = bin_size_h;
+    g[3] = bin_size_w;
+  }
+  plan.y.resize(y_total);
+  plan.x.resize(x_total);
+  at::parallel_for(0, num_rois, 64, [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      const auto& p = plan.rois[n];
+      const T* g = geometry.data() + 4 * n;
+      Tap<T>* ty = plan.y.data() + p.y_taps;
+      for (int64_t ph = 0; ph < pooled_height; ++ph) {
+        for (int64_t iy = 0; iy < p.grid_h; ++iy) {
+          const T yy = g[0] + ph * g[2] +
+              static_cast<T>(iy + .5f) * g[2] / static_cast<T>(p.grid_h);
+          *ty++ = make_tap<T>(yy, height);
+        }
+      }
+      Tap<T>* tx = plan.x.data() + p.x_taps;
+      for (int64_t pw = 0; pw < pooled_width; ++pw) {
+        for (int64_t ix = 0; ix < p.grid_w; ++ix) {
+          const T xx = g[1] + pw * g[3] +
+              static_cast<T>(ix + .5f) * g[3] / static_cast<T>(p.grid_w);
+          *tx++ = make_tap<T>(xx, width);
+        }
+      }
+    }
+  });
+  return plan;
+}
+
+template <typename T>
+void roi_align_forward_impl(const at::Tensor& input, const at::Tensor& rois, T spatial_scale,
+                            int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                            bool aligned, at::Tensor& output) {
+  const int64_t num_rois = rois.size(0);
+  const int64_t channels = input.size(1), height = input.size(2), width = input.size(3);
+  const Plan<T> plan = make_plan<T>(rois.data_ptr<T>(), num_rois, spatial_scale, height, width,
+                                    pooled_height, pooled_width, sampling_ratio, aligned);
+  for (const auto& p : plan.rois) {
+    TORCH_CHECK(p.batch >= 0 && p.batch < input.size(0), "roi_align: roi batch index ", p.batch,
+                " out of range for input batch size ", input.size(0));
+  }
+  // Rois grouped by image so consecutive rois sample the same plane.
+  std::vector<int64_t> order(num_rois);
+  std::iota(order.begin(), order.end(), int64_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return plan.rois[a].batch < plan.rois[b].batch;
+  });
+
+  const T* in = input.data_ptr<T>();
+  T* out = output.data_ptr<T>();
+  const int64_t plane = height * width;
+  const int64_t bins = pooled_height * pooled_width;
+  const int64_t chunks = (num_rois + kRoiChunk - 1) / kRoiChunk;
+  at::parallel_for(0, channels * chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t c = item / chunks;
+      const int64_t r0 = (item % chunks) * kRoiChunk;
+      const int64_t r1 = std::min(num_rois, r0 + kRoiChunk);
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = order[r];
+        const auto& p = plan.rois[n];
+        const T* src = in + (p.batch * channels + c) * plane;
+        T* dst = out + (n * channels + c) * bins;
+        const Tap<T>* ty = plan.y.data() + p.y_taps;
+        for (int64_t ph = 0; ph < pooled_height; ++ph, ty += p.grid_h) {
+          const Tap<T>* tx = plan.x.data() + p.x_taps;
+          for (int64_t pw = 0; pw < pooled_width; ++pw, tx += p.grid_w) {
+            T output_val = 0.;
+            for (int64_t iy = 0; iy < p.grid_h; ++iy) {
+              const Tap<T>& a = ty[iy];
+              const T* row_lo = src + a.lo * width;
+              const T* row_hi = src + a.hi * width;
+              for (int64_t ix = 0; ix < p.grid_w; ++ix) {
+                const Tap<T>& b = tx[ix];
+                const T w1 = a.h * b.h, w2 = a.h * b.l, w3 = a.l * b.h, w4 = a.l * b.l;
+                output_val += w1 * row_lo[b.lo] + w2 * row_lo[b.hi] + w3 * row_hi[b.lo] +
+                    w4 * row_hi[b.hi];
+              }
+            }
+            output_val /= p.count;
+            dst[ph * pooled_width + pw] = output_val;
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void roi_align_backward_impl(const at::Tensor& grad, const at::Tensor& rois, T spatial_scale,
+                             int64_t pooled_height, int64_t pooled_width, int64_t batch_size,
+                             int64_t channels, int64_t height, int64_t width,
+                             int64_t sampling_ratio, bool aligned, at::Tensor& grad_input) {
+  const int64_t num_rois = rois.size(0);
+  const Plan<T> plan = make_plan<T>(rois.data_ptr<T>(), num_rois, spatial_scale, height, width,
+                                    pooled_height, pooled_width, sampling_ratio, aligned);
+  for (const auto& p : plan.rois) {
+    TORCH_CHECK(p.batch >= 0 && p.batch < batch_size, "roi_align backward: roi batch index ",
+                p.batch, " out of range for batch size ", batch_size);
+  }
+  const T* g = grad.data_ptr<T>();
+  T* gin = grad_input.data_ptr<T>();
+  const int64_t plane = height * width;
+  const int64_t bins = pooled_height * pooled_width;
+  at::parallel_for(0, channels, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      for (int64_t n = 0; n < num_rois; ++n) {
+        const auto& p = plan.rois[n];
+        T* dst = gin + (p.batch * channels + c) * plane;
+        const T* src = g + (n * channels + c) * bins;
+        const T count = static_cast<T>(p.grid_h * p.grid_w);
+        const Tap<T>* ty = plan.y.data() + p.y_taps;
+        for (int64_t ph = 0; ph < pooled_height; ++ph, ty += p.grid_h) {
+          const Tap<T>* tx = plan.x.data() + p.x_taps;
+          for (int64_t pw = 0; pw < pooled_width; ++pw, tx += p.grid_w) {
+            const T grad_bin = src[ph * pooled_width + pw];
+            for (int64_t iy = 0; iy < p.grid_h; ++iy) {
+              const Tap<T>& a = ty[iy];
+              for (int64_t ix = 0; ix < p.grid_w; ++ix) {
+                const Tap<T>& b = tx[ix];
+                if (!(a.valid && b.valid)) continue;
+                const T w1 = a.h * b.h, w2 = a.h * b.l, w3 = a.l * b.h, w4 = a.l * b.l;
+                dst[a.lo * width + b.lo] += static_cast<T>(grad_bin * w1 / count);
+                dst[a.lo * width + b.hi] += static_cast<T>(grad_bin * w2 / count);
+                dst[a.hi * width + b.lo] += static_cast<T>(grad_bin * w3 / count);
+                dst[a.hi * width + b.hi] += static_cast<T>(grad_bin * w4 / count);
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+at::Tensor roi_align_cpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                         int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                         bool aligned) {
+  TORCH_CHECK(input.is_cpu(), "input must be a CPU tensor");
+  TORCH_CHECK(rois.is_cpu(), "rois must be a CPU tensor");
+  roi_align_check(input, rois, pooled_height, pooled_width);
+  at::Tensor output = at::empty({rois.size(0), input.size(1), pooled_height, pooled_width},
+                                input.options());
+  if (output.numel() == 0) return output;
+  if (input.numel() == 0) return output.zero_();  // no pixels to sample (H or W is 0)
+  const at::Tensor input_c = input.contiguous();
+  const at::Tensor rois_c = rois.contiguous();
+  AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "opmatrix::roi_align_cpu", [&] {
+    roi_align_forward_impl<scalar_t>(input_c, rois_c, static_cast<scalar_t>(spatial_scale),
+                                     pooled_height, pooled_width, sampling_ratio, aligned, output);
+  });
+  return output;
+}
+
+at::Tensor roi_align_backward_cpu(const at::Tensor& grad, const at::Tensor& rois,
+                                  double spatial_scale, int64_t pooled_height,
+                                  int64_t pooled_width, int64_t batch_size, int64_t channels,
+                                  int64_t height, int64_t width, int64_t sampling_ratio,
+                                  bool aligned) {
+  TORCH_CHECK(grad.is_cpu(), "grad must be a CPU tensor");
+  TORCH_CHECK(rois.is_cpu(), "rois must be a CPU tensor");
+  roi_align_backward_check(grad, rois, pooled_height, pooled_width, batch_size, channels, height,
+                           width);
+  at::Tensor grad_input = at::zeros({batch_size, channels, height, width}, grad.options());
+  if (grad.numel() == 0 || grad_input.numel() == 0) return grad_input;
+  const at::Tensor grad_c = grad.contiguous();
+  const at::Tensor rois_c = rois.contiguous();
+  AT_DISPATCH_FLOATING_TYPES(grad.scalar_type(), "opmatrix::roi_align_backward_cpu", [&] {
+    roi_align_backward_impl<scalar_t>(grad_c, rois_c, static_cast<scalar_t>(spatial_scale),
+                                      pooled_height, pooled_width, batch_size, channels, height,
+                                      width, sampling_ratio, aligned, grad_input);
+  });
+  return grad_input;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
+  m.impl(TORCH_SELECTIVE_NAME("opmatrix::roi_align"), TORCH_FN(roi_align_cpu));
+  m.impl(TORCH_SELECTIVE_NAME("opmatrix::_roi_align_backward"), TORCH_FN(roi_align_backward_cpu));
+}
+
+}  // namespace opmatrix

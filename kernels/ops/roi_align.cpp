@@ -1,0 +1,45 @@
+// Schemas of opmatrix::roi_align and opmatrix::_roi_align_backward, exactly torchvision's
+// argument order and semantics, with plain `int` (torchvision ≥ 0.16 writes SymInt, which
+// torch 1.13's schema parser does not accept).
+#include "ops/roi_align.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/library.h>
+
+namespace opmatrix {
+
+at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                     int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                     bool aligned) {
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("opmatrix::roi_align", "")
+                       .typed<decltype(roi_align)>();
+  return op.call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned);
+}
+
+namespace detail {
+
+at::Tensor _roi_align_backward(const at::Tensor& grad, const at::Tensor& rois,
+                               double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                               int64_t batch_size, int64_t channels, int64_t height,
+                               int64_t width, int64_t sampling_ratio, bool aligned) {
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("opmatrix::_roi_align_backward", "")
+                       .typed<decltype(_roi_align_backward)>();
+  return op.call(grad, rois, spatial_scale, pooled_height, pooled_width, batch_size, channels,
+                 height, width, sampling_ratio, aligned);
+}
+
+}  // namespace detail
+
+TORCH_LIBRARY_FRAGMENT(opmatrix, m) {
+  m.def(TORCH_SELECTIVE_SCHEMA(
+      "opmatrix::roi_align(Tensor input, Tensor rois, float spatial_scale, int pooled_height, "
+      "int pooled_width, int sampling_ratio, bool aligned) -> Tensor"));
+  m.def(TORCH_SELECTIVE_SCHEMA(
+      "opmatrix::_roi_align_backward(Tensor grad, Tensor rois, float spatial_scale, "
+      "int pooled_height, int pooled_width, int batch_size, int channels, int height, "
+      "int width, int sampling_ratio, bool aligned) -> Tensor"));
+}
+
+}  // namespace opmatrix
