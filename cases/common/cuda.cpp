@@ -1,0 +1,42 @@
+#include "common/cuda.h"
+
+#include <torch/cuda.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "common/dispatch.h"
+
+namespace opmatrix::cases {
+
+bool expectCuda() {
+  const char* env = std::getenv("OPMATRIX_EXPECT_CUDA");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+bool torchHasCuda() {
+  auto empty = c10::Dispatcher::singleton().findOp(c10::OperatorName("aten::empty", "memory_format"));
+  return empty.has_value() && empty->hasKernelForDispatchKey(c10::DispatchKey::CUDA);
+}
+
+int visibleGpus() { return torchHasCuda() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
+CudaDecision cudaDecision(const std::string& qualified_op) {
+  const bool promised = expectCuda();
+  const auto absent = [&](const std::string& why) {
+    return promised ? CudaDecision{CudaDecision::kFail,
+                                   "the cell promises CUDA (OPMATRIX_EXPECT_CUDA=1) but " + why}
+                    : CudaDecision{CudaDecision::kSkip, why};
+  };
+  if (!torchHasCuda()) return absent("torch built without CUDA");
+  auto op = c10::Dispatcher::singleton().findOp(c10::OperatorName(qualified_op, ""));
+  if (!op.has_value()) return {CudaDecision::kFail, "no schema for " + qualified_op};
+  if (!op->hasKernelForDispatchKey(c10::DispatchKey::CUDA)) {
+    return absent("library built without CUDA kernels: Could not run '" + qualified_op +
+                  "' with arguments from the 'CUDA' backend");
+  }
+  if (visibleGpus() == 0) return {CudaDecision::kSkip, "no GPU visible"};
+  return {CudaDecision::kRun, ""};
+}
+
+}  // namespace opmatrix::cases
