@@ -89,6 +89,24 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(CLI::IsMember({"github", "local", "gpu", "all"}));
   g->callback([&] { action = [&] { return github_matrix_command(gh, out, err); }; });
 
+  RunOptions run;
+  auto* r = app.add_subcommand("run", "build and test each cell in its container; writes results/<cell>.json");
+  r->add_option("--matrix", run.matrix, kMatrixHelp);
+  r->add_option("--cell", run.cells, "run this cell (repeatable); default: every cell, those that cannot run here "
+                                     "reported as skipped");
+  r->add_option("--where", run.where, "run the cells of one place: local | github | gpu | default | all")
+      ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
+  r->add_option("--jobs", run.jobs, "cells at once (compile jobs per cell shrink to fit the cores)");
+  r->add_option("--build-jobs", run.build_jobs, "compile jobs per cell (default: cores / --jobs)");
+  r->add_option("--results", run.results, "folder for results/<cell>.json and logs (default: ./results)");
+  r->add_option("--engine", run.engine, "podman (default) | docker (GitHub runners) | host (this machine is the "
+                                        "environment)")
+      ->check(CLI::IsMember({"podman", "docker", "host"}));
+  r->add_option("--work-dir", run.work_dir, "per-cell build folders and ccache (default: build/opmatrix)");
+  r->add_option("--pip-cache", run.pip_cache, "pip cache shared by image builds (default: /var/cache/opmatrix/pip)");
+  r->add_option("--extra-ca", run.extra_ca, "CA bundle for HTTPS inside image builds (default: the host's bundle)");
+  r->callback([&] { action = [&] { return run_command(run, out, err); }; });
+
   std::vector<std::string> argv_storage = {"opmatrix"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "matrix/model.h"
 
@@ -35,6 +36,20 @@ struct GithubMatrixOptions {
   std::string where = "github";  // github | local | gpu | all
 };
 int github_matrix_command(const GithubMatrixOptions& opts, std::ostream& out, std::ostream& err);
+
+struct RunOptions {
+  std::string matrix = "matrix.yaml";
+  std::vector<std::string> cells;  // empty: the default selection
+  std::string where;               // empty: the default local run
+  int jobs = 1;                    // cells at once
+  int build_jobs = 0;              // compile jobs per cell; 0 = cores / jobs
+  std::string results = "results";
+  std::string engine = "podman";
+  std::string work_dir;            // default: <repo>/build/opmatrix
+  std::string pip_cache;           // default: /var/cache/opmatrix/pip
+  std::string extra_ca;            // default: the host's CA bundle, for podman image builds
+};
+int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 
 // Cells selected by a `--where` word: a place, `default` (the local default set) or `all`.
 bool cell_selected(const Cell& cell, const std::string& where);

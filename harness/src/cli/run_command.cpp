@@ -1,0 +1,169 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "run/cell_runner.h"
+#include "run/engine.h"
+#include "util/atomic_write.h"
+#include "util/suggest.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+namespace {
+
+constexpr int kExitInterrupted = 130;
+
+// Why a selected cell does not run with this engine on this machine, or "".
+std::string not_runnable_reason(const Cell& cell, const RunOptions& opts, bool explicitly_chosen) {
+  if (cell.runner == Runner::host && opts.engine != "host")
+    return "runs in a GPU machine's own environment: run `opmatrix run --engine host --cell " + cell.id + "` there";
+  if (explicitly_chosen) return "";
+  if (!cell.runs("local")) {
+    if (cell.runs("github")) return "GitHub-only cell (" + (cell.notes.empty() ? "its image needs an index this machine cannot reach" : cell.notes) + ")";
+    return "needs a GPU machine";
+  }
+  if (!cell.in_default) return "not in the default local run (select it with --cell " + cell.id + ")";
+  return "";
+}
+
+std::string absolute(const std::string& p) { return fs::absolute(p).lexically_normal().string(); }
+
+}  // namespace
+
+int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
+  auto m = load_matrix_or_report(opts.matrix, err);
+  if (!m) return kExitUsage;
+  std::vector<std::string> ids;
+  for (const auto& c : m->cells) ids.push_back(c.id);
+  for (const auto& id : opts.cells)
+    if (!m->find(id)) {
+      err << fmt::format("opmatrix run: error: no cell '{}' in {}{}\n", id, opts.matrix, did_you_mean(id, ids));
+      return kExitUsage;
+    }
+  if (opts.jobs < 1) {
+    err << "opmatrix run: error: --jobs must be at least 1\n";
+    return kExitUsage;
+  }
+
+  EngineConfig config;
+  config.kind = opts.engine;
+  config.repo_root = absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
+  config.work_dir = absolute(opts.work_dir.empty() ? config.repo_root + "/build/opmatrix" : opts.work_dir);
+  config.pip_cache = opts.pip_cache.empty() ? "/var/cache/opmatrix/pip" : absolute(opts.pip_cache);
+  config.extra_ca = opts.extra_ca;
+  if (config.extra_ca.empty() && opts.engine == "podman" && fs::exists("/etc/ssl/certs/ca-certificates.crt"))
+    config.extra_ca = "/etc/ssl/certs/ca-certificates.crt";
+  config.local_base_images = opts.engine == "podman";
+  auto engine = make_engine(config);
+  const std::string results_dir = absolute(opts.results);
+
+  // Selection: explicit --cell ids, else --where, else every cell (those that cannot run
+  // here are reported as skipped with the reason, never silently dropped).
+  struct Job {
+    const Cell* cell;
+    std::string skip_reason;
+  };
+  std::vector<Job> jobs;
+  for (const auto& c : m->cells) {
+    const bool chosen = std::find(opts.cells.begin(), opts.cells.end(), c.id) != opts.cells.end();
+    if (!opts.cells.empty() && !chosen) continue;
+    if (opts.cells.empty() && !opts.where.empty() && !cell_selected(c, opts.where)) continue;
+    jobs.push_back({&c, not_runnable_reason(c, opts, chosen || !opts.where.empty())});
+  }
+  const bool any_to_run = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); });
+  if (any_to_run) {
+    if (auto why = engine->unavailable_reason()) {
+      err << "opmatrix run: error: " << *why << "\n";
+      return kExitFailed;
+    }
+  }
+
+  RunSettings settings;
+  settings.results_dir = results_dir;
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  // N cells x their build jobs stays within the cores: no oversubscription.
+  settings.build_jobs = opts.build_jobs > 0 ? opts.build_jobs : std::max(1, cores / opts.jobs);
+  fs::create_directories(results_dir);
+
+  install_stop_handlers();
+  std::mutex out_mutex;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  Progress progress = [&](const std::string& cell, const std::string& line) {
+    std::lock_guard<std::mutex> lock(out_mutex);
+    err << fmt::format("[{:7.1f}s] {}: {}\n", elapsed(), cell, line) << std::flush;
+  };
+
+  std::vector<CellResult> results(jobs.size());
+  std::vector<bool> written(jobs.size(), false);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t i = next++;
+      if (i >= jobs.size() || stop_requested().load()) return;
+      const Job& job = jobs[i];
+      CellResult r = job.skip_reason.empty() ? run_cell(*m, *job.cell, *engine, settings, progress)
+                                             : skipped_cell(*job.cell, job.skip_reason);
+      if (!job.skip_reason.empty()) progress(job.cell->id, "skip: " + job.skip_reason);
+      if (stop_requested().load() && job.skip_reason.empty()) {
+        // An interrupted cell keeps no results: the next run does it again.
+        progress(job.cell->id, "interrupted; no results written");
+        continue;
+      }
+      try {
+        write_file_atomically(results_dir + "/" + job.cell->id + ".json", to_json(r).dump(2) + "\n");
+        written[i] = true;
+      } catch (const std::exception& e) {
+        progress(job.cell->id, std::string("cannot write results: ") + e.what());
+      }
+      progress(job.cell->id, fmt::format("{} ({:.1f} s){}", to_string(r.status), r.seconds,
+                                         r.meets_expectations ? "" : "  <-- not as expected"));
+      results[i] = std::move(r);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::min<int>(opts.jobs, static_cast<int>(jobs.size())); ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+
+  int ran = 0, skipped = 0, unexpected = 0;
+  out << fmt::format("{:<40} {:<8} {:>8}  {}\n", "cell", "status", "seconds", "summary");
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!written[i]) {
+      out << fmt::format("{:<40} {:<8} {:>8}  {}\n", jobs[i].cell->id, "-", "-", "not run (interrupted)");
+      continue;
+    }
+    const CellResult& r = results[i];
+    std::string summary;
+    if (r.status == Status::skip) {
+      ++skipped;
+      summary = r.checks.empty() ? "" : r.checks.front().message;
+    } else {
+      ++ran;
+      int pass = 0, bad = 0, other = 0;
+      for (const auto& c : r.checks) (c.status == Status::pass ? pass : is_bad(c.status) ? bad : other)++;
+      summary = fmt::format("{} checks pass, {} expected/skipped, {} unexpected", pass, other, bad);
+    }
+    if (!r.meets_expectations) ++unexpected;
+    out << fmt::format("{:<40} {:<8} {:>8.1f}  {}\n", r.cell.value("id", ""), to_string(r.status), r.seconds, summary);
+  }
+  out << fmt::format("{} cells run, {} skipped, {} not as expected; results in {} ({:.1f} s)\n", ran, skipped,
+                     unexpected, results_dir, elapsed());
+  if (stop_requested().load()) {
+    err << "opmatrix run: interrupted; finished cells kept their results, rerun to do the rest\n";
+    return kExitInterrupted;
+  }
+  return unexpected == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace opmatrix

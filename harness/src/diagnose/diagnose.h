@@ -1,0 +1,32 @@
+// Explains failures in plain words, with the fix and a command that shows them again.
+// Recognises the errors users actually meet (DESIGN.md's five failures and build errors).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "results/cell_result.h"
+#include "results/test_outcomes.h"
+
+namespace opmatrix {
+
+struct StepFailure {
+  std::string step;     // configure, build, test, probe, image
+  std::string log;      // the step's log text
+  int exit_code = 0;
+  int signal = 0;
+  bool timed_out = false;
+  double timeout_s = 0;
+  std::string repro;    // the command that ran
+};
+
+Diagnosis diagnose_step(const StepFailure& failure);
+Diagnosis diagnose_test(const TestOutcome& test, const std::string& repro);
+
+// The demangled form of an Itanium C++ symbol (`_ZN3c10…`), or the input unchanged.
+std::string demangle(const std::string& symbol);
+
+// Every `undefined symbol: X` in a text, demangled, at most `limit` of them.
+std::string undefined_symbols_in(const std::string& text, int limit = 3);
+
+}  // namespace opmatrix

@@ -1,0 +1,71 @@
+// What one cell came to: results/<cell>.json, schema in docs/results.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/status.h"
+
+namespace opmatrix {
+
+constexpr int kResultsSchemaVersion = 1;
+
+// A failure explained for a person: what happened, how to fix it, how to see it again.
+struct Diagnosis {
+  std::string kind;     // compile_error, link_error, undefined_symbol, cxx_standard, unsupported_arch,
+                        // no_cuda_torch, not_registered, numerical_mismatch, crash, timeout, …
+  std::string summary;  // plain words
+  std::string fix;
+  std::string repro;    // one command line
+  std::string evidence; // the log line(s) it is based on
+};
+
+struct CheckResult {
+  std::string op;  // empty: the check is about the whole cell (versions, build)
+  std::string check;
+  std::string arch;  // for the arch check: the CUDA arch, e.g. "9.0"
+  Status status = Status::pass;
+  std::string message;
+  std::string expected_reason;  // set when an `expect` entry matched
+  double seconds = 0;
+  std::vector<std::string> tests;  // the test cases behind it
+  std::optional<Diagnosis> diagnosis;
+};
+
+struct StepResult {
+  std::string name;  // image, probe, configure, build, test
+  Status status = Status::pass;
+  double seconds = 0;
+  int exit_code = 0;
+  int signal = 0;
+  std::string log;      // path relative to the results folder
+  std::string command;  // for a person: what ran
+};
+
+struct CellResult {
+  int schema_version = kResultsSchemaVersion;
+  std::string harness_version;
+  nlohmann::json cell;  // the cell as declared (list --json form)
+  std::string engine;
+  std::string image;
+  std::string started_at;  // ISO 8601 UTC
+  double seconds = 0;
+  nlohmann::json versions = nlohmann::json::object();  // what the probe found
+  std::vector<StepResult> steps;
+  std::vector<CheckResult> checks;
+  Status status = Status::pass;     // the cell's verdict, expectations applied
+  bool meets_expectations = true;   // false: the run should exit 1
+  std::vector<Diagnosis> diagnoses; // cell-level (build, versions, infrastructure)
+  std::string cache_key;
+  bool cached = false;
+};
+
+nlohmann::json to_json(const CellResult& r);
+// Throws std::runtime_error with a plain message when the JSON is not a results file this
+// harness can read (wrong type, newer schema).
+CellResult cell_result_from_json(const nlohmann::json& j);
+
+}  // namespace opmatrix

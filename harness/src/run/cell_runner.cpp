@@ -1,0 +1,348 @@
+#include "run/cell_runner.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "diagnose/diagnose.h"
+#include "matrix/to_json.h"
+#include "results/test_outcomes.h"
+#include "run/version_check.h"
+#include "util/atomic_write.h"
+#include "version.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+namespace {
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+double timeout_for(const Cell& cell, const std::string& step, double fallback) {
+  for (const auto& [s, seconds] : cell.timeouts)
+    if (s == step) return seconds;
+  return fallback;
+}
+
+Status status_of_process(const ProcessResult& r) {
+  if (r.timed_out) return Status::timeout;
+  if (r.interrupted) return Status::error;
+  if (r.signal != 0) return Status::crash;
+  return r.ok() ? Status::pass : Status::fail;
+}
+
+class CellRun {
+ public:
+  CellRun(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings, const Progress& progress)
+      : matrix_(matrix), cell_(cell), engine_(engine), settings_(settings), progress_(progress),
+        paths_(engine.paths(cell)), log_dir_(settings.results_dir + "/logs/" + cell.id) {}
+
+  CellResult run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    result_.harness_version = kOpmatrixVersion;
+    result_.cell = cell_to_json(cell_);
+    result_.engine = engine_.name();
+    result_.started_at = now_iso8601();
+    fs::remove_all(log_dir_);
+    fs::create_directories(log_dir_);
+    fs::create_directories(engine_.host_build_dir(cell_));
+    fs::create_directories(engine_.host_ccache_dir());
+
+    if (image() && probe() && configure_and_build()) test();
+    apply_expectations(cell_, result_);
+    result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result_;
+  }
+
+ private:
+  std::string log_path(const std::string& step) const { return log_dir_ + "/" + step + ".log"; }
+  std::string log_rel(const std::string& step) const { return "logs/" + cell_.id + "/" + step + ".log"; }
+
+  void say(const std::string& line) {
+    if (progress_) progress_(cell_.id, line);
+  }
+
+  StepCommand command(const std::string& step, std::vector<std::string> argv, double timeout) const {
+    StepCommand c;
+    c.cell_id = cell_.id;
+    c.step = step;
+    c.argv = std::move(argv);
+    c.log_path = log_path(step);
+    c.timeout_s = timeout;
+    c.env = {{"CCACHE_DIR", paths_.ccache}, {"OPMATRIX_EXPECT_CUDA", cell_.has_cuda() ? "1" : "0"}};
+    return c;
+  }
+
+  // Runs a step, records it, and on failure records the diagnosis as the `check` it stands for.
+  ProcessResult step(const StepCommand& cmd, const std::string& check) {
+    say(fmt::format("{} ...", cmd.step));
+    ProcessResult r = engine_.run_step(image_, cell_, cmd);
+    StepResult s;
+    s.name = cmd.step;
+    s.status = r.started ? status_of_process(r) : Status::error;
+    s.seconds = r.seconds;
+    s.exit_code = r.exit_code;
+    s.signal = r.signal;
+    s.log = log_rel(cmd.step);
+    s.command = engine_.display(image_, cell_, cmd);
+    result_.steps.push_back(s);
+    say(fmt::format("{} {} ({:.1f} s)", cmd.step, to_string(s.status), r.seconds));
+    if (r.interrupted) interrupted_ = true;
+    if (!r.ok() && !check.empty()) {
+      CheckResult c;
+      c.check = check;
+      c.status = r.interrupted ? Status::error : s.status == Status::fail ? Status::fail : s.status;
+      if (!r.started) {
+        c.status = Status::error;
+        c.message = "could not start: " + r.start_error;
+      }
+      StepFailure f{cmd.step, read_text_file(cmd.log_path), r.exit_code, r.signal, r.timed_out, cmd.timeout_s, s.command};
+      Diagnosis d = diagnose_step(f);
+      if (r.interrupted) d.summary = "interrupted (SIGINT/SIGTERM) during " + cmd.step;
+      if (c.message.empty()) c.message = d.summary;
+      c.diagnosis = d;
+      c.seconds = r.seconds;
+      result_.checks.push_back(c);
+    }
+    return r;
+  }
+
+  bool image() {
+    say("image ...");
+    ImageOutcome img = engine_.ensure_image(cell_, log_path("image"),
+                                            timeout_for(cell_, "image", settings_.image_timeout_s));
+    image_ = img.tag;
+    result_.image = img.tag;
+    if (engine_.name() == "host") return true;
+    StepResult s;
+    s.name = "image";
+    s.status = img.ok ? Status::pass : (img.process.timed_out ? Status::timeout : Status::error);
+    s.seconds = img.seconds;
+    s.exit_code = img.process.exit_code;
+    s.log = log_rel("image");
+    s.command = img.built ? "build " + img.tag : "present " + img.tag;
+    result_.steps.push_back(s);
+    say(fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present", img.ok ? img.tag : "FAILED", img.seconds));
+    if (img.process.interrupted) interrupted_ = true;
+    if (img.ok) return true;
+    Diagnosis d;
+    d.kind = "image_error";
+    d.summary = img.error;
+    d.fix = "run the build command by hand and read its log; for pip downloads behind a re-signing proxy pass "
+            "--extra-ca (docs/containers.md)";
+    d.repro = fmt::format("opmatrix run --cell {}", cell_.id);
+    d.evidence = read_text_file(log_path("image")).substr(0, 4000);
+    result_.diagnoses.push_back(d);
+    result_.checks.push_back({"", "build", "", s.status, img.error, "", img.seconds, {}, d});
+    return false;
+  }
+
+  bool probe() {
+    StepCommand cmd = command("probe", {paths_.src + "/scripts/cell/python.sh", paths_.src + "/scripts/cell/probe.py"},
+                              timeout_for(cell_, "probe", settings_.probe_timeout_s));
+    cmd.capture_stdout = true;
+    ProcessResult r = step(cmd, "versions");
+    if (!r.ok()) return false;
+    nlohmann::json probe = nlohmann::json::parse(r.stdout_text, nullptr, false);
+    if (!probe.is_object()) {
+      result_.checks.push_back({"", "versions", "", Status::error, "the probe printed no JSON", "", r.seconds, {},
+                                std::nullopt});
+      return false;
+    }
+    result_.versions = probe;
+    result_.checks.push_back(check_versions(cell_, probe));
+    return true;
+  }
+
+  // The archs this cell's nvcc can compile for; each declared arch becomes an `arch` check.
+  std::vector<std::string> supported_archs() {
+    const std::string root = result_.versions.value("cuda_root", "");
+    const std::string nvcc = root.empty() ? std::string("nvcc") : root + "/bin/nvcc";
+    ProcessResult r = step([&] {
+      StepCommand c = command("archs", {nvcc, "--list-gpu-arch"}, 120);
+      c.capture_stdout = true;
+      return c;
+    }(), "arch");
+    std::set<std::string> listed;
+    static const std::regex re(R"(compute_(\d+[af]?))");
+    for (auto it = std::sregex_iterator(r.stdout_text.begin(), r.stdout_text.end(), re); it != std::sregex_iterator(); ++it)
+      listed.insert((*it)[1]);
+    std::vector<std::string> ok;
+    const std::string nvcc_version = result_.versions.value("nvcc", "?");
+    for (const auto& arch : cell_.cuda_archs) {
+      CheckResult c;
+      c.check = "arch";
+      c.arch = arch;
+      const std::string sm = cmake_arch(arch);
+      std::string plain = sm;
+      if (!plain.empty() && (plain.back() == 'a' || plain.back() == 'f')) plain.pop_back();
+      if (listed.count(sm) || listed.count(plain)) {
+        c.status = Status::pass;
+        c.message = fmt::format("nvcc {} targets sm_{}", nvcc_version, sm);
+        ok.push_back(sm);
+      } else {
+        c.status = Status::fail;
+        c.message = fmt::format("nvcc {} cannot target sm_{} (its --list-gpu-arch: {})", nvcc_version, sm,
+                                fmt::join(listed, " "));
+        Diagnosis d;
+        d.kind = "unsupported_arch";
+        d.summary = c.message + "; users of that GPU get \"nvrtc: error: invalid value for --gpu-architecture\"";
+        d.fix = "use a CUDA toolkit that supports it (sm_100/sm_120 need 12.8+; CUDA 13 dropped sm_70 and older), "
+                "or expect it as xfail for this cell";
+        d.repro = engine_.display(image_, cell_, command("archs", {nvcc, "--list-gpu-arch"}, 120));
+        c.diagnosis = d;
+      }
+      result_.checks.push_back(c);
+    }
+    return ok;
+  }
+
+  bool configure_and_build() {
+    std::vector<std::string> archs;
+    if (cell_.has_cuda()) archs = supported_archs();
+    std::vector<std::string> argv = {"cmake", "-S", paths_.src + "/cases", "-B", paths_.build, "-G", "Ninja",
+                                     "-DCMAKE_BUILD_TYPE=Release",
+                                     "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
+                                     "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                                     std::string("-DOPMATRIX_WITH_CUDA=") + (cell_.has_cuda() ? "ON" : "OFF")};
+    if (cell_.has_cuda()) {
+      argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
+      argv.push_back(fmt::format("-DOPMATRIX_CUDA_ARCHS={}", fmt::join(archs, ";")));
+    }
+    if (!step(command("configure", argv, timeout_for(cell_, "configure", settings_.configure_timeout_s)), "build").ok())
+      return false;
+    ProcessResult b = step(command("build", {"cmake", "--build", paths_.build, "-j", std::to_string(settings_.build_jobs)},
+                                   timeout_for(cell_, "build", settings_.build_timeout_s)),
+                           "build");
+    if (!b.ok()) return false;
+    CheckResult built;
+    built.check = "build";
+    built.status = Status::pass;
+    built.message = fmt::format("kernels and cases built{}", cell_.has_cuda() ? " with CUDA kernels" : " (CPU only)");
+    built.seconds = result_.steps[result_.steps.size() - 2].seconds + b.seconds;
+    result_.checks.push_back(built);
+    return true;
+  }
+
+  void test() {
+    const std::string host_gtest = engine_.host_build_dir(cell_) + "/gtest";
+    fs::remove_all(host_gtest);
+    fs::create_directories(host_gtest);
+    StepCommand cmd = command("test", {"ctest", "--test-dir", paths_.build, "--output-on-failure", "--timeout",
+                                       fmt::format("{:.0f}", settings_.per_test_timeout_s), "-j",
+                                       std::to_string(settings_.build_jobs)},
+                              timeout_for(cell_, "test", settings_.test_timeout_s));
+    cmd.env.emplace_back("GTEST_OUTPUT", "json:" + paths_.build + "/gtest/");
+    ProcessResult r = step(cmd, "");
+    std::vector<TestOutcome> outcomes = parse_ctest_log(read_text_file(cmd.log_path));
+    annotate_from_gtest_json(outcomes, host_gtest);
+    if (outcomes.empty()) {
+      CheckResult c;
+      c.check = "test";
+      c.status = r.timed_out ? Status::timeout : Status::error;
+      c.message = "no test results: ctest ran no tests (see the test log)";
+      result_.checks.push_back(c);
+      return;
+    }
+    // One check result per op x check; the worst test decides, its failure explains.
+    std::map<std::pair<std::string, std::string>, std::vector<const TestOutcome*>> groups;
+    for (const auto& o : outcomes) groups[{o.op, o.check.empty() ? "unknown" : o.check}].push_back(&o);
+    for (const auto& [key, tests] : groups) {
+      CheckResult c;
+      c.op = key.first;
+      c.check = key.second;
+      std::vector<Status> statuses;
+      for (const TestOutcome* t : tests) {
+        statuses.push_back(t->status);
+        c.tests.push_back(t->name);
+        c.seconds += t->seconds;
+      }
+      c.status = worst_of(statuses);
+      for (const TestOutcome* t : tests) {
+        if (t->status != c.status) continue;
+        c.message = t->message.substr(0, 2000);
+        if (is_bad(c.status)) {
+          StepCommand one = command("test", {"ctest", "--test-dir", paths_.build, "-R", "^" + t->name + "$",
+                                             "--output-on-failure"}, 0);
+          one.env.clear();
+          one.env.emplace_back("OPMATRIX_EXPECT_CUDA", cell_.has_cuda() ? "1" : "0");
+          c.diagnosis = diagnose_test(*t, engine_.display(image_, cell_, one));
+          if (c.message.empty()) c.message = c.diagnosis->summary;
+        }
+        break;
+      }
+      if (c.status == Status::pass) c.message = fmt::format("{} test{} passed", tests.size(), tests.size() == 1 ? "" : "s");
+      result_.checks.push_back(c);
+    }
+  }
+
+  const Matrix& matrix_;
+  const Cell& cell_;
+  Engine& engine_;
+  const RunSettings& settings_;
+  const Progress& progress_;
+  CellPaths paths_;
+  std::string log_dir_;
+  std::string image_;
+  bool interrupted_ = false;
+  CellResult result_;
+};
+
+}  // namespace
+
+std::string cmake_arch(const std::string& arch) {
+  std::string out;
+  for (char c : arch)
+    if (c != '.') out += c;
+  return out;
+}
+
+CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,
+                    const Progress& progress) {
+  return CellRun(matrix, cell, engine, settings, progress).run();
+}
+
+CellResult skipped_cell(const Cell& cell, const std::string& reason) {
+  CellResult r;
+  r.harness_version = kOpmatrixVersion;
+  r.cell = cell_to_json(cell);
+  r.started_at = now_iso8601();
+  r.status = Status::skip;
+  r.checks.push_back({"", "cell", "", Status::skip, reason, "", 0, {}, std::nullopt});
+  return r;
+}
+
+void apply_expectations(const Cell& cell, CellResult& result) {
+  for (auto& c : result.checks) {
+    for (const auto& x : cell.expect) {
+      if (x.check != c.check || (!x.op.empty() && x.op != c.op) || (!x.arch.empty() && x.arch != c.arch)) continue;
+      c.expected_reason = x.reason;
+      if (x.status == "skip") {
+        c.status = Status::skip;
+        c.message = "skipped as expected: " + x.reason;
+      } else if (c.status == Status::pass) {
+        c.status = Status::xpass;
+      } else if (is_bad(c.status)) {
+        c.status = Status::xfail;
+      }
+      break;
+    }
+  }
+  std::vector<Status> statuses;
+  for (const auto& c : result.checks) statuses.push_back(c.status);
+  result.status = statuses.empty() ? Status::error : worst_of(statuses);
+  result.meets_expectations = result.status != Status::skip ? !is_bad(result.status) : true;
+}
+
+}  // namespace opmatrix

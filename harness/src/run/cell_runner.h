@@ -1,0 +1,39 @@
+// Runs one cell from image to verdict: image, probe, archs, configure, build, test; then
+// applies the cell's expectations and returns what results/<cell>.json records.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "matrix/model.h"
+#include "results/cell_result.h"
+#include "run/engine.h"
+
+namespace opmatrix {
+
+struct RunSettings {
+  std::string results_dir;  // absolute
+  int build_jobs = 2;
+  double image_timeout_s = 3600;
+  double probe_timeout_s = 120;
+  double configure_timeout_s = 600;
+  double build_timeout_s = 3600;
+  double test_timeout_s = 1800;
+  double per_test_timeout_s = 300;
+};
+
+using Progress = std::function<void(const std::string& cell, const std::string& line)>;
+
+CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,
+                    const Progress& progress);
+
+// A result for a cell that is not run here, with the reason.
+CellResult skipped_cell(const Cell& cell, const std::string& reason);
+
+// Applies `expect` entries and sets the cell's status and meets_expectations.
+void apply_expectations(const Cell& cell, CellResult& result);
+
+// "8.0" -> "80", "9.0a" -> "90a": the form CMake's CUDA_ARCHITECTURES and nvcc use.
+std::string cmake_arch(const std::string& arch);
+
+}  // namespace opmatrix

@@ -1,0 +1,266 @@
+#include "run/engine.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "util/atomic_write.h"
+#include "util/hash.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+namespace {
+
+// Image builds read only this folder (the Containerfiles' build context).
+constexpr const char* kBuildContext = "scripts/cell";
+
+std::string arg_value(const Cell& cell, const std::string& key, const std::string& fallback) {
+  for (const auto& [k, v] : cell.image.args)
+    if (k == key) return v;
+  return fallback;
+}
+
+std::string stem_of(const std::string& containerfile) {
+  std::string stem = fs::path(containerfile).filename().string();
+  const auto dot = stem.find('.');
+  if (dot != std::string::npos) stem = stem.substr(0, dot);
+  std::transform(stem.begin(), stem.end(), stem.begin(), [](unsigned char c) { return std::tolower(c); });
+  return stem;
+}
+
+class ContainerEngine : public Engine {
+ public:
+  explicit ContainerEngine(EngineConfig config) : Engine(std::move(config)) {}
+
+  std::string name() const override { return config_.kind; }
+
+  std::optional<std::string> unavailable_reason() override {
+    ProcessSpec spec;
+    spec.argv = {config_.kind, "--version"};
+    spec.env = env();
+    spec.capture_stdout = true;
+    spec.timeout_s = 30;
+    ProcessResult r = run_process(spec);
+    if (!r.started) return fmt::format("the container engine '{}' is not installed ({})", config_.kind, r.start_error);
+    if (!r.ok())
+      return fmt::format("'{} --version' failed (exit {}); is the engine configured? (podman: see "
+                         "containers/podman/containers.conf)", config_.kind, r.exit_code);
+    return std::nullopt;
+  }
+
+  CellPaths paths(const Cell&) const override { return {"/src", "/build", "/ccache"}; }
+
+  ImageOutcome ensure_image(const Cell& cell, const std::string& log_path, double timeout_s) override {
+    ImageOutcome out;
+    if (!cell.image.ref.empty()) {
+      out.tag = cell.image.ref;
+      if (image_exists(out.tag)) {
+        out.ok = true;
+        return out;
+      }
+      out.process = run({config_.kind, "pull", out.tag}, log_path, timeout_s);
+      out.ok = out.process.ok();
+      out.built = out.ok;
+      out.seconds = out.process.seconds;
+      if (!out.ok) out.error = fmt::format("could not pull image {} (see the log)", out.tag);
+      return out;
+    }
+    const std::string suite = arg_value(cell, "SUITE", "bookworm");
+    std::string base_arg;
+    std::string base_id = "registry:debian:" + suite;
+    if (config_.kind == "podman" && config_.local_base_images) {
+      const std::string base = "localhost/opmatrix-base:" + suite;
+      if (!image_exists(base)) {
+        ProcessResult made = run({config_.repo_root + "/scripts/make-base-image.sh", suite}, log_path, timeout_s);
+        if (!made.ok()) {
+          out.process = made;
+          out.error = fmt::format("could not make the base image {} with mmdebstrap (see the log)", base);
+          return out;
+        }
+      }
+      base_id = image_id(base);
+      base_arg = base;
+    }
+    out.tag = image_tag_for(cell, config_.repo_root, base_id);
+    if (image_exists(out.tag)) {
+      out.ok = true;
+      return out;
+    }
+    std::vector<std::string> argv = {config_.kind, "build", "-f", config_.repo_root + "/" + cell.image.containerfile,
+                                     "-t", out.tag};
+    for (const auto& [k, v] : cell.image.args) {
+      argv.push_back("--build-arg");
+      argv.push_back(k + "=" + v);
+    }
+    if (!base_arg.empty()) {
+      argv.push_back("--build-arg");
+      argv.push_back("BASE=" + base_arg);
+    }
+    if (!config_.pip_cache.empty()) {
+      fs::create_directories(config_.pip_cache);
+      argv.push_back("-v");
+      argv.push_back(config_.pip_cache + ":/root/.cache/pip");
+    }
+    if (!config_.extra_ca.empty()) {
+      argv.push_back("-v");
+      argv.push_back(config_.extra_ca + ":/run/opmatrix-ca.crt:ro");
+      argv.push_back("--build-arg");
+      argv.push_back("PIP_CERT=/run/opmatrix-ca.crt");
+    }
+    argv.push_back(config_.repo_root + "/" + kBuildContext);
+    out.process = run(argv, log_path, timeout_s);
+    out.seconds = out.process.seconds;
+    out.built = true;
+    out.ok = out.process.ok();
+    if (!out.ok)
+      out.error = out.process.timed_out ? "the image build ran past its time limit"
+                                        : fmt::format("the image build failed (exit {}; see the log)", out.process.exit_code);
+    return out;
+  }
+
+  ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) override {
+    const std::string name = container_name(cmd);
+    ProcessSpec spec;
+    spec.argv = run_argv(image, cell, cmd, name);
+    spec.env = env();
+    spec.log_path = cmd.log_path;
+    spec.capture_stdout = cmd.capture_stdout;
+    spec.timeout_s = cmd.timeout_s;
+    // A killed `podman run` client can leave its container running: remove it by name.
+    return run_process(spec, {config_.kind, "rm", "-f", "-t", "0", name});
+  }
+
+  std::string display(const std::string& image, const Cell& cell, const StepCommand& cmd) const override {
+    std::vector<std::string> argv = run_argv(image, cell, cmd, "");
+    for (auto& a : argv) {
+      if (a.rfind(config_.repo_root, 0) == 0) a = "$PWD" + a.substr(config_.repo_root.size());
+    }
+    return shell_quote_for_display(argv);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> env() const {
+    if (config_.kind != "podman") return {};
+    return {{"CONTAINERS_CONF", config_.repo_root + "/containers/podman/containers.conf"}};
+  }
+
+  std::string container_name(const StepCommand& cmd) const {
+    return fmt::format("opmatrix-{}-{}-{}", cmd.cell_id, cmd.step, ::getpid());
+  }
+
+  std::vector<std::string> run_argv(const std::string& image, const Cell& cell, const StepCommand& cmd,
+                                    const std::string& name) const {
+    std::vector<std::string> argv = {config_.kind, "run", "--rm"};
+    if (!name.empty()) argv.insert(argv.end(), {"--name", name});
+    argv.insert(argv.end(), {"--network=none", "--memory=" + config_.memory,
+                             "--pids-limit=" + std::to_string(config_.pids_limit),
+                             "--security-opt=no-new-privileges",
+                             "-v", config_.repo_root + ":/src:ro",
+                             "-v", host_build_dir(cell) + ":/build",
+                             "-v", host_ccache_dir() + ":/ccache",
+                             "-w", "/build"});
+    for (const auto& [k, v] : cmd.env) argv.insert(argv.end(), {"-e", k + "=" + v});
+    argv.push_back(image);
+    argv.insert(argv.end(), cmd.argv.begin(), cmd.argv.end());
+    return argv;
+  }
+
+  ProcessResult run(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s) {
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.env = env();
+    spec.log_path = log_path;
+    spec.timeout_s = timeout_s;
+    return run_process(spec);
+  }
+
+  bool image_exists(const std::string& tag) {
+    ProcessSpec spec;
+    spec.argv = {config_.kind, "image", "inspect", "--format", "{{.Id}}", tag};
+    spec.env = env();
+    spec.capture_stdout = true;
+    spec.timeout_s = 60;
+    return run_process(spec).ok();
+  }
+
+  std::string image_id(const std::string& tag) {
+    ProcessSpec spec;
+    spec.argv = {config_.kind, "image", "inspect", "--format", "{{.Id}}", tag};
+    spec.env = env();
+    spec.capture_stdout = true;
+    spec.timeout_s = 60;
+    ProcessResult r = run_process(spec);
+    std::string id = r.stdout_text;
+    id.erase(std::remove(id.begin(), id.end(), '\n'), id.end());
+    return id;
+  }
+};
+
+// The machine is the environment: steps run as plain processes, paths are real.
+class HostEngine : public Engine {
+ public:
+  explicit HostEngine(EngineConfig config) : Engine(std::move(config)) {}
+  std::string name() const override { return "host"; }
+  std::optional<std::string> unavailable_reason() override { return std::nullopt; }
+
+  ImageOutcome ensure_image(const Cell&, const std::string&, double) override {
+    ImageOutcome out;
+    out.ok = true;
+    out.tag = "host";
+    return out;
+  }
+
+  CellPaths paths(const Cell& cell) const override {
+    return {config_.repo_root, host_build_dir(cell), host_ccache_dir()};
+  }
+
+  ProcessResult run_step(const std::string&, const Cell&, const StepCommand& cmd) override {
+    ProcessSpec spec;
+    spec.argv = cmd.argv;
+    spec.env = cmd.env;
+    spec.log_path = cmd.log_path;
+    spec.capture_stdout = cmd.capture_stdout;
+    spec.timeout_s = cmd.timeout_s;
+    return run_process(spec);
+  }
+
+  std::string display(const std::string&, const Cell&, const StepCommand& cmd) const override {
+    std::vector<std::string> argv;
+    for (const auto& [k, v] : cmd.env) argv.push_back(k + "=" + v);
+    argv.insert(argv.end(), cmd.argv.begin(), cmd.argv.end());
+    for (auto& a : argv) {
+      const auto at = a.find(config_.repo_root);
+      if (at != std::string::npos) a = a.substr(0, at) + "$PWD" + a.substr(at + config_.repo_root.size());
+    }
+    return (cmd.env.empty() ? "" : "env ") + shell_quote_for_display(argv);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(const EngineConfig& config) {
+  if (config.kind == "host") return std::make_unique<HostEngine>(config);
+  return std::make_unique<ContainerEngine>(config);
+}
+
+std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id) {
+  Fnv64 h;
+  h.add("opmatrix-image-v1").add(read_text_file(repo_root + "/" + cell.image.containerfile)).add(base_id);
+  std::vector<std::pair<std::string, std::string>> args = cell.image.args;
+  std::sort(args.begin(), args.end());
+  for (const auto& [k, v] : args) h.add(k + "=" + v);
+  std::vector<std::string> context;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(repo_root) / kBuildContext, ec))
+    if (e.is_regular_file()) context.push_back(e.path().string());
+  std::sort(context.begin(), context.end());
+  for (const auto& f : context) h.add(f.substr(repo_root.size())).add(read_text_file(f));
+  return "localhost/opmatrix/" + stem_of(cell.image.containerfile) + ":" + h.hex();
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,79 @@
+// Where a cell's steps run: in a container (podman locally, docker on GitHub runners) or
+// directly on a machine that already is the environment (`--engine host`).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "matrix/model.h"
+#include "run/process.h"
+
+namespace opmatrix {
+
+struct EngineConfig {
+  std::string kind;       // podman | docker | host
+  std::string repo_root;  // absolute; mounted read-only as /src
+  std::string work_dir;   // absolute; per-cell build folders and the shared ccache live here
+  std::string pip_cache;  // absolute; shared by every image build ("" = none)
+  std::string extra_ca;   // CA bundle handed to image builds for HTTPS ("" = none)
+  bool local_base_images = true;  // podman: base images from mmdebstrap, not a registry
+  std::string memory = "12g";
+  int pids_limit = 8192;
+};
+
+// Paths as the commands inside the cell see them.
+struct CellPaths {
+  std::string src, build, ccache;
+};
+
+struct StepCommand {
+  std::string cell_id;
+  std::string step;
+  std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string log_path;
+  bool capture_stdout = false;
+  double timeout_s = 0;
+};
+
+struct ImageOutcome {
+  bool ok = false;
+  bool built = false;  // false: it was already there
+  std::string tag;
+  std::string error;   // plain words when !ok
+  double seconds = 0;
+  ProcessResult process;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  // Why this engine cannot run here (missing binary…), or nullopt.
+  virtual std::optional<std::string> unavailable_reason() = 0;
+  virtual ImageOutcome ensure_image(const Cell& cell, const std::string& log_path, double timeout_s) = 0;
+  virtual CellPaths paths(const Cell& cell) const = 0;
+  virtual ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) = 0;
+  // The command a person types to run `cmd` by hand (for reproduction lines).
+  virtual std::string display(const std::string& image, const Cell& cell, const StepCommand& cmd) const = 0;
+
+  // Host folders a cell uses (created by the runner).
+  std::string host_build_dir(const Cell& cell) const { return config_.work_dir + "/cells/" + cell.id + "/build"; }
+  std::string host_ccache_dir() const { return config_.work_dir + "/ccache"; }
+  const EngineConfig& config() const { return config_; }
+
+ protected:
+  explicit Engine(EngineConfig config) : config_(std::move(config)) {}
+  EngineConfig config_;
+};
+
+std::unique_ptr<Engine> make_engine(const EngineConfig& config);
+
+// The image tag for a cell: a content hash of its Containerfile, build args, base image and
+// build context, so an image is rebuilt exactly when something that goes into it changed.
+std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id);
+
+}  // namespace opmatrix

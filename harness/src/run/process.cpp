@@ -1,0 +1,178 @@
+#include "run/process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <thread>
+
+extern char** environ;
+
+namespace opmatrix {
+
+std::atomic<bool>& stop_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+namespace {
+
+void on_stop_signal(int) { stop_requested().store(true); }
+
+std::vector<std::string> merged_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : extra) vars[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : vars) out.push_back(k + "=" + v);
+  return out;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
+  ProcessResult r;
+  if (spec.argv.empty()) {
+    r.start_error = "empty command";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  int out_pipe[2] = {-1, -1};
+  if (spec.capture_stdout && ::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    r.start_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  int log_fd = -1;
+  if (!spec.log_path.empty()) {
+    log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      r.start_error = "cannot open log " + spec.log_path + ": " + std::strerror(errno);
+      return r;
+    }
+  } else {
+    log_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, spec.capture_stdout ? out_pipe[1] : log_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group, so a timeout stops the whole tree (cmake -> ninja -> c++).
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> argv = spec.argv;
+  std::vector<std::string> envv = merged_environment(spec.env);
+  auto cargv = c_strings(argv);
+  auto cenv = c_strings(envv);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (spec.capture_stdout) ::close(out_pipe[1]);
+  ::close(log_fd);
+  if (rc != 0) {
+    r.start_error = spec.argv[0] + ": " + std::strerror(rc);
+    if (spec.capture_stdout) ::close(out_pipe[0]);
+    return r;
+  }
+  r.started = true;
+  if (spec.capture_stdout) ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+
+  int status = 0;
+  bool killed = false, hard_killed = false;
+  double killed_at = 0;
+  for (;;) {
+    if (spec.capture_stdout) {
+      char buf[65536];
+      ssize_t n;
+      while ((n = ::read(out_pipe[0], buf, sizeof buf)) > 0) r.stdout_text.append(buf, static_cast<std::size_t>(n));
+    }
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!killed) {
+      r.timed_out = spec.timeout_s > 0 && elapsed > spec.timeout_s;
+      r.interrupted = !r.timed_out && !spec.ignore_stop && stop_requested().load();
+      if (r.timed_out || r.interrupted) {
+        // The whole group (cmake -> ninja -> c++), politely first: podman forwards SIGTERM.
+        killed = true;
+        killed_at = elapsed;
+        ::kill(-pid, SIGTERM);
+        if (!on_kill.empty()) {
+          ProcessSpec hook;
+          hook.argv = on_kill;
+          hook.timeout_s = 15;
+          hook.ignore_stop = true;  // clean-up must run even while stopping
+          run_process(hook);
+        }
+      }
+    } else if (!hard_killed && elapsed - killed_at > 2.0) {
+      hard_killed = true;
+      ::kill(-pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (spec.capture_stdout) {
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(out_pipe[0], buf, sizeof buf)) > 0) r.stdout_text.append(buf, static_cast<std::size_t>(n));
+    ::close(out_pipe[0]);
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string shell_quote_for_display(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                         "0123456789_-./:=@,+%") == std::string::npos;
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+}  // namespace opmatrix
