@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job (README): installs what it needs (build tools, podman, mmdebstrap), builds
+# the harness, and runs the local matrix: every cell of matrix.yaml's default local set in
+# its own container; cells that cannot run here are reported as skipped with the reason.
+#   scripts/run-matrix.sh [opmatrix run options, e.g. --cell ID --jobs 2]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh --harness --containers
+cmake --preset default -DOPMATRIX_HOST_CELL_TESTS=OFF >/dev/null
+cmake --build --preset default --target opmatrix
+opmatrix=build/default/harness/opmatrix
+"$opmatrix" validate
+status=0
+"$opmatrix" run "$@" || status=$?
+exit "$status"

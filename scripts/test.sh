@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The test command (README): installs what it needs, builds the harness, runs its unit tests,
+# then the host cell: kernels/ and cases/ built and run against this machine's own LibTorch.
+#   scripts/test.sh [--unit-only]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+unit_only=0
+[ "${1:-}" = "--unit-only" ] && unit_only=1
+
+if [ "$unit_only" = 1 ]; then scripts/install-deps.sh --harness; else scripts/install-deps.sh --harness --host-cell; fi
+
+cmake --preset default -DOPMATRIX_HOST_CELL_TESTS="$([ "$unit_only" = 1 ] && echo OFF || echo ON)"
+cmake --build --preset default
+ctest --preset unit
+if [ "$unit_only" = 0 ]; then
+  ctest --preset host-cell
+fi
