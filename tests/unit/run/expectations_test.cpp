@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+
+#include "run/cell_runner.h"
+#include "run/version_check.h"
+
+namespace opmatrix {
+
+namespace {
+Cell cell_with(std::vector<Expectation> expect) {
+  Cell c;
+  c.id = "c";
+  c.torch = "2.5.1";
+  c.torchvision = "0.20.1";
+  c.cuda = "12.4";
+  c.expect = std::move(expect);
+  return c;
+}
+CheckResult check(const std::string& op, const std::string& name, Status s, const std::string& arch = "") {
+  CheckResult c;
+  c.op = op;
+  c.check = name;
+  c.arch = arch;
+  c.status = s;
+  return c;
+}
+}  // namespace
+
+TEST(Expectations, ExpectedFailureIsXfailAndCellMeetsExpectations) {
+  Cell c = cell_with({{"arch", "", "10.0", "xfail", "CUDA 12.4 cannot target sm_100", {}}});
+  CellResult r;
+  r.checks = {check("", "arch", Status::fail, "10.0"), check("", "arch", Status::pass, "9.0"),
+              check("nms", "correctness", Status::pass)};
+  apply_expectations(c, r);
+  EXPECT_EQ(r.checks[0].status, Status::xfail);
+  EXPECT_EQ(r.checks[0].expected_reason, "CUDA 12.4 cannot target sm_100");
+  EXPECT_EQ(r.checks[1].status, Status::pass);
+  EXPECT_EQ(r.status, Status::xfail);
+  EXPECT_TRUE(r.meets_expectations);
+}
+
+TEST(Expectations, ExpectedFailureThatPassesIsFlaggedXpass) {
+  Cell c = cell_with({{"torchvision", "", "", "xfail", "pairing", {}}});
+  CellResult r;
+  r.checks = {check("", "torchvision", Status::pass)};
+  apply_expectations(c, r);
+  EXPECT_EQ(r.checks[0].status, Status::xpass);
+  EXPECT_FALSE(r.meets_expectations);
+}
+
+TEST(Expectations, OpScopedExpectationTouchesOnlyThatOp) {
+  Cell c = cell_with({{"correctness", "nms", "", "xfail", "known", {}}});
+  CellResult r;
+  r.checks = {check("nms", "correctness", Status::fail), check("roi_align", "correctness", Status::fail)};
+  apply_expectations(c, r);
+  EXPECT_EQ(r.checks[0].status, Status::xfail);
+  EXPECT_EQ(r.checks[1].status, Status::fail);
+  EXPECT_EQ(r.status, Status::fail);
+  EXPECT_FALSE(r.meets_expectations);
+}
+
+TEST(Expectations, UnexpectedCrashFailsTheCell) {
+  Cell c = cell_with({});
+  CellResult r;
+  r.checks = {check("nms", "correctness", Status::crash), check("nms", "meta", Status::skip)};
+  apply_expectations(c, r);
+  EXPECT_EQ(r.status, Status::crash);
+  EXPECT_FALSE(r.meets_expectations);
+}
+
+TEST(VersionCheck, AgreeingVersionsPass) {
+  Cell c = cell_with({});
+  auto probe = nlohmann::json{{"torch", "2.5.1+cu124"}, {"torchvision", "0.20.1+cu124"}, {"torch_cuda", "12.4"},
+                              {"nvcc", "12.4.131"}, {"cxx11_abi", false}};
+  CheckResult r = check_versions(c, probe);
+  EXPECT_EQ(r.status, Status::pass) << r.message;
+  EXPECT_NE(r.message.find("_GLIBCXX_USE_CXX11_ABI=0"), std::string::npos);
+}
+
+TEST(VersionCheck, MismatchIsAnErrorNamingBothVersions) {
+  Cell c = cell_with({});
+  auto probe = nlohmann::json{{"torch", "2.7.1+cu126"}, {"torchvision", "0.20.1"}, {"torch_cuda", "12.6"},
+                              {"nvcc", "12.4.131"}};
+  CheckResult r = check_versions(c, probe);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_NE(r.message.find("torch 2.5.1 declared, 2.7.1+cu126 found"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("CUDA 12.4 declared, torch was built with CUDA 12.6"), std::string::npos) << r.message;
+  ASSERT_TRUE(r.diagnosis.has_value());
+  EXPECT_EQ(r.diagnosis->kind, "version_mismatch");
+}
+
+TEST(VersionCheck, CpuTorchInACudaCellIsAnError) {
+  Cell c = cell_with({});
+  c.torch = "1.13.1";
+  c.torchvision = "0.14.1";
+  c.cuda = "11.8";
+  auto probe = nlohmann::json{{"torch", "1.13.0a0"}, {"torchvision", "0.14.1a0"}, {"torch_cuda", nullptr}, {"nvcc", "11.8.89"}};
+  CheckResult r = check_versions(c, probe);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_EQ(r.message, "CUDA 11.8 declared, but torch was built without CUDA");
+}
+
+TEST(VersionCheck, NvccFromTheBuildArgIsWhatCounts) {
+  Cell c = cell_with({});
+  c.image.args = {{"NVCC", "13.0"}};
+  auto probe = nlohmann::json{{"torch", "2.5.1"}, {"torchvision", "0.20.1"}, {"torch_cuda", "12.4"}, {"nvcc", "13.0.88"}};
+  EXPECT_EQ(check_versions(c, probe).status, Status::pass);
+}
+
+TEST(CellRunner, ArchesInCmakeForm) {
+  EXPECT_EQ(cmake_arch("8.0"), "80");
+  EXPECT_EQ(cmake_arch("9.0a"), "90a");
+  EXPECT_EQ(cmake_arch("12.0"), "120");
+}
+
+}  // namespace opmatrix

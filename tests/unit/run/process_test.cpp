@@ -1,0 +1,68 @@
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+#include "run/process.h"
+
+namespace opmatrix {
+
+TEST(Process, CapturesStdoutAndExitCode) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo hello; exit 3"};
+  spec.capture_stdout = true;
+  ProcessResult r = run_process(spec);
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.stdout_text, "hello\n");
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Process, ArgumentsReachTheProgramLiterallyWithoutAShell) {
+  ProcessSpec spec;
+  spec.argv = {"printf", "%s|", "$(id)", "a b;c", "`x`"};
+  spec.capture_stdout = true;
+  ProcessResult r = run_process(spec);
+  ASSERT_TRUE(r.ok()) << r.start_error;
+  EXPECT_EQ(r.stdout_text, "$(id)|a b;c|`x`|");
+}
+
+TEST(Process, TimeoutStopsTheWholeProcessGroup) {
+  ProcessSpec spec;
+  // The child of the shell must die too, or the pipe would stay open.
+  spec.argv = {"/bin/sh", "-c", "sleep 30 & sleep 30"};
+  spec.timeout_s = 0.5;
+  ProcessResult r = run_process(spec);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Process, SignalIsReported) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  ProcessResult r = run_process(spec);
+  EXPECT_EQ(r.signal, SIGSEGV);
+}
+
+TEST(Process, MissingProgramIsAStartErrorNamingIt) {
+  ProcessSpec spec;
+  spec.argv = {"opmatrix-no-such-program"};
+  ProcessResult r = run_process(spec);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("opmatrix-no-such-program"), std::string::npos);
+}
+
+TEST(Process, EnvironmentIsAdded) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "printf %s \"$OPMATRIX_TEST_VAR\""};
+  spec.env = {{"OPMATRIX_TEST_VAR", "x y"}};
+  spec.capture_stdout = true;
+  EXPECT_EQ(run_process(spec).stdout_text, "x y");
+}
+
+TEST(Process, DisplayQuotingIsReversibleByAShell) {
+  EXPECT_EQ(shell_quote_for_display({"cmake", "-DX=a b", "it's", "plain/path:1"}),
+            "cmake '-DX=a b' 'it'\\''s' plain/path:1");
+}
+
+}  // namespace opmatrix
