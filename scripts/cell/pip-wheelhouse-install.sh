@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# pip install through a shared wheelhouse, so that the same 2-3 GB of torch/NVIDIA wheels
+# are fetched once per machine, not once per image or venv.
+#
+# usage: pip-wheelhouse-install.sh PYTHON [--target DIR] [--no-deps] REQUIREMENT...
+#   1. PYTHON -m pip download -d WHEELHOUSE REQUIREMENT...  (files already there are reused:
+#      pip prints "File was already downloaded"; only new files cross the network)
+#   2. PYTHON -m pip install --no-index --no-deps FILES      (exactly the files step 1
+#      resolved, so what is installed never depends on what else the wheelhouse holds)
+#
+# WHEELHOUSE: $OPMATRIX_WHEELHOUSE, else /wheelhouse when it is a writable directory (the
+# optional build volume `-v /var/cache/opmatrix/wheels:/wheelhouse`), else a temporary
+# directory removed afterwards (GitHub: no volume, the file still works unchanged).
+# Why not pip's own cache: pip's HTTP cache only stores responses with caching headers, and
+# the files behind this build host's HTTPS proxy come without them (nothing is ever cached).
+# Honours PIP_INDEX_URL / PIP_EXTRA_INDEX_URL / PIP_CERT; empty values are dropped.
+set -euo pipefail
+die() { echo "pip-wheelhouse-install: $*" >&2; exit 1; }
+[ $# -ge 2 ] || die "usage: pip-wheelhouse-install.sh PYTHON [--target DIR] [--no-deps] REQUIREMENT..."
+py=$1; shift
+install_args=() download_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) install_args+=(--target "$2"); shift 2 ;;
+    --no-deps) install_args+=(--no-deps); download_args+=(--no-deps); shift ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || die "no requirements"
+for v in PIP_CERT PIP_INDEX_URL PIP_EXTRA_INDEX_URL; do
+  [ -n "${!v:-}" ] || unset "$v"
+done
+
+tmp=
+wh=${OPMATRIX_WHEELHOUSE:-}
+if [ -z "$wh" ]; then
+  if [ -d /wheelhouse ] && [ -w /wheelhouse ]; then wh=/wheelhouse; else tmp=$(mktemp -d); wh=$tmp; fi
+fi
+mkdir -p "$wh"
+log=$(mktemp)
+before=$(du -sb "$wh" | cut -f1)
+start=$(date +%s)
+( cd / && "$py" -m pip download --progress-bar off --disable-pip-version-check \
+    "${download_args[@]}" -d "$wh" "$@" ) | tee "$log"
+secs=$(( $(date +%s) - start ))
+new=$(( ($(du -sb "$wh" | cut -f1) - before) / 1048576 ))
+files=()
+while IFS= read -r f; do
+  case $f in ./*) f=/${f#./} ;; esac
+  [ -f "$f" ] || die "resolved file not found: $f"
+  files+=("$f")
+done < <(sed -n -e 's/^ *Saved \(.*\)$/\1/p' -e 's/^ *File was already downloaded \(.*\)$/\1/p' "$log")
+[ ${#files[@]} -gt 0 ] || die "pip download resolved no files"
+echo "pip-wheelhouse-install: ${#files[@]} files, ${new} MiB downloaded in ${secs} s (wheelhouse ${wh})" >&2
+"$py" -m pip install --progress-bar off --disable-pip-version-check --no-index --no-deps \
+  "${install_args[@]}" "${files[@]}"
+rm -f "$log"
+[ -z "$tmp" ] || rm -rf "$tmp"
