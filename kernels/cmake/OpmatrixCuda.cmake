@@ -48,6 +48,15 @@ if(OPMATRIX_CUDA_ARCHS)
   set(CMAKE_CUDA_ARCHITECTURES "${OPMATRIX_CUDA_ARCHS}")
 endif()
 enable_language(CUDA)
+# CMake < 3.26 does not know nvcc >= 12 accepts -std=c++20, and refuses CUDA sources in a
+# target whose torch demands C++20 (pip torch >= 2.10 sets cxx_std_20). Teach it.
+if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"
+   AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
+  list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+endif()
 if(NOT OPMATRIX_CUDA_ARCHS)
   # nvcc's own default (what enable_language(CUDA) detected), written down so that the
   # archs torch is told about and the archs we compile for are the same list.

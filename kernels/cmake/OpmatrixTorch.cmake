@@ -2,7 +2,18 @@
 # need, its _GLIBCXX_USE_CXX11_ABI, and the CUDA promise check.
 include_guard(GLOBAL)
 
+if(OPMATRIX_WITH_CUDA)
+  # torch's cuda.cmake warns about, then overrides, CMAKE_CUDA_ARCHITECTURES; hide it while
+  # torch configures (TORCH_CUDA_ARCH_LIST already says the same) and restore it after.
+  set(_opmatrix_saved_cuda_archs "${CMAKE_CUDA_ARCHITECTURES}")
+  unset(CMAKE_CUDA_ARCHITECTURES)
+  unset(CMAKE_CUDA_ARCHITECTURES CACHE)
+endif()
 find_package(Torch CONFIG QUIET)
+if(OPMATRIX_WITH_CUDA)
+  set(CMAKE_CUDA_ARCHITECTURES "${_opmatrix_saved_cuda_archs}" CACHE STRING "CUDA architectures" FORCE)
+  unset(CMAKE_CUDA_ARCHITECTURES)
+endif()
 if(NOT Torch_FOUND)
   message(FATAL_ERROR
     "opmatrix: LibTorch's CMake package (TorchConfig.cmake) was not found.\n"
@@ -76,11 +87,15 @@ function(opmatrix_torch_settings target)
     CXX_EXTENSIONS OFF
     POSITION_INDEPENDENT_CODE ON)
   if(OPMATRIX_WITH_CUDA)
-    set_target_properties(${target} PROPERTIES
-      CUDA_STANDARD ${OPMATRIX_CXX_STANDARD}
-      CUDA_STANDARD_REQUIRED ON
-      CUDA_EXTENSIONS OFF
-      CUDA_ARCHITECTURES "${OPMATRIX_CUDA_ARCHS}")
+    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${OPMATRIX_CUDA_ARCHS}")
+    if(DEFINED CMAKE_CUDA${OPMATRIX_CXX_STANDARD}_STANDARD_COMPILE_OPTION)
+      set_target_properties(${target} PROPERTIES
+        CUDA_STANDARD ${OPMATRIX_CXX_STANDARD} CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
+    else()
+      # CMake < 3.26 does not know nvcc's C++20 flag: pass it directly.
+      target_compile_options(${target} PRIVATE
+        "$<$<COMPILE_LANGUAGE:CUDA>:-std=c++${OPMATRIX_CXX_STANDARD}>")
+    endif()
   endif()
   # Debian's linker defaults to --as-needed: a library used only through static op
   # registration (or libtorch_cuda, only through its registrations) would be dropped.
