@@ -37,7 +37,11 @@ std::string not_runnable_reason(const Cell& cell, const RunOptions& opts, bool e
   return "";
 }
 
-std::string absolute(const std::string& p) { return fs::absolute(p).lexically_normal().string(); }
+std::string absolute(const std::string& p) {
+  std::string out = fs::absolute(p).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
 
 }  // namespace
 

@@ -16,7 +16,7 @@ namespace opmatrix {
 
 std::vector<TestOutcome> parse_ctest_log(const std::string& log) {
   static const std::regex line_re(
-      R"(^\s*\d+/\d+\s+Test\s+#\d+:\s+(\S+)\s+\.*\s*(?:\*\*\*)?(Passed|Failed|Skipped|Timeout|Exception: [A-Za-z ]+?|Not Run[A-Za-z ]*?)\s+([0-9.]+) sec)");
+      R"(^\s*\d+/\d+\s+Test\s+#\d+:\s+(.+?)\s+\.*\s*(?:\*\*\*)?(Passed|Failed|Skipped|Timeout|Exception: [A-Za-z ]+?|Not Run[A-Za-z ]*?)\s+([0-9.]+) sec)");
   std::vector<TestOutcome> out;
   std::istringstream in(log);
   std::string line;
@@ -24,7 +24,8 @@ std::vector<TestOutcome> parse_ctest_log(const std::string& log) {
     std::smatch m;
     if (!std::regex_search(line, m, line_re)) continue;
     TestOutcome t;
-    t.name = m[1];
+    // Parameterised tests read "Suite.Test/param  # GetParam() = ...": keep gtest's own name.
+    t.name = m[1].str().substr(0, m[1].str().find("  # "));
     const std::string verdict = m[2];
     t.seconds = std::stod(m[3]);
     if (verdict == "Passed") t.status = Status::pass;
@@ -85,7 +86,8 @@ void annotate_from_gtest_json(std::vector<TestOutcome>& outcomes, const std::str
     if (j.is_discarded()) continue;  // a process killed while writing it: ctest's verdict stands
     for (const auto& suite : j.value("testsuites", nlohmann::json::array())) {
       for (const auto& t : suite.value("testsuite", nlohmann::json::array())) {
-        if (t.value("status", "") == "NOTRUN") continue;
+        // Entries without "RUN" come from --gtest_list_tests (test discovery) or were filtered out.
+        if (t.value("status", "") != "RUN") continue;
         const std::string name = suite.value("name", "") + "." + t.value("name", "");
         GtestInfo g;
         g.op = t.value("op", "");
@@ -102,6 +104,12 @@ void annotate_from_gtest_json(std::vector<TestOutcome>& outcomes, const std::str
   }
   for (auto& o : outcomes) {
     auto it = info.find(o.name);
+    if (it == info.end()) {
+      // ctest says "Prefix/Suite.Test/param"; gtest's JSON says suite "Suite", test "Test/param".
+      const std::string suite = o.name.substr(0, o.name.find('.'));
+      const auto slash = suite.rfind('/');
+      if (slash != std::string::npos) it = info.find(o.name.substr(slash + 1));
+    }
     if (it != info.end()) {
       o.op = it->second.op;
       o.check = it->second.check;

@@ -17,9 +17,10 @@ TEST(TestOutcomes, ParsesCtestVerdictsIncludingCrashesAndTimeouts) {
  3/5 Test  #3: DeformConv2dCorrectness.Big ...............***Exception: SegFault  0.30 sec
  4/5 Test  #4: MsDeformAttnDevice.CpuMatchesCuda .........***Skipped   0.01 sec
  5/5 Test  #5: NmsMeta.Sizes .............................***Timeout 300.05 sec
+ 6/6 Test #36: Ops/OpRegistration.CudaKernel/nms  # GetParam() = "nms" .........***Skipped   2.16 sec
 )";
   auto t = parse_ctest_log(log);
-  ASSERT_EQ(t.size(), 5u);
+  ASSERT_EQ(t.size(), 6u);
   EXPECT_EQ(t[0].name, "NmsCorrectness.MatchesReference");
   EXPECT_EQ(t[0].status, Status::pass);
   EXPECT_DOUBLE_EQ(t[0].seconds, 0.21);
@@ -28,6 +29,8 @@ TEST(TestOutcomes, ParsesCtestVerdictsIncludingCrashesAndTimeouts) {
   EXPECT_EQ(t[2].message, "Exception: SegFault");
   EXPECT_EQ(t[3].status, Status::skip);
   EXPECT_EQ(t[4].status, Status::timeout);
+  EXPECT_EQ(t[5].name, "Ops/OpRegistration.CudaKernel/nms");  // as gtest's JSON names it
+  EXPECT_EQ(t[5].status, Status::skip);
 }
 
 TEST(TestOutcomes, SuiteNamesGiveOpAndCheck) {
@@ -46,9 +49,14 @@ TEST(TestOutcomes, GtestJsonSuppliesTagsFailuresAndSkipReasons) {
       {"name": "Nms", "status": "RUN", "result": "COMPLETED", "time": "0.1s", "op": "nms", "check": "registration",
        "failures": [{"failure": "opmatrix::nms has no CUDA kernel", "type": ""}]},
       {"name": "CudaAgrees", "status": "RUN", "result": "SKIPPED", "time": "0s", "op": "nms", "check": "device",
-       "skip_reason": "torch built without CUDA"}]}]})";
+       "skip_reason": "torch built without CUDA"}]},
+    {"name": "OpRegistration", "testsuite": [
+      {"name": "Schema/nms", "status": "RUN", "result": "COMPLETED", "time": "0s", "op": "nms", "check": "registration"}]}]})";
+  // What --gtest_list_tests writes during discovery: no status, must not hide the real entry.
+  std::ofstream(dir / "cases_2.json") << R"({"testsuites": [{"name": "Registration", "testsuite": [{"name": "Nms"}]}]})";
   std::ofstream(dir / "cases_1.json") << "{ truncated";
-  std::vector<TestOutcome> t(3);
+  std::vector<TestOutcome> t(4);
+  t[3].name = "Ops/OpRegistration.Schema/nms";  // ctest's name for a parameterised test
   t[0].name = "Registration.Nms";
   t[0].status = Status::fail;
   t[1].name = "Registration.CudaAgrees";
@@ -64,6 +72,8 @@ TEST(TestOutcomes, GtestJsonSuppliesTagsFailuresAndSkipReasons) {
   EXPECT_EQ(t[1].message, "torch built without CUDA");
   EXPECT_EQ(t[2].op, "roi_align");  // no JSON: the suite name tells
   EXPECT_EQ(t[2].check, "correctness");
+  EXPECT_EQ(t[3].op, "nms");
+  EXPECT_EQ(t[3].check, "registration");
 }
 
 }  // namespace opmatrix
