@@ -12,6 +12,7 @@
 #include "diagnose/diagnose.h"
 #include "matrix/to_json.h"
 #include "results/test_outcomes.h"
+#include "run/torchvision_check.h"
 #include "run/version_check.h"
 #include "util/atomic_write.h"
 #include "version.h"
@@ -59,7 +60,11 @@ class CellRun {
     fs::create_directories(engine_.host_build_dir(cell_));
     fs::create_directories(engine_.host_ccache_dir());
 
-    if (image() && probe() && configure_and_build()) test();
+    if (image() && probe()) {
+      torchvision_python_view();
+      if (configure_and_build()) test();
+      torchvision_verdict();
+    }
     apply_expectations(cell_, result_);
     result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result_;
@@ -232,7 +237,43 @@ class CellRun {
     built.message = fmt::format("kernels and cases built{}", cell_.has_cuda() ? " with CUDA kernels" : " (CPU only)");
     built.seconds = result_.steps[result_.steps.size() - 2].seconds + b.seconds;
     result_.checks.push_back(built);
+    built_ = true;
     return true;
+  }
+
+  // How a Python user sees torchvision in this cell (import + registrations).
+  void torchvision_python_view() {
+    StepCommand cmd = command("torchvision", {paths_.src + "/scripts/cell/python.sh",
+                                              paths_.src + "/scripts/cell/torchvision_registrations.py"},
+                              timeout_for(cell_, "probe", settings_.probe_timeout_s));
+    cmd.capture_stdout = true;
+    ProcessResult r = step(cmd, "torchvision");
+    tv_python_ = nlohmann::json::parse(r.stdout_text, nullptr, false);
+    tv_step_failed_ = !r.ok();
+  }
+
+  // How a C++ user sees it: the generic registration binary dlopens torchvision's _C library.
+  std::string torchvision_cpp_view() {
+    const std::string ext = result_.versions.value("torchvision_ext", "");
+    if (!built_ || ext.empty()) return "";
+    const std::string out_json = "/torchvision-registration.json";
+    StepCommand cmd = command("torchvision-cpp", {paths_.build + "/registration",
+                                                  "--gtest_output=json:" + paths_.build + out_json}, 300);
+    cmd.env.emplace_back("OPMATRIX_REG_NAMESPACE", "torchvision");
+    cmd.env.emplace_back("OPMATRIX_REG_LIBRARY", ext);
+    cmd.env.emplace_back("OPMATRIX_REG_OPS", "nms,roi_align,deform_conv2d");
+    const bool torch_cuda = result_.versions.contains("torch_cuda") && result_.versions["torch_cuda"].is_string();
+    for (auto& [k, v] : cmd.env)
+      if (k == "OPMATRIX_EXPECT_CUDA") v = torch_cuda ? "1" : "0";
+    fs::remove(engine_.host_build_dir(cell_) + out_json);
+    step(cmd, "");
+    nlohmann::json j = nlohmann::json::parse(read_text_file(engine_.host_build_dir(cell_) + out_json), nullptr, false);
+    return j.is_object() ? summarize_registration_json(j) : std::string("the registration binary wrote no results");
+  }
+
+  void torchvision_verdict() {
+    if (tv_step_failed_ || !tv_python_.is_object()) return;  // step() already recorded the error
+    result_.checks.push_back(check_torchvision(cell_, tv_python_, torchvision_cpp_view()));
   }
 
   void test() {
@@ -296,6 +337,9 @@ class CellRun {
   std::string log_dir_;
   std::string image_;
   bool interrupted_ = false;
+  bool built_ = false;
+  bool tv_step_failed_ = false;
+  nlohmann::json tv_python_;
   CellResult result_;
 };
 

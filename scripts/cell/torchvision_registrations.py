@@ -1,0 +1,51 @@
+"""What a Python user of this cell gets from torchvision: does it import, which of its ops
+have CPU / CUDA / Meta / Autograd kernels after `import torchvision`, and which CUDA it was
+built with. Prints one JSON object; never raises (a failed import is data).
+
+Recent torchvision registers Meta and Autograd kernels from Python, so this view can differ
+from a C++ dlopen of torchvision's _C library (the harness records both, labelled)."""
+import json
+import sys
+
+OPS = ["nms", "roi_align", "deform_conv2d", "roi_pool", "ps_roi_align", "ps_roi_pool"]
+KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
+
+
+def main():
+    out = {"view": "python import", "import_ok": False, "error": None, "torch_cuda": None,
+           "torchvision": None, "torchvision_cuda": None, "ops": {}}
+    try:
+        import torch
+        out["torch_cuda"] = torch.version.cuda
+    except Exception as e:  # noqa: BLE001 - report, never raise
+        out["error"] = "import torch: %s: %s" % (type(e).__name__, e)
+        print(json.dumps(out))
+        return
+    try:
+        import torchvision
+        out["import_ok"] = True
+        out["torchvision"] = torchvision.__version__
+    except Exception as e:  # noqa: BLE001
+        out["error"] = "import torchvision: %s: %s" % (type(e).__name__, e)
+    try:
+        v = int(torch.ops.torchvision._cuda_version())
+        # torchvision encodes CUDA 12.4 as 12040; -1 means built without CUDA.
+        out["torchvision_cuda"] = None if v < 0 else "%d.%d" % (v // 1000, (v % 1000) // 10)
+    except Exception as e:  # noqa: BLE001
+        if out["error"] is None:
+            out["error"] = "torchvision::_cuda_version: %s: %s" % (type(e).__name__, e)
+    has_kernel = getattr(torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
+    for op in OPS:
+        keys = {}
+        for key in KEYS:
+            try:
+                keys[key] = bool(has_kernel("torchvision::" + op, key)) if has_kernel else None
+            except Exception:  # noqa: BLE001 - the op itself is missing
+                keys[key] = None
+        out["ops"][op] = keys
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
+    sys.stdout.flush()
