@@ -40,9 +40,15 @@ std::vector<Case> cases() {
   c.loc_spread = 1.0;  // many samples outside [0, 1], some straddling the border
   out.push_back({"LocationsOutside", c});
   c = {};
-  c.batch = 2; c.levels = {{16, 12}, {8, 6}, {4, 3}, {2, 2}}; c.heads = 4; c.channels = 8;
-  c.queries = 40; c.points = 4;
+  c.batch = 2; c.levels = {{16, 12}, {8, 6}, {4, 3}, {2, 2}}; c.heads = 4; c.channels = 32;
+  c.queries = 70; c.points = 4;  // D = 32: the kernel's compile-time-D path; > 64 queries
   out.push_back({"DetrLikeSmall", c});
+  c = {};
+  c.channels = 16; c.loc_spread = 0.5;
+  out.push_back({"Channels16", c});
+  c = {};
+  c.channels = 64; c.heads = 1; c.loc_spread = 0.5;
+  out.push_back({"Channels64", c});
   return out;
 }
 

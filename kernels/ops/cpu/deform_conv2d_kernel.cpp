@@ -1,15 +1,23 @@
 // CPU kernels of opmatrix::deform_conv2d and its backward.
 //
-// Forward = per image: deformable im2col (bilinear samples at the offset positions, times
-// the mask) into columns [C_in * kH * kW, H_out * W_out], then one GEMM per group with the
-// bias folded in (addmm). Unlike torchvision's CPU kernel, the bilinear corners and
-// weights of a sampling point are computed once per (offset group, tap, output position)
-// and reused for every channel of the offset group, and the im2col runs on all threads.
+// Forward = deformable im2col (bilinear samples at the offset positions, times the mask)
+// into columns [C_in * kH * kW, H_out * W_out] per image, then the grouped GEMM
+// weight [C_out, C_in/groups * kH * kW] x columns, bias folded in. Unlike torchvision's CPU
+// kernel, the bilinear corners and weights of a sampling point are computed once per
+// (offset group, tap, output position) and reused for every channel of the offset group,
+// and the im2col runs on all threads.
+// The GEMM: for float, where torch has oneDNN, it runs as a 1x1 oneDNN convolution over
+// a chunk of images (columns viewed as [B, C_in*kH*kW, H_out, W_out]) — JIT-compiled SIMD
+// kernels, where at::addmm goes to whatever BLAS the cell's torch links (Debian's torch:
+// reference netlib BLAS, ~15x slower). Otherwise one addmm per image and group.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/Config.h>
+#include <ATen/Context.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <ATen/ops/addmm.h>
+#include <ATen/ops/mkldnn_convolution.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/sum.h>
@@ -89,6 +97,29 @@ void deformable_im2col(const Geometry& g, const Params& q, const T* input, const
   });
 }
 
+// oneDNN for the forward GEMM: float only (what oneDNN's convolution takes on every
+// torch), when torch has it and the user has not switched it off
+// (torch.backends.mkldnn.enabled = False).
+bool use_onednn_gemm(const at::Tensor& input) {
+#if AT_MKLDNN_ENABLED()
+  return input.scalar_type() == at::kFloat && at::globalContext().userEnabledMkldnn();
+#else
+  (void)input;
+  return false;
+#endif
+}
+
+// columns [B, C_in*K, H_out, W_out] (1x1 conv input) -> [B, C_out, H_out, W_out].
+at::Tensor onednn_gemm(const at::Tensor& columns, const at::Tensor& weight_1x1,
+                       const at::Tensor& bias, int64_t groups) {
+#if AT_MKLDNN_ENABLED()
+  return at::mkldnn_convolution(columns, weight_1x1, bias, {0, 0}, {1, 1}, {1, 1}, groups);
+#else
+  (void)columns; (void)weight_1x1; (void)bias; (void)groups;
+  TORCH_CHECK(false, "opmatrix::deform_conv2d: torch built without oneDNN");
+#endif
+}
+
 struct Contiguous {
   at::Tensor input, weight, offset, mask, bias;
 };
@@ -124,13 +155,34 @@ at::Tensor deform_conv2d_forward_kernel(
 
   const int64_t K = g.kernel_h * g.kernel_w, P = g.out_h * g.out_w;
   const int64_t cin_g = g.in_channels / groups, cout_g = g.out_channels / groups;
+  const int64_t in_stride = g.in_channels * g.in_h * g.in_w;
+
+  if (use_onednn_gemm(t.input)) {
+    // Images per chunk: columns of at most ~64 MiB, at least one image.
+    const int64_t per_image = g.in_channels * K * P;
+    const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(g.batch, (int64_t(16) << 20) / per_image));
+    at::Tensor columns = at::empty({chunk, g.in_channels * K, g.out_h, g.out_w}, t.input.options());
+    const at::Tensor weight_1x1 = t.weight.view({g.out_channels, cin_g * K, 1, 1});
+    for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
+      const int64_t b = std::min(chunk, g.batch - n0);
+      for (int64_t i = 0; i < b; ++i) {
+        const int64_t n = n0 + i;
+        deformable_im2col<float>(g, q, t.input.data_ptr<float>() + n * in_stride,
+                                 t.offset.data_ptr<float>() + n * offset_groups * 2 * K * P,
+                                 use_mask ? t.mask.data_ptr<float>() + n * offset_groups * K * P : nullptr,
+                                 columns.data_ptr<float>() + i * per_image);
+      }
+      output.narrow(0, n0, b).copy_(onednn_gemm(columns.narrow(0, 0, b), weight_1x1, t.bias, groups));
+    }
+    return output;
+  }
+
   at::Tensor columns = at::empty({g.in_channels * K, P}, t.input.options());
   const at::Tensor weight_g = t.weight.view({groups, cout_g, cin_g * K});
   const at::Tensor columns_g = columns.view({groups, cin_g * K, P});
   const at::Tensor bias_g = t.bias.view({groups, cout_g, 1});
 
   AT_DISPATCH_FLOATING_TYPES(t.input.scalar_type(), "opmatrix::deform_conv2d (CPU)", [&] {
-    const int64_t in_stride = g.in_channels * g.in_h * g.in_w;
     for (int64_t n = 0; n < g.batch; ++n) {
       deformable_im2col<scalar_t>(
           g, q, t.input.data_ptr<scalar_t>() + n * in_stride,

@@ -1,7 +1,7 @@
 // CPU kernels of opmatrix::ms_deform_attn (Deformable-DETR's multi-scale deformable
 // attention) and its backward.
 //
-// Forward: a direct loop over (batch, query, head); for each of the L x P samples the four
+// Forward: a direct loop over (batch, head, query); for each of the L x P samples the four
 // bilinear corners are weighted by (attention weight x bilinear weight) and their D-vectors
 // (contiguous in value's [N, S, M, D] layout) accumulated. No im2col, no intermediate
 // tensors: the PyTorch composite this replaces materialises a transposed copy of value per
@@ -17,6 +17,7 @@
 #include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -28,24 +29,123 @@ namespace {
 
 using ms_deform_attn_geometry::Geometry;
 
-// acc[0:D] += w0 * v0[0:D] + ... + w3 * v3[0:D], in fixed-size blocks so that -O2 (whose
-// cheap vectoriser skips loops with an unknown trip count) still emits SIMD code.
-template <typename T>
-inline void accumulate4(T* acc, const T* v0, const T* v1, const T* v2, const T* v3, T w0, T w1,
-                        T w2, T w3, int64_t D) {
-  constexpr int64_t B = 8;
-  int64_t d = 0;
-  for (; d + B <= D; d += B) {
-    for (int64_t i = 0; i < B; ++i) {
-      acc[d + i] += w0 * v0[d + i] + w1 * v1[d + i] + w2 * v2[d + i] + w3 * v3[d + i];
-    }
-  }
-  for (; d < D; ++d) acc[d] += w0 * v0[d] + w1 * v1[d] + w2 * v2[d] + w3 * v3[d];
-}
+#if defined(__GNUC__)
+#define OPMATRIX_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define OPMATRIX_ALWAYS_INLINE inline
+#endif
 
 struct Levels {
   std::vector<int64_t> shapes, starts;  // host copies: [L, 2] and [L]
 };
+
+template <typename T>
+struct ForwardArgs {
+  const T* value;  // [N, S, M, D]
+  const T* loc;    // [N, Lq, M, L, P, 2]
+  const T* attn;   // [N, Lq, M, L, P]
+  T* out;          // [N, Lq, M, D]
+  const int64_t* shapes;
+  const int64_t* starts;
+  int64_t batch, spatial, heads, channels, queries, levels, points;
+};
+
+// Queries per work unit. Units run head-major, (n, m, query block): one head's slice of
+// value (S pixels x D channels, strided by M * D) stays hot in cache while its queries are
+// served, where query-major order would stream all of value for every query.
+constexpr int64_t kQueryBlock = 64;
+
+// Work units [begin, end). kD > 0: D known at compile time, so the accumulator lives in
+// registers and the D loop is fully vectorised; kD == 0: any D, accumulating in `out`.
+template <typename T, int64_t kD>
+OPMATRIX_ALWAYS_INLINE void forward_units(const ForwardArgs<T>& a, int64_t begin, int64_t end) {
+  const int64_t M = a.heads, D = kD > 0 ? kD : a.channels, L = a.levels, P = a.points;
+  const int64_t pixel_stride = M * D;
+  const int64_t qblocks = (a.queries + kQueryBlock - 1) / kQueryBlock;
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t qb = unit % qblocks, nm = unit / qblocks;
+    const int64_t m = nm % M, n = nm / M;
+    const int64_t q_end = std::min(a.queries, (qb + 1) * kQueryBlock);
+    for (int64_t q = qb * kQueryBlock; q < q_end; ++q) {
+      const int64_t u = (n * a.queries + q) * M + m;  // (n, q, m)
+      T acc_regs[kD > 0 ? kD : 1] = {};
+      T* acc = kD > 0 ? acc_regs : a.out + u * D;
+      if (kD == 0) {
+        for (int64_t d = 0; d < D; ++d) acc[d] = T(0);
+      }
+      const T* loc_u = a.loc + u * L * P * 2;
+      const T* attn_u = a.attn + u * L * P;
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t H = a.shapes[2 * l], W = a.shapes[2 * l + 1];
+        if (H * W == 0) continue;
+        const T* vbase = a.value + ((n * a.spatial + a.starts[l]) * M + m) * D;
+        for (int64_t p = 0; p < P; ++p) {
+          const T x = loc_u[(l * P + p) * 2] * T(W) - T(0.5);
+          const T y = loc_u[(l * P + p) * 2 + 1] * T(H) - T(0.5);
+          if (!cpu::inside_plane(y, x, H, W)) continue;
+          cpu::BilinearCorners<T> c;
+          cpu::bilinear_corners(y, x, H, W, c);
+          const T w = attn_u[l * P + p];
+          const T w0 = w * c.w[0], w1 = w * c.w[1], w2 = w * c.w[2], w3 = w * c.w[3];
+          const T* v0 = vbase + c.idx[0] * pixel_stride;
+          const T* v1 = vbase + c.idx[1] * pixel_stride;
+          const T* v2 = vbase + c.idx[2] * pixel_stride;
+          const T* v3 = vbase + c.idx[3] * pixel_stride;
+          for (int64_t d = 0; d < D; ++d) acc[d] += w0 * v0[d] + w1 * v1[d] + w2 * v2[d] + w3 * v3[d];
+        }
+      }
+      if (kD > 0) {
+        T* dst = a.out + u * D;
+        for (int64_t d = 0; d < D; ++d) dst[d] = acc[d];
+      }
+    }
+  }
+}
+
+template <typename T>
+using ForwardFn = void (*)(const ForwardArgs<T>&, int64_t, int64_t);
+
+template <typename T, int64_t kD>
+void forward_units_baseline(const ForwardArgs<T>& a, int64_t begin, int64_t end) {
+  forward_units<T, kD>(a, begin, end);
+}
+
+// The same loop compiled for AVX2+FMA and AVX-512, chosen at run time: the library is
+// built for the baseline ISA (it must load on any x86-64), but the D loop is the whole
+// cost and widens cleanly.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define OPMATRIX_X86_CLONES 1
+template <typename T, int64_t kD>
+__attribute__((target("avx2,fma"))) void forward_units_avx2(const ForwardArgs<T>& a, int64_t begin,
+                                                            int64_t end) {
+  forward_units<T, kD>(a, begin, end);
+}
+template <typename T, int64_t kD>
+__attribute__((target("avx512f,avx2,fma"))) void forward_units_avx512(const ForwardArgs<T>& a,
+                                                                      int64_t begin, int64_t end) {
+  forward_units<T, kD>(a, begin, end);
+}
+#endif
+
+template <typename T, int64_t kD>
+ForwardFn<T> pick_isa() {
+#ifdef OPMATRIX_X86_CLONES
+  if (__builtin_cpu_supports("avx512f")) return &forward_units_avx512<T, kD>;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &forward_units_avx2<T, kD>;
+#endif
+  return &forward_units_baseline<T, kD>;
+}
+
+// Deformable-DETR's D is d_model / heads: 32 (256 / 8) almost always.
+template <typename T>
+ForwardFn<T> pick_forward(int64_t D) {
+  switch (D) {
+    case 16: return pick_isa<T, 16>();
+    case 32: return pick_isa<T, 32>();
+    case 64: return pick_isa<T, 64>();
+    default: return pick_isa<T, 0>();
+  }
+}
 
 Levels host_levels(const at::Tensor& spatial_shapes, const at::Tensor& level_start_index,
                    const Geometry& g) {
@@ -82,38 +182,13 @@ at::Tensor ms_deform_attn_forward_kernel(
 
   AT_DISPATCH_FLOATING_TYPES(value.scalar_type(), "opmatrix::ms_deform_attn (CPU)", [&] {
     using T = scalar_t;
-    const T* v = value.data_ptr<T>();
-    const T* locs = loc.data_ptr<T>();
-    const T* attns = attn.data_ptr<T>();
-    T* out = output.data_ptr<T>();
-    const int64_t M = g.heads, D = g.channels, L = g.levels, P = g.points, S = g.spatial;
-    const int64_t pixel_stride = M * D;
-    // One unit = one (n, q, m) output vector of D values.
-    at::parallel_for(0, g.batch * g.queries * M, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t u = begin; u < end; ++u) {
-        const int64_t m = u % M, n = u / (M * g.queries);
-        T* acc = out + u * D;
-        for (int64_t d = 0; d < D; ++d) acc[d] = T(0);
-        const T* loc_u = locs + u * L * P * 2;
-        const T* attn_u = attns + u * L * P;
-        for (int64_t l = 0; l < L; ++l) {
-          const int64_t H = lv.shapes[2 * l], W = lv.shapes[2 * l + 1];
-          if (H * W == 0) continue;
-          const T* vbase = v + ((n * S + lv.starts[l]) * M + m) * D;
-          for (int64_t p = 0; p < P; ++p) {
-            const T x = loc_u[(l * P + p) * 2] * T(W) - T(0.5);
-            const T y = loc_u[(l * P + p) * 2 + 1] * T(H) - T(0.5);
-            if (!cpu::inside_plane(y, x, H, W)) continue;
-            cpu::BilinearCorners<T> c;
-            cpu::bilinear_corners(y, x, H, W, c);
-            const T a = attn_u[l * P + p];
-            accumulate4(acc, vbase + c.idx[0] * pixel_stride, vbase + c.idx[1] * pixel_stride,
-                        vbase + c.idx[2] * pixel_stride, vbase + c.idx[3] * pixel_stride,
-                        a * c.w[0], a * c.w[1], a * c.w[2], a * c.w[3], D);
-          }
-        }
-      }
-    });
+    const ForwardArgs<T> args{value.data_ptr<T>(), loc.data_ptr<T>(), attn.data_ptr<T>(),
+                              output.data_ptr<T>(), lv.shapes.data(), lv.starts.data(),
+                              g.batch, g.spatial, g.heads, g.channels, g.queries, g.levels,
+                              g.points};
+    const ForwardFn<T> kernel = pick_forward<T>(g.channels);
+    const int64_t units = g.batch * g.heads * ((g.queries + kQueryBlock - 1) / kQueryBlock);
+    at::parallel_for(0, units, 1, [&](int64_t begin, int64_t end) { kernel(args, begin, end); });
   });
   return output;
 }
