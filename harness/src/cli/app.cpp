@@ -107,6 +107,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_option("--extra-ca", run.extra_ca, "CA bundle for HTTPS inside image builds (default: the host's bundle)");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
 
+  ReportOptions report;
+  auto* rp = app.add_subcommand("report", "render the compatibility report from results/*.json");
+  rp->add_option("--results", report.results, "folder of results/<cell>.json (default: ./results)");
+  rp->add_option("--format", report.format, "md (default) | html | json | junit")
+      ->check(CLI::IsMember({"md", "html", "json", "junit"}));
+  rp->add_option("-o,--output", report.output, "write here (atomically) instead of stdout");
+  rp->callback([&] { action = [&] { return report_command(report, out, err); }; });
+
   std::vector<std::string> argv_storage = {"opmatrix"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

@@ -51,6 +51,13 @@ struct RunOptions {
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 
+struct ReportOptions {
+  std::string results = "results";
+  std::string format = "md";  // md | html | json | junit
+  std::string output;         // "" or "-": stdout
+};
+int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err);
+
 // Cells selected by a `--where` word: a place, `default` (the local default set) or `all`.
 bool cell_selected(const Cell& cell, const std::string& where);
 

@@ -1,0 +1,34 @@
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "report/render.h"
+#include "util/atomic_write.h"
+
+namespace opmatrix {
+
+int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
+  ResultsSet set = load_results(opts.results);
+  for (const auto& e : set.errors) err << "opmatrix report: error: " << e << "\n";
+  std::string text;
+  if (opts.format == "md") text = render_markdown(set);
+  else if (opts.format == "html") text = render_html(set);
+  else if (opts.format == "junit") text = render_junit(set);
+  else text = render_json(set);
+  if (opts.output.empty() || opts.output == "-") {
+    out << text;
+  } else {
+    try {
+      write_file_atomically(opts.output, text);
+    } catch (const std::exception& e) {
+      err << "opmatrix report: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+    err << fmt::format("opmatrix report: {} cells -> {}\n", set.cells.size(), opts.output);
+  }
+  // The report still renders; the unreadable files are bad input.
+  return set.errors.empty() ? kExitOk : kExitUsage;
+}
+
+}  // namespace opmatrix

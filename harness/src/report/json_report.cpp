@@ -1,0 +1,31 @@
+#include "report/render.h"
+
+namespace opmatrix {
+
+std::string render_json(const ResultsSet& set) {
+  nlohmann::json j;
+  j["schema"] = "opmatrix-report";
+  j["schema_version"] = 1;
+  j["cells"] = nlohmann::json::array();
+  for (const auto& r : set.cells) j["cells"].push_back(to_json(r));
+  j["errors"] = set.errors;
+  const CompatTable t = build_table(set);
+  nlohmann::json table;
+  table["columns"] = t.columns;
+  table["rows"] = nlohmann::json::array();
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    nlohmann::json row{{"torch", t.rows[r].first}, {"torchvision", t.rows[r].second}, {"entries", nlohmann::json::object()}};
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      auto it = t.entries.find({r, c});
+      if (it == t.entries.end()) continue;
+      std::vector<std::string> ids;
+      for (const auto* cell : it->second.cells) ids.push_back(cell_id(*cell));
+      row["entries"][t.columns[c]] = {{"verdict", verdict_class(it->second.verdict)}, {"cells", ids}};
+    }
+    table["rows"].push_back(row);
+  }
+  j["table"] = table;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace opmatrix

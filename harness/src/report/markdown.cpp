@@ -1,0 +1,71 @@
+#include <fmt/format.h>
+
+#include "report/render.h"
+
+namespace opmatrix {
+
+std::string check_label(const CheckResult& c) {
+  if (!c.arch.empty()) return fmt::format("{} {}", c.check, c.arch);
+  if (c.op.empty()) return c.check;
+  return fmt::format("{} · {}", c.op, c.check);
+}
+
+namespace {
+
+// Markdown table cells cannot hold newlines or bare pipes.
+std::string md_cell(const std::string& s, std::size_t limit = 300) {
+  std::string out;
+  for (char c : s.substr(0, limit)) {
+    if (c == '\n') out += ' ';
+    else if (c == '|') out += "\\|";
+    else out += c;
+  }
+  if (s.size() > limit) out += " …";
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const ResultsSet& set) {
+  std::string md = "# opmatrix compatibility report\n\n";
+  const CompatTable t = build_table(set);
+  md += "| torch | torchvision |";
+  for (const auto& c : t.columns) md += fmt::format(" {} |", c == "cpu" ? "cpu" : "CUDA " + c);
+  md += "\n|---|---|";
+  for (std::size_t i = 0; i < t.columns.size(); ++i) md += "---|";
+  md += "\n";
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    md += fmt::format("| {} | {} |", t.rows[r].first, t.rows[r].second);
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      auto it = t.entries.find({r, c});
+      md += it == t.entries.end() ? " |" : fmt::format(" {} |", verdict_symbol(it->second.verdict));
+    }
+    md += "\n";
+  }
+  md += "\n✅ pass · 🟡 expected failure (declared in matrix.yaml) · ❌ failure · ⚪ not run here\n";
+  for (const auto& e : set.errors) md += fmt::format("\n> ⚠️ {}\n", md_cell(e, 500));
+
+  md += "\n## Cells\n";
+  for (const auto& r : set.cells) {
+    md += fmt::format("\n### {} — {}\n\n", cell_id(r), verdict_symbol(verdict_of(r)));
+    md += fmt::format("torch {} · torchvision {} · CUDA {} · engine {} · {:.0f} s\n\n", r.cell.value("torch", ""),
+                      r.cell.value("torchvision", ""), r.cell.value("cuda", ""), r.engine.empty() ? "-" : r.engine,
+                      r.seconds);
+    md += "| check | status | message |\n|---|---|---|\n";
+    for (const auto& c : r.checks)
+      md += fmt::format("| {} | {} | {} |\n", md_cell(check_label(c)), to_string(c.status),
+                        md_cell(c.expected_reason.empty() ? c.message : c.expected_reason + " — " + c.message));
+    bool any = false;
+    for (const auto& c : r.checks) {
+      if (!c.diagnosis || c.status == Status::pass || c.status == Status::skip) continue;
+      if (!any) md += "\n**Diagnoses**\n\n";
+      any = true;
+      md += fmt::format("- **{}** ({}): {}\n  - fix: {}\n  - reproduce: `{}`\n", check_label(c), c.diagnosis->kind,
+                        md_cell(c.diagnosis->summary, 500), md_cell(c.diagnosis->fix, 500),
+                        md_cell(c.diagnosis->repro, 600));
+    }
+  }
+  return md;
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,119 @@
+#include "report/results_set.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "matrix/versions.h"
+#include "util/atomic_write.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+std::string cell_id(const CellResult& r) { return r.cell.value("id", ""); }
+
+ResultsSet load_results(const std::string& dir) {
+  ResultsSet set;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  if (ec) set.errors.push_back(fmt::format("{}: cannot read the results folder: {}", dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    nlohmann::json j = nlohmann::json::parse(read_text_file(f.string()), nullptr, false);
+    if (j.is_discarded()) {
+      set.errors.push_back(fmt::format("{}: not valid JSON (corrupted or cut short); skipped", f.string()));
+      continue;
+    }
+    try {
+      set.cells.push_back(cell_result_from_json(j));
+    } catch (const std::exception& e) {
+      set.errors.push_back(fmt::format("{}: {}; skipped", f.string(), e.what()));
+    }
+  }
+  std::sort(set.cells.begin(), set.cells.end(),
+            [](const CellResult& a, const CellResult& b) { return cell_id(a) < cell_id(b); });
+  return set;
+}
+
+const char* verdict_symbol(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "✅ pass";
+    case Verdict::expected_failure: return "🟡 expected failure";
+    case Verdict::failure: return "❌ failure";
+    case Verdict::not_run: return "⚪ not run";
+  }
+  return "?";
+}
+
+const char* verdict_class(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "pass";
+    case Verdict::expected_failure: return "xfail";
+    case Verdict::failure: return "fail";
+    case Verdict::not_run: return "notrun";
+  }
+  return "";
+}
+
+Verdict verdict_of(const CellResult& r) {
+  if (r.status == Status::skip) return Verdict::not_run;
+  if (!r.meets_expectations) return Verdict::failure;
+  return r.status == Status::pass ? Verdict::pass : Verdict::expected_failure;
+}
+
+namespace {
+
+int rank(Verdict v) {
+  switch (v) {
+    case Verdict::not_run: return 0;
+    case Verdict::pass: return 1;
+    case Verdict::expected_failure: return 2;
+    case Verdict::failure: return 3;
+  }
+  return 0;
+}
+
+bool version_less(const std::string& a, const std::string& b) {
+  auto x = major_minor(a), y = major_minor(b);
+  if (x && y && (x->major != y->major || x->minor != y->minor))
+    return x->major != y->major ? x->major < y->major : x->minor < y->minor;
+  return a < b;
+}
+
+}  // namespace
+
+CompatTable build_table(const ResultsSet& set) {
+  CompatTable t;
+  std::vector<std::string> cudas;
+  for (const auto& r : set.cells) {
+    const std::string cuda = r.cell.value("cuda", "none");
+    if (cuda != "none" && std::find(cudas.begin(), cudas.end(), cuda) == cudas.end()) cudas.push_back(cuda);
+    std::pair<std::string, std::string> row{r.cell.value("torch", ""), r.cell.value("torchvision", "")};
+    if (std::find(t.rows.begin(), t.rows.end(), row) == t.rows.end()) t.rows.push_back(row);
+  }
+  std::sort(cudas.begin(), cudas.end(), version_less);
+  t.columns.push_back("cpu");
+  t.columns.insert(t.columns.end(), cudas.begin(), cudas.end());
+  std::sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return version_less(b.first, a.first);
+    return version_less(b.second, a.second);
+  });
+  for (const auto& r : set.cells) {
+    const std::string cuda = r.cell.value("cuda", "none");
+    const std::string col = cuda == "none" ? "cpu" : cuda;
+    const std::size_t ci = static_cast<std::size_t>(std::find(t.columns.begin(), t.columns.end(), col) - t.columns.begin());
+    const std::pair<std::string, std::string> row{r.cell.value("torch", ""), r.cell.value("torchvision", "")};
+    const std::size_t ri = static_cast<std::size_t>(std::find(t.rows.begin(), t.rows.end(), row) - t.rows.begin());
+    TableCell& e = t.entries[{ri, ci}];
+    const Verdict v = verdict_of(r);
+    if (e.cells.empty() || rank(v) > rank(e.verdict)) e.verdict = v;
+    e.cells.push_back(&r);
+  }
+  return t;
+}
+
+}  // namespace opmatrix

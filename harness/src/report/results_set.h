@@ -1,0 +1,43 @@
+// The results of a run, read back from results/*.json, and the compatibility table built
+// from them: rows torch x torchvision, columns CUDA versions and cpu.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "results/cell_result.h"
+
+namespace opmatrix {
+
+struct ResultsSet {
+  std::vector<CellResult> cells;    // sorted by cell id
+  std::vector<std::string> errors;  // "FILE: why it could not be read"
+};
+
+// Reads every *.json directly in `dir`. Unreadable, corrupted or newer-schema files become
+// errors; the others are still read.
+ResultsSet load_results(const std::string& dir);
+
+// What one table cell shows: the worst verdict of the matrix cells that fall in it.
+enum class Verdict { pass, expected_failure, failure, not_run };
+const char* verdict_symbol(Verdict v);  // text, not only colour: "✅ pass" …
+const char* verdict_class(Verdict v);   // for CSS
+Verdict verdict_of(const CellResult& r);
+
+struct TableCell {
+  Verdict verdict = Verdict::not_run;
+  std::vector<const CellResult*> cells;
+};
+
+struct CompatTable {
+  std::vector<std::string> columns;                    // "cpu", then CUDA versions ascending
+  std::vector<std::pair<std::string, std::string>> rows;  // (torch, torchvision), newest first
+  std::map<std::pair<std::size_t, std::size_t>, TableCell> entries;  // (row, column)
+};
+
+CompatTable build_table(const ResultsSet& set);
+
+std::string cell_id(const CellResult& r);
+
+}  // namespace opmatrix
