@@ -13,6 +13,7 @@ if [ "$unit_only" = 1 ]; then scripts/install-deps.sh --harness; else scripts/in
 cmake --preset default -DOPMATRIX_HOST_CELL_TESTS="$([ "$unit_only" = 1 ] && echo OFF || echo ON)"
 cmake --build --preset default
 ctest --preset unit
+ctest --preset workflow
 if [ "$unit_only" = 0 ]; then
   ctest --preset host-cell
 fi

@@ -101,12 +101,14 @@ class ContainerEngine : public Engine {
       argv.push_back("--build-arg");
       argv.push_back("BASE=" + base_arg);
     }
-    if (!config_.pip_cache.empty()) {
+    // `podman build -v` shares the pip cache and CA bundle; `docker build` has no volumes
+    // (GitHub runners need neither: PyPI is reached directly).
+    if (config_.kind == "podman" && !config_.pip_cache.empty()) {
       fs::create_directories(config_.pip_cache);
       argv.push_back("-v");
       argv.push_back(config_.pip_cache + ":/root/.cache/pip");
     }
-    if (!config_.extra_ca.empty()) {
+    if (config_.kind == "podman" && !config_.extra_ca.empty()) {
       argv.push_back("-v");
       argv.push_back(config_.extra_ca + ":/run/opmatrix-ca.crt:ro");
       argv.push_back("--build-arg");
