@@ -5,7 +5,7 @@
 //   OPMATRIX_REG_LIBRARY    library to dlopen first               (default libopmatrix_ops.so)
 //   OPMATRIX_REG_OPS        comma-separated op names              (default: all our ops)
 //   OPMATRIX_EXPECT_CUDA    1: a missing CUDA kernel fails         (default 0)
-// Test names: Ops/OpRegistration.<Check>/<op>; every test records `op` and `check`.
+// Test names: OpRegistration.<Check>/<op>; every test records `op` and `check`.
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -116,6 +116,6 @@ std::string opTestName(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpRegistration, ::testing::ValuesIn(regOps()), opTestName);
+INSTANTIATE_TEST_SUITE_P(, OpRegistration, ::testing::ValuesIn(regOps()), opTestName);
 
 }  // namespace
