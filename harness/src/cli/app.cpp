@@ -115,6 +115,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   rp->add_option("-o,--output", report.output, "write here (atomically) instead of stdout");
   rp->callback([&] { action = [&] { return report_command(report, out, err); }; });
 
+  DoctorOptions doctor;
+  auto* d = app.add_subcommand("doctor", "inspect this environment (torch, torchvision, nvcc, GPU) and say which "
+                                         "known failures apply, each with its fix; exit 1 if any applies");
+  d->add_option("--python", doctor.python, "the Python whose torch to inspect (default: $OPMATRIX_PYTHON or python3)");
+  d->add_option("--libtorch", doctor.libtorch, "a LibTorch folder to inspect as well (version, CUDA, C++ ABI)");
+  d->add_flag("--json", doctor.json, "print JSON for machines");
+  d->callback([&] { action = [&] { return doctor_command(doctor, out, err); }; });
+
   std::vector<std::string> argv_storage = {"opmatrix"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

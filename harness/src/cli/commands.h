@@ -58,6 +58,13 @@ struct ReportOptions {
 };
 int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 
+struct DoctorOptions {
+  std::string python;    // "" = $OPMATRIX_PYTHON or python3
+  std::string libtorch;  // a LibTorch folder to inspect too
+  bool json = false;
+};
+int doctor_command(const DoctorOptions& opts, std::ostream& out, std::ostream& err);
+
 // Cells selected by a `--where` word: a place, `default` (the local default set) or `all`.
 bool cell_selected(const Cell& cell, const std::string& where);
 
