@@ -27,4 +27,7 @@ endif()
 
 list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}")
 include(OpmatrixCuda)      # enable_language(CUDA) or fail loudly, before Torch looks for CUDA
+if(OPMATRIX_WITH_CUDA AND OPMATRIX_CCACHE AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
+  set(CMAKE_CUDA_COMPILER_LAUNCHER "${OPMATRIX_CCACHE}")
+endif()
 include(OpmatrixTorch)     # find_package(Torch), torch-has-CUDA check, C++ standard, ABI
