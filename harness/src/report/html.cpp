@@ -62,6 +62,9 @@ constexpr const char* kScript = R"(
     });
   }
   Object.keys(sel).forEach(function(k){sel[k].addEventListener('change',apply);});
+  // ?op=nms&status=fail preselects filters, so a filtered view can be linked.
+  var q=new URLSearchParams(location.search);
+  Object.keys(sel).forEach(function(k){if(q.get(k))sel[k].value=q.get(k);});
   function openHash(){var d=document.getElementById(decodeURIComponent(location.hash.slice(1)));if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}}
   window.addEventListener('hashchange',openHash);openHash();apply();
 })();

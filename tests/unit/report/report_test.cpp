@@ -1,0 +1,91 @@
+// The report renders from results files alone. Fixtures: tests/data/results (one real host
+// result plus two synthetic cells: a torchvision CUDA failure and a skipped GPU cell) and
+// tests/data/results-bad (a newer schema and a truncated file beside a good one).
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "report/render.h"
+
+namespace opmatrix {
+
+namespace {
+const std::string kResults = std::string(OPMATRIX_TEST_DATA) + "/results";
+const std::string kBad = std::string(OPMATRIX_TEST_DATA) + "/results-bad";
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(Report, LoadsEveryResultsFileSortedById) {
+  ResultsSet set = load_results(kResults);
+  EXPECT_TRUE(set.errors.empty());
+  ASSERT_EQ(set.cells.size(), 3u);
+  EXPECT_EQ(cell_id(set.cells[0]), "bookworm-torch1.13-cpu");
+  EXPECT_EQ(cell_id(set.cells[2]), "pypi-torch2.5.1-cu12.4");
+}
+
+TEST(Report, CorruptedAndNewerFilesAreErrorsAndTheRestStillRenders) {
+  ResultsSet set = load_results(kBad);
+  ASSERT_EQ(set.cells.size(), 1u);
+  ASSERT_EQ(set.errors.size(), 2u);
+  EXPECT_NE(set.errors[0].find("newer than this opmatrix reads"), std::string::npos) << set.errors[0];
+  EXPECT_NE(set.errors[1].find("not valid JSON"), std::string::npos) << set.errors[1];
+  const std::string md = render_markdown(set);
+  EXPECT_NE(md.find("gpu-host"), std::string::npos);
+  EXPECT_NE(md.find("truncated.json"), std::string::npos);
+}
+
+TEST(Report, MarkdownTableHasRowsByTorchAndColumnsByCuda) {
+  const std::string md = render_markdown(load_results(kResults));
+  EXPECT_NE(md.find("| torch | torchvision | cpu | CUDA 12.4 | CUDA 13.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.11.0 | 0.26.0 | | | ⚪ not run |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.5.1 | 0.20.1 | | ❌ failure | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1.13.1 | 0.14.1 | ✅ pass | | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("reproduce: `python3 -c 'import torchvision'`"), std::string::npos);
+}
+
+TEST(Report, JunitCountsMatchTheResults) {
+  ResultsSet set = load_results(kResults);
+  int checks = 0, bad = 0, skipped = 0;
+  for (const auto& r : set.cells)
+    for (const auto& c : r.checks) {
+      ++checks;
+      bad += is_bad(c.status);
+      skipped += c.status == Status::skip || c.status == Status::xfail;
+    }
+  const std::string xml = render_junit(set);
+  EXPECT_EQ(count(xml, "<testcase "), checks);
+  EXPECT_EQ(count(xml, "<failure "), bad);
+  EXPECT_EQ(count(xml, "<skipped "), skipped);
+  EXPECT_EQ(count(xml, "<testsuite "), 3);
+  EXPECT_NE(xml.find("tests=\"" + std::to_string(checks) + "\" failures=\"" + std::to_string(bad) + "\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("&quot;Could not run &apos;torchvision::nms&apos;"), std::string::npos);  // escaped
+}
+
+TEST(Report, HtmlIsSelfContainedAccessibleAndEscaped) {
+  const std::string html = render_html(load_results(kResults));
+  EXPECT_NE(html.find("<table id=\"compat\"><caption>"), std::string::npos);
+  EXPECT_NE(html.find("<th scope=\"col\">CUDA 12.4</th>"), std::string::npos);
+  EXPECT_NE(html.find("<details class=\"cell\" id=\"cell-pypi-torch2.5.1-cu12.4\">"), std::string::npos);
+  EXPECT_EQ(html.find("<script>alert(1)</script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  // Nothing fetched from elsewhere: no external scripts, styles, fonts or images.
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"((src|href)=\"(https?:)?//)")));
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+}
+
+TEST(Report, JsonMergesCellsAndTheTable) {
+  auto j = nlohmann::json::parse(render_json(load_results(kResults)));
+  EXPECT_EQ(j["schema"], "opmatrix-report");
+  EXPECT_EQ(j["cells"].size(), 3u);
+  EXPECT_EQ(j["table"]["columns"], nlohmann::json::array({"cpu", "12.4", "13.0"}));
+  EXPECT_EQ(j["table"]["rows"][0]["torch"], "2.11.0");
+  EXPECT_EQ(j["table"]["rows"][1]["entries"]["12.4"]["verdict"], "fail");
+}
+
+}  // namespace opmatrix
