@@ -8,9 +8,13 @@
 #   2. PYTHON -m pip install --no-index --no-deps FILES      (exactly the files step 1
 #      resolved, so what is installed never depends on what else the wheelhouse holds)
 #
-# WHEELHOUSE: $OPMATRIX_WHEELHOUSE, else /wheelhouse when it is a writable directory (the
-# optional build volume `-v /var/cache/opmatrix/wheels:/wheelhouse`), else a temporary
-# directory removed afterwards (GitHub: no volume, the file still works unchanged).
+# WHEELHOUSE, the first that applies:
+#   $OPMATRIX_WHEELHOUSE;
+#   /wheelhouse when it is a mounted writable volume (`-v HOSTDIR:/wheelhouse`);
+#   /root/.cache/pip/wheelhouse when /root/.cache/pip is a mounted volume (what the harness
+#     mounts: `-v /var/cache/opmatrix/pip:/root/.cache/pip`, so the host wheelhouse is
+#     /var/cache/opmatrix/pip/wheelhouse; host venvs use the same folder);
+#   else a temporary directory removed afterwards (GitHub: no volume, nothing to set up).
 # Why not pip's own cache: pip's HTTP cache only stores responses with caching headers, and
 # the files behind this build host's HTTPS proxy come without them (nothing is ever cached).
 # Honours PIP_INDEX_URL / PIP_EXTRA_INDEX_URL / PIP_CERT; empty values are dropped.
@@ -34,13 +38,16 @@ done
 tmp=
 wh=${OPMATRIX_WHEELHOUSE:-}
 if [ -z "$wh" ]; then
-  if [ -d /wheelhouse ] && [ -w /wheelhouse ]; then wh=/wheelhouse; else tmp=$(mktemp -d); wh=$tmp; fi
+  # mountpoint, not -d: buildah leaves an empty /wheelhouse stub in layers built with the volume.
+  if mountpoint -q /wheelhouse 2>/dev/null && [ -w /wheelhouse ]; then wh=/wheelhouse
+  elif mountpoint -q /root/.cache/pip 2>/dev/null && [ -w /root/.cache/pip ]; then wh=/root/.cache/pip/wheelhouse
+  else tmp=$(mktemp -d); wh=$tmp; fi
 fi
 mkdir -p "$wh"
 log=$(mktemp)
 before=$(du -sb "$wh" | cut -f1)
 start=$(date +%s)
-( cd / && "$py" -m pip download --progress-bar off --disable-pip-version-check \
+( cd / && "$py" -m pip download --progress-bar off --disable-pip-version-check --no-cache-dir \
     "${download_args[@]}" -d "$wh" "$@" ) | tee "$log"
 secs=$(( $(date +%s) - start ))
 new=$(( ($(du -sb "$wh" | cut -f1) - before) / 1048576 ))
@@ -52,7 +59,7 @@ while IFS= read -r f; do
 done < <(sed -n -e 's/^ *Saved \(.*\)$/\1/p' -e 's/^ *File was already downloaded \(.*\)$/\1/p' "$log")
 [ ${#files[@]} -gt 0 ] || die "pip download resolved no files"
 echo "pip-wheelhouse-install: ${#files[@]} files, ${new} MiB downloaded in ${secs} s (wheelhouse ${wh})" >&2
-"$py" -m pip install --progress-bar off --disable-pip-version-check --no-index --no-deps \
+"$py" -m pip install --progress-bar off --disable-pip-version-check --no-cache-dir --no-index --no-deps \
   "${install_args[@]}" "${files[@]}"
 rm -f "$log"
 [ -z "$tmp" ] || rm -rf "$tmp"

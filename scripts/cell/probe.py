@@ -149,7 +149,11 @@ def probe_torchvision(result, torch):
         result["torchvision"] = str(getattr(tv, "__version__", None))
         result["torchvision_from"] = "import"
         # Debian's torchvision.version has no `cuda`; _cuda_version() below answers then.
-        result["torchvision_cuda"] = getattr(getattr(tv, "version", None), "cuda", None)
+        # Some releases store an int there (12040, set by torchvision.extension): normalise.
+        cuda = getattr(getattr(tv, "version", None), "cuda", None)
+        if isinstance(cuda, int):
+            cuda = decode_cuda_int(cuda)
+        result["torchvision_cuda"] = str(cuda) if cuda else None
     else:
         # Version without importing: the dist-info/egg-info metadata.
         try:
