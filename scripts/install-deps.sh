@@ -4,16 +4,18 @@
 #   --harness   only the harness build + unit tests (no LibTorch, no containers)
 #   --host-cell also the host's LibTorch (libtorch-dev, python3-torch[vision]) for the host cell
 #   --containers also podman, runc, mmdebstrap (to run cells in containers)
+#   --browser   also chromium (the HTML report's browser test)
 set -euo pipefail
 
-want_host_cell=0 want_containers=0
+want_host_cell=0 want_containers=0 want_browser=0
 for arg in "$@"; do
   case "$arg" in
     --harness) ;;
     --host-cell) want_host_cell=1 ;;
     --containers) want_containers=1 ;;
-    --all) want_host_cell=1; want_containers=1 ;;
-    *) echo "install-deps.sh: unknown option '$arg' (use --harness, --host-cell, --containers, --all)" >&2; exit 2 ;;
+    --browser) want_browser=1 ;;
+    --all) want_host_cell=1; want_containers=1; want_browser=1 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (use --harness, --host-cell, --containers, --browser, --all)" >&2; exit 2 ;;
   esac
 done
 
@@ -21,6 +23,9 @@ pkgs=(build-essential cmake ninja-build ccache pkg-config git python3 python3-ve
       libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
 if [ "$want_host_cell" = 1 ]; then
   pkgs+=(libtorch-dev python3-torch python3-torchvision)
+fi
+if [ "$want_browser" = 1 ]; then
+  pkgs+=(chromium fonts-dejavu-core)
 fi
 if [ "$want_containers" = 1 ]; then
   pkgs+=(podman runc mmdebstrap uidmap fuse-overlayfs)

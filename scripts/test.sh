@@ -8,12 +8,13 @@ cd "$(dirname "$0")/.."
 unit_only=0
 [ "${1:-}" = "--unit-only" ] && unit_only=1
 
-if [ "$unit_only" = 1 ]; then scripts/install-deps.sh --harness; else scripts/install-deps.sh --harness --host-cell; fi
+if [ "$unit_only" = 1 ]; then scripts/install-deps.sh --harness; else scripts/install-deps.sh --harness --host-cell --browser; fi
 
 cmake --preset default -DOPMATRIX_HOST_CELL_TESTS="$([ "$unit_only" = 1 ] && echo OFF || echo ON)"
 cmake --build --preset default
 ctest --preset unit
 ctest --preset workflow
 if [ "$unit_only" = 0 ]; then
+  ctest --preset browser
   ctest --preset host-cell
 fi

@@ -109,9 +109,9 @@ std::string render_html(const ResultsSet& set) {
     }
     h += "</tr>\n";
   }
-  h += "</tbody></table></div>\n<p>✅ pass · 🟡 expected failure (declared in matrix.yaml) · ❌ failure · ⚪ not run here. "
+  h += "</tbody></table></div>\n<p>✔ pass · ⚠ expected failure (declared in matrix.yaml) · ✘ failure · ○ not run here. "
        "Select a table entry to open its cell.</p>\n";
-  for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠️ {}</p>\n", esc(e));
+  for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
 
   std::set<std::string> ops, checks, statuses;
   for (const auto& r : set.cells)

@@ -42,8 +42,8 @@ std::string render_markdown(const ResultsSet& set) {
     }
     md += "\n";
   }
-  md += "\n✅ pass · 🟡 expected failure (declared in matrix.yaml) · ❌ failure · ⚪ not run here\n";
-  for (const auto& e : set.errors) md += fmt::format("\n> ⚠️ {}\n", md_cell(e, 500));
+  md += "\n✔ pass · ⚠ expected failure (declared in matrix.yaml) · ✘ failure · ○ not run here\n";
+  for (const auto& e : set.errors) md += fmt::format("\n> ⚠ {}\n", md_cell(e, 500));
 
   md += "\n## Cells\n";
   for (const auto& r : set.cells) {

@@ -41,10 +41,10 @@ ResultsSet load_results(const std::string& dir) {
 
 const char* verdict_symbol(Verdict v) {
   switch (v) {
-    case Verdict::pass: return "✅ pass";
-    case Verdict::expected_failure: return "🟡 expected failure";
-    case Verdict::failure: return "❌ failure";
-    case Verdict::not_run: return "⚪ not run";
+    case Verdict::pass: return "✔ pass";
+    case Verdict::expected_failure: return "⚠ expected failure";
+    case Verdict::failure: return "✘ failure";
+    case Verdict::not_run: return "○ not run";
   }
   return "?";
 }

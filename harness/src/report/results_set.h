@@ -21,7 +21,7 @@ ResultsSet load_results(const std::string& dir);
 
 // What one table cell shows: the worst verdict of the matrix cells that fall in it.
 enum class Verdict { pass, expected_failure, failure, not_run };
-const char* verdict_symbol(Verdict v);  // text, not only colour: "✅ pass" …
+const char* verdict_symbol(Verdict v);  // text, not only colour: "✔ pass" …
 const char* verdict_class(Verdict v);   // for CSS
 Verdict verdict_of(const CellResult& r);
 
