@@ -7,8 +7,10 @@
 //
 // usage: deform_ops_bench [--ops libopmatrix_ops.so] [--torchvision _C.so] [--reps N]
 //                         [--threads N] [--dcn N,C,H,W]   (deform_conv2d size; 2,256,32,32)
+//                         [--onednn 0]   (torch.backends.mkldnn off: our GEMM falls back to addmm)
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <dlfcn.h>
@@ -212,6 +214,7 @@ int main(int argc, char** argv) {
     else if (flag == "--torchvision") tv = argv[i + 1];
     else if (flag == "--reps") reps = std::atoi(argv[i + 1]);
     else if (flag == "--threads") threads = std::atoi(argv[i + 1]);
+    else if (flag == "--onednn") at::globalContext().setUserEnabledMkldnn(std::atoi(argv[i + 1]) != 0);
     else if (flag == "--dcn") {
       long n, c, h, w;
       if (std::sscanf(argv[i + 1], "%ld,%ld,%ld,%ld", &n, &c, &h, &w) != 4) {
