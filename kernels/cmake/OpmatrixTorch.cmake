@@ -23,6 +23,33 @@ endif()
 get_filename_component(OPMATRIX_TORCH_PREFIX "${Torch_DIR}/../../.." ABSOLUTE)
 message(STATUS "opmatrix: torch from ${Torch_DIR}")
 
+# TorchConfig.cmake finds c10 with find_library(c10_LIBRARY c10 PATHS <torch>/lib), and
+# PATHS come *after* the system paths: on a machine that also has Debian's libtorch, a pip
+# torch's build links /usr/lib/x86_64-linux-gnu/libc10.so (1.13) next to its own libc10.so,
+# and the library then reads another torch's thread-local state (grad mode, dispatch keys):
+# autograd silently stops working. Put every torch library back into the torch found.
+if(TORCH_INSTALL_PREFIX)
+  set(_opmatrix_torch_libs "")
+  foreach(_lib IN LISTS TORCH_LIBRARIES)
+    if(IS_ABSOLUTE "${_lib}" AND _lib MATCHES "/lib(c10|torch|shm)[^/]*\\.so")
+      get_filename_component(_dir "${_lib}" DIRECTORY)
+      get_filename_component(_real_dir "${_dir}" REALPATH)
+      get_filename_component(_own_dir "${TORCH_INSTALL_PREFIX}/lib" REALPATH)
+      get_filename_component(_name "${_lib}" NAME)
+      # Only where the torch found ships that library itself (Debian's TorchConfig puts its
+      # libraries outside <prefix>/lib, and is right to).
+      if(NOT _real_dir STREQUAL _own_dir AND EXISTS "${TORCH_INSTALL_PREFIX}/lib/${_name}")
+        message(WARNING "opmatrix: TorchConfig.cmake picked ${_lib} from another torch "
+          "installation (its find_library searches system paths first); using "
+          "${TORCH_INSTALL_PREFIX}/lib/${_name} instead.")
+        set(_lib "${TORCH_INSTALL_PREFIX}/lib/${_name}")
+      endif()
+    endif()
+    list(APPEND _opmatrix_torch_libs "${_lib}")
+  endforeach()
+  set(TORCH_LIBRARIES "${_opmatrix_torch_libs}")
+endif()
+
 if(OPMATRIX_WITH_CUDA AND NOT TARGET c10_cuda AND NOT TARGET torch_cuda)
   message(FATAL_ERROR
     "opmatrix: OPMATRIX_WITH_CUDA=ON, but the LibTorch found at ${Torch_DIR} was built "
