@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "run/cell_runner.h"
+#include "run/cache_key.h"
 #include "run/engine.h"
 #include "util/atomic_write.h"
 #include "util/suggest.h"
@@ -109,6 +110,22 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     err << fmt::format("[{:7.1f}s] {}: {}\n", elapsed(), cell, line) << std::flush;
   };
 
+  const std::string sources = sources_hash(config.repo_root);
+  // The last result of a cell stands when its key matches; infrastructure failures never do.
+  auto reusable = [&](const Cell& cell, const std::string& key) -> std::optional<CellResult> {
+    if (opts.no_cache || key.empty()) return std::nullopt;
+    nlohmann::json j = nlohmann::json::parse(read_text_file(results_dir + "/" + cell.id + ".json"), nullptr, false);
+    if (j.is_discarded()) return std::nullopt;
+    try {
+      CellResult old = cell_result_from_json(j);
+      if (old.cache_key != key || old.status == Status::error || old.status == Status::timeout) return std::nullopt;
+      old.cached = true;
+      return old;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+
   std::vector<CellResult> results(jobs.size());
   std::vector<bool> written(jobs.size(), false);
   std::atomic<std::size_t> next{0};
@@ -117,8 +134,17 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       const std::size_t i = next++;
       if (i >= jobs.size() || stop_requested().load()) return;
       const Job& job = jobs[i];
+      const std::string key = job.skip_reason.empty()
+                                  ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), sources) : "";
+      if (auto old = reusable(*job.cell, key)) {
+        progress(job.cell->id, fmt::format("cached: key {} matches the last result ({})", key, to_string(old->status)));
+        written[i] = true;
+        results[i] = std::move(*old);
+        continue;
+      }
       CellResult r = job.skip_reason.empty() ? run_cell(*m, *job.cell, *engine, settings, progress)
                                              : skipped_cell(*job.cell, job.skip_reason);
+      r.cache_key = key;
       if (!job.skip_reason.empty()) progress(job.cell->id, "skip: " + job.skip_reason);
       if (stop_requested().load() && job.skip_reason.empty()) {
         // An interrupted cell keeps no results: the next run does it again.
@@ -149,7 +175,10 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     }
     const CellResult& r = results[i];
     std::string summary;
-    if (r.status == Status::skip) {
+    if (r.cached) {
+      ++ran;
+      summary = "cached (key " + r.cache_key + ")";
+    } else if (r.status == Status::skip) {
       ++skipped;
       summary = r.checks.empty() ? "" : r.checks.front().message;
     } else {
@@ -159,7 +188,8 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       summary = fmt::format("{} checks pass, {} expected/skipped, {} unexpected", pass, other, bad);
     }
     if (!r.meets_expectations) ++unexpected;
-    out << fmt::format("{:<40} {:<8} {:>8.1f}  {}\n", r.cell.value("id", ""), to_string(r.status), r.seconds, summary);
+    out << fmt::format("{:<40} {:<8} {:>8.1f}  {}\n", r.cell.value("id", ""), to_string(r.status),
+                       r.cached ? 0.0 : r.seconds, summary);
   }
   out << fmt::format("{} cells run, {} skipped, {} not as expected; results in {} ({:.1f} s)\n", ran, skipped,
                      unexpected, results_dir, elapsed());

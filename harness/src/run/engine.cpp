@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -54,6 +56,17 @@ class ContainerEngine : public Engine {
   }
 
   CellPaths paths(const Cell&) const override { return {"/src", "/build", "/ccache"}; }
+
+  std::string planned_image(const Cell& cell) override {
+    if (!cell.image.ref.empty()) return cell.image.ref;
+    const std::string suite = arg_value(cell, "SUITE", "bookworm");
+    std::string base_id = "registry:debian:" + suite;
+    if (config_.kind == "podman" && config_.local_base_images) {
+      base_id = image_id("localhost/opmatrix-base:" + suite);
+      if (base_id.empty()) return "";
+    }
+    return image_tag_for(cell, config_.repo_root, base_id);
+  }
 
   ImageOutcome ensure_image(const Cell& cell, const std::string& log_path, double timeout_s) override {
     ImageOutcome out;
@@ -191,16 +204,24 @@ class ContainerEngine : public Engine {
   }
 
   std::string image_id(const std::string& tag) {
+    std::lock_guard<std::mutex> lock(base_ids_mutex_);
+    auto known = base_ids_.find(tag);
+    if (known != base_ids_.end()) return known->second;
     ProcessSpec spec;
     spec.argv = {config_.kind, "image", "inspect", "--format", "{{.Id}}", tag};
     spec.env = env();
     spec.capture_stdout = true;
     spec.timeout_s = 60;
     ProcessResult r = run_process(spec);
-    std::string id = r.stdout_text;
+    std::string id = r.ok() ? r.stdout_text : std::string();
     id.erase(std::remove(id.begin(), id.end(), '\n'), id.end());
+    if (!id.empty()) base_ids_[tag] = id;
     return id;
   }
+
+  // Image ids asked for during this run (base images: a handful, asked for by every cell).
+  std::mutex base_ids_mutex_;
+  std::map<std::string, std::string> base_ids_;
 };
 
 // The machine is the environment: steps run as plain processes, paths are real.
@@ -216,6 +237,9 @@ class HostEngine : public Engine {
     out.tag = "host";
     return out;
   }
+
+  // The machine itself can change under us (apt, pip): never reuse a host result.
+  std::string planned_image(const Cell&) override { return ""; }
 
   CellPaths paths(const Cell& cell) const override {
     return {config_.repo_root, host_build_dir(cell), host_ccache_dir()};

@@ -55,6 +55,9 @@ class Engine {
   // Why this engine cannot run here (missing binary…), or nullopt.
   virtual std::optional<std::string> unavailable_reason() = 0;
   virtual ImageOutcome ensure_image(const Cell& cell, const std::string& log_path, double timeout_s) = 0;
+  // The image the cell would run in, without building anything: its content-hash tag (or
+  // the ref), "host" for the host engine, "" when that cannot be known yet (base missing).
+  virtual std::string planned_image(const Cell& cell) = 0;
   virtual CellPaths paths(const Cell& cell) const = 0;
   virtual ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) = 0;
   // The command a person types to run `cmd` by hand (for reproduction lines).

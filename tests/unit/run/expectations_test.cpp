@@ -1,3 +1,6 @@
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "run/cell_runner.h"
@@ -110,6 +113,42 @@ TEST(CellRunner, ArchesInCmakeForm) {
   EXPECT_EQ(cmake_arch("8.0"), "80");
   EXPECT_EQ(cmake_arch("9.0a"), "90a");
   EXPECT_EQ(cmake_arch("12.0"), "120");
+}
+
+}  // namespace opmatrix
+
+#include "run/cache_key.h"
+
+namespace opmatrix {
+
+TEST(CacheKey, ChangesWithEverythingThatCanChangeAResult) {
+  Cell c;
+  c.id = "c";
+  c.torch = "2.6.0";
+  c.torchvision = "0.21.0";
+  c.cuda = "none";
+  const std::string k = cell_cache_key(c, "localhost/opmatrix/debian:abc", "src1");
+  EXPECT_EQ(k.size(), 16u);
+  EXPECT_EQ(k, cell_cache_key(c, "localhost/opmatrix/debian:abc", "src1"));
+  EXPECT_NE(k, cell_cache_key(c, "localhost/opmatrix/debian:abd", "src1"));  // image
+  EXPECT_NE(k, cell_cache_key(c, "localhost/opmatrix/debian:abc", "src2"));  // sources
+  Cell d = c;
+  d.expect.push_back({"build", "", "", "xfail", "why", {}});
+  EXPECT_NE(k, cell_cache_key(d, "localhost/opmatrix/debian:abc", "src1"));  // declaration
+  EXPECT_EQ(cell_cache_key(c, "", "src1"), "");  // unknown image: nothing is reused
+}
+
+TEST(CacheKey, SourcesHashFollowsFileContents) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "opmatrix-sources-hash";
+  fs::remove_all(root);
+  fs::create_directories(root / "kernels");
+  std::ofstream(root / "kernels/a.cpp") << "int a;";
+  const std::string h1 = sources_hash(root.string());
+  std::ofstream(root / "kernels/a.cpp") << "int b;";
+  const std::string h2 = sources_hash(root.string());
+  fs::remove_all(root);
+  EXPECT_NE(h1, h2);
 }
 
 }  // namespace opmatrix

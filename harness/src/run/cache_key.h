@@ -1,0 +1,17 @@
+// When a cell's last result can stand: the key covers everything that can change it — the
+// cell's declaration, its image (content-hash tag), the sources and build files the cell
+// builds (kernels/, cases/, scripts/cell/), and the harness version.
+#pragma once
+
+#include <string>
+
+#include "matrix/model.h"
+
+namespace opmatrix {
+
+std::string sources_hash(const std::string& repo_root);
+
+// "" when the image is unknown (nothing can be reused then).
+std::string cell_cache_key(const Cell& cell, const std::string& image, const std::string& sources);
+
+}  // namespace opmatrix
