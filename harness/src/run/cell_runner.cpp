@@ -129,6 +129,7 @@ class CellRun {
                                             timeout_for(cell_, "image", settings_.image_timeout_s));
     image_ = img.tag;
     result_.image = img.tag;
+    keep_build_tree_only_for(img.tag);
     if (engine_.name() == "host") return true;
     StepResult s;
     s.name = "image";
@@ -151,6 +152,18 @@ class CellRun {
     result_.diagnoses.push_back(d);
     result_.checks.push_back({"", "build", "", s.status, img.error, "", img.seconds, {}, d});
     return false;
+  }
+
+  // A build tree made in another image (other compiler, other torch) would mislead CMake and
+  // ninja: start it afresh when the image changed. Same image: incremental build.
+  void keep_build_tree_only_for(const std::string& image) {
+    const std::string dir = engine_.host_build_dir(cell_);
+    const std::string stamp = dir + "/.opmatrix-image";
+    if (fs::exists(stamp) && read_text_file(stamp) == image) return;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir);
+    write_file_atomically(stamp, image);
   }
 
   bool probe() {

@@ -64,7 +64,10 @@ class Engine {
   virtual std::string display(const std::string& image, const Cell& cell, const StepCommand& cmd) const = 0;
 
   // Host folders a cell uses (created by the runner).
-  std::string host_build_dir(const Cell& cell) const { return config_.work_dir + "/cells/" + cell.id + "/build"; }
+  // Per engine: a build tree configured in a container (/src, /build) cannot be reused on the host.
+  std::string host_build_dir(const Cell& cell) const {
+    return config_.work_dir + "/cells/" + cell.id + "/" + config_.kind + "-build";
+  }
   std::string host_ccache_dir() const { return config_.work_dir + "/ccache"; }
   const EngineConfig& config() const { return config_; }
 
