@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job (README): installs what it needs (build tools, podman, mmdebstrap), builds
 # the harness, and runs the local matrix: every cell of matrix.yaml's default local set in
-# its own container; cells that cannot run here are reported as skipped with the reason.
+# its own container; cells that cannot run here are reported as skipped with the reason;
+# then renders results/report.md and results/report.html.
 #   scripts/run-matrix.sh [opmatrix run options, e.g. --cell ID --jobs 2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +14,8 @@ opmatrix=build/default/harness/opmatrix
 "$opmatrix" validate
 status=0
 "$opmatrix" run "$@" || status=$?
+# The report is rendered from whatever results exist, also when a cell failed.
+"$opmatrix" report --results results --format md -o results/report.md || true
+"$opmatrix" report --results results --format html -o results/report.html || true
+echo "report: results/report.md, results/report.html"
 exit "$status"
