@@ -60,6 +60,19 @@ if(OPMATRIX_WITH_CUDA AND NOT TARGET c10_cuda AND NOT TARGET torch_cuda)
     "CPU-only cell.")
 endif()
 
+# pip torch: libtorch_cuda.so finds NCCL, cuDNN, … in the nvidia-* wheels through its RPATH,
+# but when an *executable* is linked, ld searches our -rpath (which holds the toolkit's
+# lib/, e.g. /usr/local/cuda/lib with an older libnccl.so.2) first and reports "undefined
+# reference to ncclCommGrow". Point -rpath-link at the wheels' folders so ld checks against
+# what the loader will really use.
+set(OPMATRIX_TORCH_RPATH_LINK "")
+if(TORCH_INSTALL_PREFIX AND EXISTS "${TORCH_INSTALL_PREFIX}/../nvidia")
+  file(GLOB _wheel_lib_dirs LIST_DIRECTORIES true
+       "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib" "${TORCH_INSTALL_PREFIX}/../nvidia/cu*/lib")
+  list(REMOVE_DUPLICATES _wheel_lib_dirs)
+  list(JOIN _wheel_lib_dirs ":" OPMATRIX_TORCH_RPATH_LINK)
+endif()
+
 if(OPMATRIX_WITH_CUDA)
   # Neutralise torch's -gencode flags (from TORCH_CUDA_ARCH_LIST) so the target's
   # CUDA_ARCHITECTURES is the only arch list nvcc sees.
@@ -127,5 +140,8 @@ function(opmatrix_torch_settings target)
   # Debian's linker defaults to --as-needed: a library used only through static op
   # registration (or libtorch_cuda, only through its registrations) would be dropped.
   target_link_options(${target} PRIVATE "LINKER:--no-as-needed")
+  if(OPMATRIX_TORCH_RPATH_LINK)
+    target_link_options(${target} PRIVATE "LINKER:-rpath-link,${OPMATRIX_TORCH_RPATH_LINK}")
+  endif()
   target_link_libraries(${target} PRIVATE ${TORCH_LIBRARIES})
 endfunction()
