@@ -62,8 +62,12 @@ class ContainerEngine : public Engine {
     const std::string suite = arg_value(cell, "SUITE", "bookworm");
     std::string base_id = "registry:debian:" + suite;
     if (config_.kind == "podman" && config_.local_base_images) {
-      base_id = image_id("localhost/opmatrix-base:" + suite);
-      if (base_id.empty()) return "";
+      std::vector<std::string> ids = {image_id("localhost/opmatrix-base:" + suite)};
+      for (const auto& [k, v] : cell.image.args)
+        if (v.rfind("debian:", 0) == 0) ids.push_back(image_id("localhost/opmatrix-base:" + v.substr(7)));
+      for (const auto& id : ids)
+        if (id.empty()) return "";
+      base_id = fmt::format("{}", fmt::join(ids, ","));
     }
     return image_tag_for(cell, config_.repo_root, base_id);
   }
@@ -83,21 +87,30 @@ class ContainerEngine : public Engine {
       if (!out.ok) out.error = fmt::format("could not pull image {} (see the log)", out.tag);
       return out;
     }
+    // Locally, every `debian:SUITE` the build needs (BASE, and any build arg naming such an
+    // image, e.g. NVCC_BASE) is replaced by the mmdebstrap-made localhost/opmatrix-base:SUITE.
+    std::vector<std::pair<std::string, std::string>> args = cell.image.args;
     const std::string suite = arg_value(cell, "SUITE", "bookworm");
-    std::string base_arg;
     std::string base_id = "registry:debian:" + suite;
     if (config_.kind == "podman" && config_.local_base_images) {
-      const std::string base = "localhost/opmatrix-base:" + suite;
-      if (!image_exists(base)) {
-        ProcessResult made = run({config_.repo_root + "/scripts/make-base-image.sh", suite}, log_path, timeout_s);
-        if (!made.ok()) {
-          out.process = made;
-          out.error = fmt::format("could not make the base image {} with mmdebstrap (see the log)", base);
-          return out;
+      args.insert(args.begin(), {"BASE", "debian:" + suite});  // same order as planned_image()
+      std::vector<std::string> ids;
+      for (auto& [k, v] : args) {
+        if (v.rfind("debian:", 0) != 0) continue;
+        const std::string base_suite = v.substr(7);
+        const std::string base = "localhost/opmatrix-base:" + base_suite;
+        if (!image_exists(base)) {
+          ProcessResult made = run({config_.repo_root + "/scripts/make-base-image.sh", base_suite}, log_path, timeout_s);
+          if (!made.ok()) {
+            out.process = made;
+            out.error = fmt::format("could not make the base image {} with mmdebstrap (see the log)", base);
+            return out;
+          }
         }
+        ids.push_back(image_id(base));
+        v = base;
       }
-      base_id = image_id(base);
-      base_arg = base;
+      base_id = fmt::format("{}", fmt::join(ids, ","));
     }
     out.tag = image_tag_for(cell, config_.repo_root, base_id);
     if (image_exists(out.tag)) {
@@ -106,13 +119,9 @@ class ContainerEngine : public Engine {
     }
     std::vector<std::string> argv = {config_.kind, "build", "-f", config_.repo_root + "/" + cell.image.containerfile,
                                      "-t", out.tag};
-    for (const auto& [k, v] : cell.image.args) {
+    for (const auto& [k, v] : args) {
       argv.push_back("--build-arg");
       argv.push_back(k + "=" + v);
-    }
-    if (!base_arg.empty()) {
-      argv.push_back("--build-arg");
-      argv.push_back("BASE=" + base_arg);
     }
     // `podman build -v` shares the pip cache and CA bundle; `docker build` has no volumes
     // (GitHub runners need neither: PyPI is reached directly).
