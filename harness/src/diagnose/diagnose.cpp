@@ -105,7 +105,13 @@ Diagnosis diagnose_step(const StepFailure& f) {
   static const std::regex nvcc_err(R"(^(\S+?)\((\d+)\): error: (.*)$)");
   static const std::regex cmake_err(R"(^CMake Error(?: at (\S+):(\d+))?)");
 
-  if (find_line(f.log, cxx20, line, m)) {
+  static const std::regex disk_full(R"(No space left on device)");
+  if (find_line(f.log, disk_full, line, m)) {
+    d.kind = "disk_full";
+    d.summary = fmt::format("the {} step ran out of disk space", f.step);
+    d.fix = "free disk space (podman image prune; remove old build trees under build/opmatrix/cells) and run the "
+            "cell again";
+  } else if (find_line(f.log, cxx20, line, m)) {
     d.kind = "cxx_standard";
     d.summary = fmt::format("this torch's headers need C++{} but the op library was compiled with an older standard",
                             m[1].str());

@@ -52,6 +52,11 @@ TEST(Diagnose, LinkErrorAndUndefinedSymbolDemangled) {
             std::string::npos) << d.summary;
 }
 
+TEST(Diagnose, DiskFullIsNotACompileError) {
+  Diagnosis d = step("/src/cases/device/nms_device.cpp:60:1: fatal error: error writing to /tmp/cc.s: No space left on device\n");
+  EXPECT_EQ(d.kind, "disk_full");
+}
+
 TEST(Diagnose, TimeoutAndCrashComeFirst) {
   StepFailure f;
   f.step = "build";
