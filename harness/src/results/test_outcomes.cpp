@@ -119,6 +119,12 @@ void annotate_from_gtest_json(std::vector<TestOutcome>& outcomes, const std::str
     if (o.op.empty() || o.check.empty()) {
       const std::string suite = o.name.substr(0, o.name.find('.'));
       auto [op, check] = op_and_check_from_suite(suite);
+      // The generic registration check is one suite for all ops: OpRegistration.<Kind>/<op>.
+      const std::string bare_suite = suite.substr(suite.rfind('/') == std::string::npos ? 0 : suite.rfind('/') + 1);
+      if (bare_suite == "OpRegistration" && o.name.rfind('/') != std::string::npos) {
+        op = o.name.substr(o.name.rfind('/') + 1);
+        check = o.name.find(".Load/") != std::string::npos ? "load" : "registration";
+      }
       if (o.op.empty()) o.op = op;
       if (o.check.empty()) o.check = check;
     }

@@ -55,7 +55,9 @@ TEST(TestOutcomes, GtestJsonSuppliesTagsFailuresAndSkipReasons) {
   // What --gtest_list_tests writes during discovery: no status, must not hide the real entry.
   std::ofstream(dir / "cases_2.json") << R"({"testsuites": [{"name": "Registration", "testsuite": [{"name": "Nms"}]}]})";
   std::ofstream(dir / "cases_1.json") << "{ truncated";
-  std::vector<TestOutcome> t(4);
+  std::vector<TestOutcome> t(5);
+  t[4].name = "OpRegistration.CudaKernel/roi_align";  // crashed: no JSON at all
+  t[4].status = Status::crash;
   t[3].name = "Ops/OpRegistration.Schema/nms";  // ctest's name for a parameterised test
   t[0].name = "Registration.Nms";
   t[0].status = Status::fail;
@@ -74,6 +76,8 @@ TEST(TestOutcomes, GtestJsonSuppliesTagsFailuresAndSkipReasons) {
   EXPECT_EQ(t[2].check, "correctness");
   EXPECT_EQ(t[3].op, "nms");
   EXPECT_EQ(t[3].check, "registration");
+  EXPECT_EQ(t[4].op, "roi_align");
+  EXPECT_EQ(t[4].check, "registration");
 }
 
 }  // namespace opmatrix
