@@ -3,25 +3,13 @@
 #include <fmt/format.h>
 
 #include "report/render.h"
+#include "util/escape.h"
 
 namespace opmatrix {
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string esc(const std::string& s) { return escape_markup(s); }
 
 // Self-contained on purpose: the page is published as one file (GitHub Pages, artifacts).
 constexpr const char* kStyle = R"(

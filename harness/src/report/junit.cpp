@@ -1,28 +1,13 @@
 #include <fmt/format.h>
 
 #include "report/render.h"
+#include "util/escape.h"
 
 namespace opmatrix {
 
 namespace {
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters, even escaped.
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';
-        else out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+std::string xml_escape(const std::string& s) { return escape_markup(s); }
 
 }  // namespace
 

@@ -1,0 +1,21 @@
+#include "util/escape.h"
+
+namespace opmatrix {
+
+std::string escape_markup(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? ' ' : static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace opmatrix

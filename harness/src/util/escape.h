@@ -1,0 +1,11 @@
+#pragma once
+
+#include <string>
+
+namespace opmatrix {
+
+// Text for HTML and XML alike: & < > " ' as entities, and the control characters XML 1.0
+// forbids (even escaped) as spaces.
+std::string escape_markup(const std::string& s);
+
+}  // namespace opmatrix
