@@ -281,7 +281,11 @@ class CellRun {
     fs::remove(engine_.host_build_dir(cell_) + out_json);
     step(cmd, "");
     nlohmann::json j = nlohmann::json::parse(read_text_file(engine_.host_build_dir(cell_) + out_json), nullptr, false);
-    return j.is_object() ? summarize_registration_json(j) : std::string("the registration binary wrote no results");
+    if (!j.is_object()) return "the registration binary wrote no results";
+    // Missing torchvision kernels make the binary exit 1; that is data for the torchvision
+    // check, not a failure of the step.
+    result_.steps.back().status = Status::pass;
+    return summarize_registration_json(j);
   }
 
   void torchvision_verdict() {
