@@ -99,6 +99,8 @@ Diagnosis diagnose_step(const StepFailure& f) {
   static const std::regex bad_arch(R"((Unsupported gpu architecture '([a-z_0-9]+)'|invalid value for --gpu-architecture))");
   static const std::regex no_nvcc(R"((No CMAKE_CUDA_COMPILER could be found|Failed to find nvcc|Could not find nvcc|no CUDA compiler))");
   static const std::regex undef_ref(R"(undefined reference to `([^']+)')");
+  // Symbols only newer libstdc++ releases define (GCC 14: __cxa_call_terminate).
+  static const std::regex newer_libstdcxx(R"(undefined reference to `(__cxa_call_terminate|std::__glibcxx_assert_fail[^']*)')");
   static const std::regex no_lib(R"(cannot find -l(\S+))");
   static const std::regex undef_sym(R"(undefined symbol: (\S+))");
   static const std::regex compile_err(R"(^(\S+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$)");
@@ -142,6 +144,13 @@ Diagnosis diagnose_step(const StepFailure& f) {
     d.kind = "compile_error";
     d.summary = fmt::format("CUDA compile error in {}:{}: {}", m[1].str(), m[2].str(), m[3].str());
     d.fix = "fix the CUDA code at that line for this toolkit/torch (nvcc and host compiler versions must agree)";
+  } else if (find_line(f.log, newer_libstdcxx, line, m)) {
+    d.kind = "libstdcxx_mismatch";
+    d.summary = fmt::format("link error: {} comes from a newer libstdc++ than the one on the link path — C++ was "
+                            "compiled by a newer g++ than the CUDA host compiler whose library folder the link uses "
+                            "(e.g. g++ 14 next to nvcc 12.4's g++ 13)", m[1].str());
+    d.fix = "compile the C++ with the CUDA host compiler too (-DCMAKE_CXX_COMPILER=g++-13, or CXX=g++-13 in the image), "
+            "or a CUDA toolkit that supports the default g++";
   } else if (find_line(f.log, undef_ref, line, m)) {
     d.kind = "link_error";
     d.summary = fmt::format("link error: undefined reference to {}", m[1].str());

@@ -52,6 +52,13 @@ TEST(Diagnose, LinkErrorAndUndefinedSymbolDemangled) {
             std::string::npos) << d.summary;
 }
 
+TEST(Diagnose, MixedCompilersAtLinkTime) {
+  // Seen in trixie's CUDA cell: g++ 14 objects linked against nvcc 12.4's g++-13 libstdc++.
+  Diagnosis d = step("/usr/bin/ld: x.o: in function `f':\nx.cpp:(.text+0x3c9): undefined reference to `__cxa_call_terminate'\n");
+  EXPECT_EQ(d.kind, "libstdcxx_mismatch");
+  EXPECT_NE(d.fix.find("CMAKE_CXX_COMPILER=g++-13"), std::string::npos);
+}
+
 TEST(Diagnose, DiskFullIsNotACompileError) {
   Diagnosis d = step("/src/cases/device/nms_device.cpp:60:1: fatal error: error writing to /tmp/cc.s: No space left on device\n");
   EXPECT_EQ(d.kind, "disk_full");
