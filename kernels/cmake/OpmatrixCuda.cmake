@@ -48,6 +48,16 @@ if(OPMATRIX_CUDA_ARCHS)
   set(CMAKE_CUDA_ARCHITECTURES "${OPMATRIX_CUDA_ARCHS}")
 endif()
 enable_language(CUDA)
+# nvcc's host compiler can be an older g++ than the C++ compiler (Debian trixie: nvcc 12.4
+# drives g++-13 while c++ is g++ 14). CMake adds CUDA's implicit link folders to the link of a
+# mixed target, and g++-13's libstdc++ folder then shadows g++ 14's: objects from g++ 14 fail
+# with "undefined reference to __cxa_call_terminate". Keep only the C++ compiler's gcc folder.
+foreach(_dir IN LISTS CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES)
+  if(_dir MATCHES "/gcc/" AND NOT _dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
+    list(REMOVE_ITEM CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES "${_dir}")
+    message(STATUS "opmatrix: not linking against ${_dir} (nvcc's host compiler; C++ uses another g++)")
+  endif()
+endforeach()
 # CMake < 3.26 does not know nvcc >= 12 accepts -std=c++20, and refuses CUDA sources in a
 # target whose torch demands C++20 (pip torch >= 2.10 sets cxx_std_20). Teach it.
 if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"
