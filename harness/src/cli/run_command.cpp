@@ -119,6 +119,11 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     try {
       CellResult old = cell_result_from_json(j);
       if (old.cache_key != key || old.status == Status::error || old.status == Status::timeout) return std::nullopt;
+      // A full disk or a killed step says nothing about the cell: never reuse those.
+      for (const auto& c : old.checks)
+        if (c.diagnosis && (c.diagnosis->kind == "disk_full" || c.diagnosis->kind == "crash" ||
+                            c.diagnosis->kind == "timeout" || c.diagnosis->kind == "image_error"))
+          return std::nullopt;
       old.cached = true;
       return old;
     } catch (const std::exception&) {
