@@ -116,7 +116,10 @@ std::vector<DoctorFinding> doctor_findings(const nlohmann::json& env) {
   const std::string nvcc = text(probe, "nvcc");
   const bool tv_ok = tv.is_object() && tv.value("import_ok", false);
   auto has = [&](const char* op, const char* key) {
-    return tv.is_object() && tv.value("ops", nlohmann::json::object()).value(op, nlohmann::json::object()).value(key, false);
+    if (!tv.is_object()) return false;
+    const nlohmann::json keys = tv.value("ops", nlohmann::json::object()).value(op, nlohmann::json::object());
+    auto it = keys.find(key);
+    return it != keys.end() && it->is_boolean() && it->get<bool>();  // null: could not be asked
   };
 
   {

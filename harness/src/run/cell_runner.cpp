@@ -290,7 +290,13 @@ class CellRun {
 
   void torchvision_verdict() {
     if (tv_step_failed_ || !tv_python_.is_object()) return;  // step() already recorded the error
-    result_.checks.push_back(check_torchvision(cell_, tv_python_, torchvision_cpp_view()));
+    try {
+      result_.checks.push_back(check_torchvision(cell_, tv_python_, torchvision_cpp_view()));
+    } catch (const std::exception& e) {
+      // Odd findings must not take the harness down with the cell's other results.
+      result_.checks.push_back({"", "torchvision", "", Status::error,
+                                std::string("could not read torchvision's findings: ") + e.what(), "", 0, {}, std::nullopt});
+    }
   }
 
   void test() {

@@ -17,10 +17,17 @@ std::string str(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// true only for a JSON `true`: a key the script could not ask about is null.
+bool flag(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return false;
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 std::string keys_of(const nlohmann::json& keys) {
   std::vector<std::string> have;
   for (const char* k : {"CPU", "CUDA", "Meta", "Autograd"})
-    if (keys.value(k, false)) have.push_back(k);
+    if (flag(keys, k)) have.push_back(k);
   return have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, "+"));
 }
 
@@ -56,16 +63,16 @@ CheckResult check_torchvision(const Cell& cell, const nlohmann::json& py, const 
   d.repro = "python3 -c 'import torch, torchvision; print(torchvision.ops.nms(torch.rand(4, 4).cuda(), "
             "torch.rand(4).cuda(), 0.5))'";
 
-  if (!py.value("import_ok", false)) {
+  if (!flag(py, "import_ok")) {
     const std::string error = str(py, "error");
     const std::string symbols = undefined_symbols_in(error);
     problems.push_back("torchvision does not import: " + (symbols.empty() ? error : "undefined symbol " + symbols));
     d.kind = symbols.empty() ? "torchvision_load" : "undefined_symbol";
     d.evidence = error;
   }
-  if (!torch_cuda.empty() && py.value("import_ok", false)) {
+  if (!torch_cuda.empty() && flag(py, "import_ok")) {
     const nlohmann::json nms = py.value("ops", nlohmann::json::object()).value("nms", nlohmann::json::object());
-    if (!nms.value("CUDA", false)) {
+    if (!flag(nms, "CUDA")) {
       problems.push_back("torchvision::nms has no CUDA kernel although torch has CUDA " + torch_cuda +
                          ": users get \"Could not run 'torchvision::nms' with arguments from the 'CUDA' backend\"");
       d.kind = "not_registered";
