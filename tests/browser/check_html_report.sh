@@ -35,6 +35,6 @@ shown=$(grep -o '<tr class="check-row"[^>]*data-status="pass"[^>]*>' <<<"$filter
 hidden=$(grep -o '<tr class="check-row"[^>]*data-status="[a-z]*"[^>]*hidden' <<<"$filtered" | grep -vc 'data-status="pass"' || true)
 [ "$shown" -ge 1 ] && [ "$hidden" -ge 1 ] || fail "the status filter did not hide other rows (shown $shown, hidden $hidden)"
 
-"$browser" "${flags[@]}" --hide-scrollbars --window-size=1280,1600 --screenshot="$shot" "file://$html#$first" 2>/dev/null
+"$browser" "${flags[@]}" --hide-scrollbars --window-size=1280,1400 --screenshot="$shot" "file://$html" 2>/dev/null
 [ -s "$shot" ] || fail "no screenshot"
 echo "browser: table with $rows rows, $first expands, filter hides $hidden rows; screenshot $shot"
