@@ -108,7 +108,18 @@ Diagnosis diagnose_step(const StepFailure& f) {
   static const std::regex cmake_err(R"(^CMake Error(?: at (\S+):(\d+))?)");
 
   static const std::regex disk_full(R"(No space left on device)");
-  if (find_line(f.log, disk_full, line, m)) {
+  static const std::regex missing_so(R"(error while loading shared libraries: (\S+): cannot open)");
+  if (find_line(f.log, missing_so, line, m)) {
+    d.kind = "missing_shared_library";
+    d.summary = m[1].str() == "libcuda.so.1"
+                    ? "the built programs do not start: they need libcuda.so.1, the NVIDIA driver, which this "
+                      "machine does not have (this torch's CMake links the driver library into every program)"
+                    : fmt::format("the built programs do not start: {} is not found", m[1].str());
+    d.fix = m[1].str() == "libcuda.so.1"
+                ? "run the cell on a machine with the NVIDIA driver (runner gpu), or link CUDA::cuda_driver only "
+                  "where it is used"
+                : "install the package that provides it, or fix the RPATH / LD_LIBRARY_PATH";
+  } else if (find_line(f.log, disk_full, line, m)) {
     d.kind = "disk_full";
     d.summary = fmt::format("the {} step ran out of disk space", f.step);
     d.fix = "free disk space (podman image prune; remove old build trees under build/opmatrix/cells) and run the "

@@ -316,6 +316,10 @@ class CellRun {
       c.check = "test";
       c.status = r.timed_out ? Status::timeout : Status::error;
       c.message = "no test results: ctest ran no tests (see the test log)";
+      StepFailure f{"test", read_text_file(cmd.log_path), r.exit_code, r.signal, r.timed_out, cmd.timeout_s,
+                    engine_.display(image_, cell_, cmd)};
+      c.diagnosis = diagnose_step(f);
+      c.message += ": " + c.diagnosis->summary;
       result_.checks.push_back(c);
       return;
     }

@@ -59,6 +59,14 @@ TEST(Diagnose, MixedCompilersAtLinkTime) {
   EXPECT_NE(d.fix.find("CMAKE_CXX_COMPILER=g++-13"), std::string::npos);
 }
 
+TEST(Diagnose, ProgramsThatNeedTheDriverToStart) {
+  // Seen with pip torch 2.1.2 in a container without an NVIDIA driver.
+  Diagnosis d = step("/build/registration: error while loading shared libraries: libcuda.so.1: cannot open shared "
+                     "object file: No such file or directory\n", "test");
+  EXPECT_EQ(d.kind, "missing_shared_library");
+  EXPECT_NE(d.summary.find("NVIDIA driver"), std::string::npos);
+}
+
 TEST(Diagnose, DiskFullIsNotACompileError) {
   Diagnosis d = step("/src/cases/device/nms_device.cpp:60:1: fatal error: error writing to /tmp/cc.s: No space left on device\n");
   EXPECT_EQ(d.kind, "disk_full");
