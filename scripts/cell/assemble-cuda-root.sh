@@ -80,6 +80,16 @@ for s in "$nvcc_src" "${sources[@]}"; do
   done
 done
 ln -s "$nvcc_src/nvvm" "$dest/nvvm"
+# gcc/g++: the nvcc root's wrappers (Debian's pick a host compiler this CUDA supports) or the
+# system ones. nvcc puts bin/ first on its PATH, and the image sets CC/CXX to these too, so
+# C++ and CUDA host code use ONE compiler (mixing g++-14 objects with g++-13's libstdc++
+# search path fails to link: undefined `__cxa_call_terminate`).
+for c in gcc g++; do
+  if [ ! -e "$dest/bin/$c" ]; then
+    sys=$(command -v "$c") || die "no $c on PATH"
+    ln -s "$sys" "$dest/bin/$c"
+  fi
+done
 
 # include: per-file symlinks, first source wins.
 for s in "${sources[@]}"; do

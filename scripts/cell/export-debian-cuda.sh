@@ -74,4 +74,9 @@ CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
 EOF
 echo "CUDA Version $ver" > "$dest/version.txt"
+# The host compilers this toolkit accepts, in the order Debian's g++ wrapper tries them: the
+# image installs the first one its suite has (CUDA 11.8 needs g++-11; bookworm's g++ is 12).
+if [ -f "$dest/bin/g++" ]; then
+  grep -o 'g++-[0-9][0-9.]*' "$dest/bin/g++" | awk '!seen[$0]++' > "$dest/host-compilers.txt"
+fi
 echo "export-debian-cuda: $dest: nvcc $ver, $(find "$dest/include" -type f | wc -l) headers, $(du -sh "$dest" | cut -f1)" >&2
