@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -283,18 +285,63 @@ std::unique_ptr<Engine> make_engine(const EngineConfig& config) {
   return std::make_unique<ContainerEngine>(config);
 }
 
+// The build-context files a Containerfile copies in (COPY/ADD without --from), so that a
+// change to a script the image never sees (probe.py…) does not rebuild every image. A source
+// with a wildcard, or one we cannot find, falls back to the whole context: never too little.
+std::vector<std::string> copied_context_files(const std::string& containerfile_text, const fs::path& context) {
+  std::vector<std::string> files;
+  std::string text = containerfile_text;
+  for (std::size_t at = 0; (at = text.find("\\\n", at)) != std::string::npos;) text.replace(at, 2, " ");
+  std::istringstream lines(text);
+  bool whole = false;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string word;
+    words >> word;
+    for (auto& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (word != "COPY" && word != "ADD") continue;
+    std::vector<std::string> parts;
+    bool from_stage = false;
+    while (words >> word) {
+      if (word.rfind("--from", 0) == 0) from_stage = true;
+      if (word.rfind("--", 0) == 0) continue;
+      parts.push_back(word);
+    }
+    if (from_stage || parts.size() < 2) continue;
+    parts.pop_back();  // the destination
+    for (const auto& src : parts) {
+      const fs::path p = context / src;
+      std::error_code ec;
+      if (src.find_first_of("*?[$") != std::string::npos || src.find("..") != std::string::npos || !fs::exists(p, ec)) {
+        whole = true;
+      } else if (fs::is_directory(p, ec)) {
+        for (const auto& e : fs::recursive_directory_iterator(p, ec))
+          if (e.is_regular_file()) files.push_back(e.path().string());
+      } else {
+        files.push_back(p.string());
+      }
+    }
+  }
+  if (whole) {
+    files.clear();
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(context, ec))
+      if (e.is_regular_file()) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
 std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id) {
+  const std::string containerfile = read_text_file(repo_root + "/" + cell.image.containerfile);
   Fnv64 h;
-  h.add("opmatrix-image-v1").add(read_text_file(repo_root + "/" + cell.image.containerfile)).add(base_id);
+  h.add("opmatrix-image-v2").add(containerfile).add(base_id);
   std::vector<std::pair<std::string, std::string>> args = cell.image.args;
   std::sort(args.begin(), args.end());
   for (const auto& [k, v] : args) h.add(k + "=" + v);
-  std::vector<std::string> context;
-  std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(repo_root) / kBuildContext, ec))
-    if (e.is_regular_file()) context.push_back(e.path().string());
-  std::sort(context.begin(), context.end());
-  for (const auto& f : context) h.add(f.substr(repo_root.size())).add(read_text_file(f));
+  for (const auto& f : copied_context_files(containerfile, fs::path(repo_root) / kBuildContext))
+    h.add(f.substr(repo_root.size())).add(read_text_file(f));
   return "localhost/opmatrix/" + stem_of(cell.image.containerfile) + ":" + h.hex();
 }
 

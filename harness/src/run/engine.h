@@ -2,6 +2,7 @@
 // directly on a machine that already is the environment (`--engine host`).
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,5 +82,10 @@ std::unique_ptr<Engine> make_engine(const EngineConfig& config);
 // The image tag for a cell: a content hash of its Containerfile, build args, base image and
 // build context, so an image is rebuilt exactly when something that goes into it changed.
 std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id);
+
+// The files of the build context `context` that a Containerfile's COPY/ADD lines take in
+// (sorted, absolute); every file of the context when a source has a wildcard or is unknown.
+std::vector<std::string> copied_context_files(const std::string& containerfile_text,
+                                              const std::filesystem::path& context);
 
 }  // namespace opmatrix
