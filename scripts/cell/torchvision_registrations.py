@@ -7,8 +7,9 @@ from a C++ dlopen of torchvision's _C library (the harness records both, labelle
 import json
 import sys
 
+from dispatcher import kernel_table
+
 OPS = ["nms", "roi_align", "deform_conv2d", "roi_pool", "ps_roi_align", "ps_roi_pool"]
-KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 
 
 def main():
@@ -34,15 +35,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         if out["error"] is None:
             out["error"] = "torchvision::_cuda_version: %s: %s" % (type(e).__name__, e)
-    has_kernel = getattr(torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
-    for op in OPS:
-        keys = {}
-        for key in KEYS:
-            try:
-                keys[key] = bool(has_kernel("torchvision::" + op, key)) if has_kernel else None
-            except Exception:  # noqa: BLE001 - the op itself is missing
-                keys[key] = None
-        out["ops"][op] = keys
+    out["ops"] = kernel_table(torch, "torchvision", OPS)
     print(json.dumps(out))
 
 

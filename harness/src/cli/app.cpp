@@ -105,6 +105,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_option("--work-dir", run.work_dir, "per-cell build folders and ccache (default: build/opmatrix)");
   r->add_option("--pip-cache", run.pip_cache, "pip cache shared by image builds (default: /var/cache/opmatrix/pip)");
   r->add_option("--extra-ca", run.extra_ca, "CA bundle for HTTPS inside image builds (default: the host's bundle)");
+  r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
 

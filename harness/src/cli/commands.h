@@ -48,6 +48,7 @@ struct RunOptions {
   std::string work_dir;            // default: <repo>/build/opmatrix
   std::string pip_cache;           // default: /var/cache/opmatrix/pip
   std::string extra_ca;            // default: the host's CA bundle, for podman image builds
+  bool images_only = false;        // only ensure the selected cells' images (CI cache warm-up)
   bool no_cache = false;           // run even when the last result's cache key still matches
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);

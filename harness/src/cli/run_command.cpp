@@ -134,13 +134,28 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   std::vector<CellResult> results(jobs.size());
   std::vector<bool> written(jobs.size(), false);
   std::atomic<std::size_t> next{0};
+  std::atomic<bool> images_failed{false};
   auto worker = [&] {
     for (;;) {
       const std::size_t i = next++;
       if (i >= jobs.size() || stop_requested().load()) return;
       const Job& job = jobs[i];
+      if (opts.images_only) {
+        if (!job.skip_reason.empty()) continue;
+        fs::create_directories(results_dir + "/logs/" + job.cell->id);
+        progress(job.cell->id, "image ...");
+        ImageOutcome img = engine->ensure_image(*job.cell, results_dir + "/logs/" + job.cell->id + "/image.log",
+                                                settings.image_timeout_s);
+        progress(job.cell->id, fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present",
+                                           img.ok ? img.tag : "FAILED: " + img.error, img.seconds));
+        if (!img.ok) images_failed = true;
+        continue;
+      }
+      // A project cell's result also depends on that project's files.
+      const std::string cell_sources =
+          job.cell->project ? sources + tree_hash(config.repo_root, {job.cell->project->path}) : sources;
       const std::string key = job.skip_reason.empty()
-                                  ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), sources) : "";
+                                  ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources) : "";
       if (auto old = reusable(*job.cell, key)) {
         progress(job.cell->id, fmt::format("cached: key {} matches the last result ({})", key, to_string(old->status)));
         written[i] = true;
@@ -170,6 +185,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   std::vector<std::thread> threads;
   for (int t = 0; t < std::min<int>(opts.jobs, static_cast<int>(jobs.size())); ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
+  if (opts.images_only) return stop_requested().load() ? kExitInterrupted : images_failed ? kExitFailed : kExitOk;
 
   int ran = 0, skipped = 0, unexpected = 0;
   out << fmt::format("{:<40} {:<8} {:>8}  {}\n", "cell", "status", "seconds", "summary");

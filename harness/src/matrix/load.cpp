@@ -26,7 +26,8 @@ const std::vector<std::string> kTopKeys = {"version", "ops", "cuda_archs", "defa
 const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvision", "cuda",
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
-                                            "matrix"};
+                                            "matrix",  "project"};
+const std::vector<std::string> kProjectKeys = {"path", "kind", "namespace", "ops", "smoke"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
@@ -351,6 +352,7 @@ class Loader {
     if (const YamlEntry* e = n.find("timeouts")) read_timeouts(*e->value, c);
     if (const YamlEntry* e = n.find("notes"))
       if (auto s = scalar(*e->value, "'notes'")) c.notes = *s;
+    if (const YamlEntry* e = n.find("project")) read_project(*e->value, c);
     pairing_note(n, c);
     m.cells.push_back(std::move(c));
   }
@@ -407,20 +409,78 @@ class Loader {
     }
   }
 
-  // Containerfiles must live inside the repository: the build context is the repository.
-  void check_repo_path(const std::string& path, SourcePos pos) {
+  // Containerfiles and projects must live inside the repository: only it is mounted (/src)
+  // and hashed.
+  bool check_repo_path(const std::string& path, SourcePos pos, const char* what = "containerfile",
+                       bool folder = false) {
     if (path.empty() || path[0] == '/' || !matches(path, "^[A-Za-z0-9._/-]{1,255}$")) {
-      d_.error(pos, fmt::format("containerfile '{}' must be a relative path inside the repository", path));
-      return;
+      d_.error(pos, fmt::format("{} '{}' must be a relative path inside the repository", what, path));
+      return false;
     }
     for (const auto& part : fs::path(path))
       if (part == "..") {
-        d_.error(pos, fmt::format("containerfile '{}' leaves the repository ('..' is not allowed)", path));
-        return;
+        d_.error(pos, fmt::format("{} '{}' leaves the repository ('..' is not allowed)", what, path));
+        return false;
       }
-    if (!fs::is_regular_file(fs::path(base_dir_) / path))
-      d_.error(pos, fmt::format("containerfile '{}' does not exist (looked in {})", path,
-                                (fs::path(base_dir_) / path).lexically_normal().string()));
+    const fs::path full = fs::path(base_dir_) / path;
+    if (folder ? !fs::is_directory(full) : !fs::is_regular_file(full)) {
+      d_.error(pos, fmt::format("{} '{}' does not exist (looked in {})", what, path, full.lexically_normal().string()));
+      return false;
+    }
+    return true;
+  }
+
+  void read_project(const YamlNode& n, Cell& c) {
+    if (!expect_kind(n, Kind::map, "'project'")) return;
+    check_keys(n, kProjectKeys, "in 'project'");
+    Project p;
+    const YamlEntry* path = require(n, "path", n.pos);
+    if (!path) return;
+    auto s = scalar(*path->value, "'path'");
+    if (!s || !check_repo_path(*s, path->value->pos, "project path", true)) return;
+    p.path = *s;
+    while (p.path.size() > 1 && p.path.back() == '/') p.path.pop_back();
+    const fs::path dir = fs::path(base_dir_) / p.path;
+    if (const YamlEntry* e = n.find("kind")) {
+      if (auto k = scalar(*e->value, "'kind'")) {
+        p.kind = *k;
+        if (*k != "cmake" && *k != "setuptools")
+          d_.error(e->value->pos, fmt::format("project kind must be cmake or setuptools, not '{}'{}", *k,
+                                              did_you_mean(*k, {"cmake", "setuptools"})));
+      }
+    } else {
+      p.kind = fs::exists(dir / "CMakeLists.txt") ? "cmake" : fs::exists(dir / "setup.py") ? "setuptools" : "";
+      if (p.kind.empty())
+        d_.error(path->value->pos, fmt::format("project '{}' has neither CMakeLists.txt nor setup.py; set 'kind'", p.path));
+    }
+    const char* marker = p.kind == "setuptools" ? "setup.py" : "CMakeLists.txt";
+    if (!p.kind.empty() && !fs::exists(dir / marker))
+      d_.error(path->value->pos, fmt::format("project '{}' is kind {} but has no {}", p.path, p.kind, marker));
+    if (const YamlEntry* e = n.find("namespace")) {
+      if (auto ns = scalar(*e->value, "'namespace'")) {
+        p.ns = *ns;
+        if (!matches(*ns, "^[A-Za-z_][A-Za-z0-9_]{0,63}$"))
+          d_.error(e->value->pos, fmt::format("namespace '{}' is not a C++ identifier", *ns));
+      }
+    }
+    if (const YamlEntry* e = n.find("ops")) {
+      if (auto ops = scalar_list(*e->value, "'ops'", false)) {
+        for (const auto& op : *ops)
+          if (!matches(op, "^[A-Za-z_][A-Za-z0-9_]{0,63}$"))
+            d_.error(e->value->pos, fmt::format("op name '{}' is not an identifier", op));
+        p.ops = *ops;
+      }
+      if (p.ns.empty()) d_.error(e->key_pos, "'ops' needs the 'namespace' they are registered in");
+    }
+    if (const YamlEntry* e = n.find("smoke")) {
+      // An argv list, never a shell string: each item reaches the program as one argument.
+      if (auto argv = scalar_list(*e->value, "'smoke'", false)) {
+        if (argv->empty() || argv->front().empty() || argv->size() > 64)
+          d_.error(e->value->pos, "'smoke' must be a command as a list of 1 to 64 arguments, e.g. [python3, smoke.py]");
+        p.smoke = *argv;
+      }
+    }
+    c.project = p;
   }
 
   void read_where(const YamlNode& n, Cell& c) {

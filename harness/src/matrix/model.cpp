@@ -17,7 +17,7 @@ const Cell* Matrix::find(const std::string& id) const {
 const std::vector<std::string>& known_checks() {
   static const std::vector<std::string> checks = {
       "versions", "build", "load", "registration", "correctness", "gradient",
-      "meta",     "device", "arch", "torchvision", "crossload"};
+      "meta",     "device", "arch", "nvrtc", "fatbin", "torchvision", "smoke", "crossload"};
   return checks;
 }
 
@@ -27,7 +27,7 @@ const std::vector<std::string>& known_places() {
 }
 
 const std::vector<std::string>& known_steps() {
-  static const std::vector<std::string> steps = {"image", "probe", "configure", "build", "test"};
+  static const std::vector<std::string> steps = {"image", "probe", "configure", "build", "test", "load", "smoke", "nvrtc", "fatbin"};
   return steps;
 }
 

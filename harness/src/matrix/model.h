@@ -1,6 +1,7 @@
 // The matrix after loading, validation and expansion: what every command works from.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,15 @@ struct ImageSpec {
 
 enum class Runner { container, host };
 
+// Another op library to check instead of kernels/ + cases/ (docs/projects.md).
+struct Project {
+  std::string path;                // folder, relative to the matrix file's folder
+  std::string kind;                // cmake | setuptools
+  std::string ns;                  // dispatcher namespace its ops register in ("" = none)
+  std::vector<std::string> ops;    // ops to check (empty = every op in the namespace)
+  std::vector<std::string> smoke;  // argv run in the cell after the build (empty = none)
+};
+
 struct Cell {
   std::string id;
   SourcePos pos;
@@ -40,6 +50,7 @@ struct Cell {
   std::vector<Expectation> expect;
   std::vector<std::pair<std::string, int>> timeouts;  // step -> seconds
   std::string notes;
+  std::optional<Project> project;  // unset: opmatrix's own kernels/ and cases/
 
   bool has_cuda() const { return cuda != "none"; }
   bool runs(const std::string& place) const;

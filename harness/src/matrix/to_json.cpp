@@ -41,6 +41,10 @@ nlohmann::json cell_to_json(const Cell& cell) {
   for (const auto& [step, seconds] : cell.timeouts) timeouts[step] = seconds;
   j["timeouts"] = timeouts;
   if (!cell.notes.empty()) j["notes"] = cell.notes;
+  if (cell.project) {
+    const Project& p = *cell.project;
+    j["project"] = {{"path", p.path}, {"kind", p.kind}, {"namespace", p.ns}, {"ops", p.ops}, {"smoke", p.smoke}};
+  }
   return j;
 }
 

@@ -13,9 +13,11 @@ namespace fs = std::filesystem;
 
 namespace opmatrix {
 
-std::string sources_hash(const std::string& repo_root) {
+std::string sources_hash(const std::string& repo_root) { return tree_hash(repo_root, {"kernels", "cases", "scripts/cell"}); }
+
+std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs) {
   std::vector<std::string> files;
-  for (const char* dir : {"kernels", "cases", "scripts/cell"}) {
+  for (const auto& dir : dirs) {
     std::error_code ec;
     for (const auto& e : fs::recursive_directory_iterator(fs::path(repo_root) / dir, ec))
       if (e.is_regular_file()) files.push_back(e.path().string());

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "matrix/model.h"
 
 namespace opmatrix {
 
 std::string sources_hash(const std::string& repo_root);
+// Names and contents of every file under `dirs` (relative to repo_root).
+std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs);
 
 // "" when the image is unknown (nothing can be reused then).
 std::string cell_cache_key(const Cell& cell, const std::string& image, const std::string& sources);

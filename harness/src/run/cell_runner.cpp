@@ -12,6 +12,7 @@
 #include "diagnose/diagnose.h"
 #include "matrix/to_json.h"
 #include "results/test_outcomes.h"
+#include "run/library_checks.h"
 #include "run/torchvision_check.h"
 #include "run/version_check.h"
 #include "util/atomic_write.h"
@@ -22,6 +23,8 @@ namespace fs = std::filesystem;
 namespace opmatrix {
 
 namespace {
+
+constexpr const char* kOwnLibrary = "kernels/libopmatrix_ops.so";
 
 std::string now_iso8601() {
   const std::time_t t = std::time(nullptr);
@@ -62,7 +65,16 @@ class CellRun {
 
     if (image() && probe()) {
       torchvision_python_view();
-      if (configure_and_build()) test();
+      if (cell_.project) {
+        if (build_project()) {
+          load_project();
+          smoke();
+        }
+      } else if (configure_and_build()) {
+        load_libraries({paths_.build + "/" + kOwnLibrary}, "");
+        test();
+      }
+      if (cell_.has_cuda() && !built_libraries_.empty()) fatbin();
       torchvision_verdict();
     }
     apply_expectations(cell_, result_);
@@ -226,9 +238,147 @@ class CellRun {
     return ok;
   }
 
+  // Runs a cell script that prints one JSON object; a failed step is recorded as `check`.
+  nlohmann::json script_json(const std::string& step_name, const std::string& script, std::vector<std::string> args,
+                             const std::string& check, std::string* repro = nullptr) {
+    std::vector<std::string> argv = {paths_.src + "/scripts/cell/python.sh", paths_.src + "/scripts/cell/" + script};
+    argv.insert(argv.end(), args.begin(), args.end());
+    StepCommand cmd = command(step_name, argv, timeout_for(cell_, step_name, 600));
+    cmd.capture_stdout = true;
+    if (repro) *repro = engine_.display(image_, cell_, cmd);
+    ProcessResult r = step(cmd, check);
+    if (!r.ok()) return nlohmann::json();
+    nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
+    if (!j.is_object()) {
+      result_.checks.push_back({"", check, "", Status::error, step_name + ": the script printed no JSON", "", r.seconds,
+                                {}, std::nullopt});
+      return nlohmann::json();
+    }
+    return j;
+  }
+
+  // Does the cell's NVRTC accept each declared arch (what torch's runtime compilation uses).
+  void nvrtc() {
+    std::vector<std::string> args = {"--cuda-root", result_.versions.value("cuda_root", "")};
+    args.insert(args.end(), cell_.cuda_archs.begin(), cell_.cuda_archs.end());
+    std::string repro;
+    nlohmann::json j = script_json("nvrtc", "nvrtc_probe.py", args, "nvrtc", &repro);
+    if (j.is_object())
+      for (auto& c : nvrtc_checks(j, cell_.cuda_archs, repro)) result_.checks.push_back(std::move(c));
+  }
+
+  // Which SASS / PTX each built library carries, against every declared arch.
+  void fatbin() {
+    for (const auto& lib : built_libraries_) {
+      std::string repro;
+      nlohmann::json j = script_json("fatbin", "fatbin.py", {"--cuda-root", result_.versions.value("cuda_root", ""), lib},
+                                     "fatbin", &repro);
+      if (j.is_object())
+        for (auto& c : fatbin_checks(j, cell_.cuda_archs, repro)) result_.checks.push_back(std::move(c));
+    }
+  }
+
+  // dlopen(RTLD_NOW) of the built libraries in this cell's own torch; with a namespace, also
+  // which ops registered which kernels.
+  void load_libraries(std::vector<std::string> libraries, const std::string& find_under) {
+    std::vector<std::string> args;
+    const Project* p = cell_.project ? &*cell_.project : nullptr;
+    if (p && !p->ns.empty()) {
+      args = {"--namespace", p->ns};
+      if (!p->ops.empty()) args.insert(args.end(), {"--ops", fmt::format("{}", fmt::join(p->ops, ","))});
+    }
+    if (!find_under.empty()) args.insert(args.end(), {"--find", find_under});
+    args.insert(args.end(), libraries.begin(), libraries.end());
+    std::string repro;
+    nlohmann::json j = script_json("load", "load_library.py", args, "load", &repro);
+    if (!j.is_object()) return;
+    for (auto& c : load_checks(j, repro)) result_.checks.push_back(std::move(c));
+    if (j.contains("libraries"))
+      for (const auto& lib : j["libraries"]) built_libraries_.push_back(lib.value("path", ""));
+    if (p && !p->ns.empty())
+      for (auto& c : namespace_checks(j, p->ns, cell_.has_cuda(), repro)) result_.checks.push_back(std::move(c));
+  }
+
+  void load_project() { load_libraries({}, paths_.build); }
+
+  // Runs a command from the project's folder (argv only: the folder is an argument, never
+  // spliced into the script text).
+  std::vector<std::string> in_project_dir(const std::vector<std::string>& argv) const {
+    std::vector<std::string> out = {"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
+                                    paths_.src + "/" + cell_.project->path};
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+  // Another op library (docs/projects.md): its own CMake or setup.py build against this
+  // cell's torch, CUDA on exactly when the cell promises it.
+  bool build_project() {
+    const Project& p = *cell_.project;
+    std::vector<std::string> archs;
+    if (cell_.has_cuda()) {
+      archs = supported_archs();
+      nvrtc();
+    }
+    const std::string jobs = std::to_string(settings_.build_jobs);
+    bool ok = false;
+    double seconds = 0;
+    if (p.kind == "cmake") {
+      std::vector<std::string> argv = {"cmake", "-S", paths_.src + "/" + p.path, "-B", paths_.build, "-G", "Ninja",
+                                       "-DCMAKE_BUILD_TYPE=Release",
+                                       "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
+                                       "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                                       std::string("-DOPMATRIX_WITH_CUDA=") + (cell_.has_cuda() ? "ON" : "OFF")};
+      if (cell_.has_cuda()) {
+        argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
+        argv.push_back(fmt::format("-DCMAKE_CUDA_ARCHITECTURES={}", fmt::join(archs, ";")));
+      }
+      ProcessResult c = step(command("configure", argv, timeout_for(cell_, "configure", settings_.configure_timeout_s)), "build");
+      seconds += c.seconds;
+      if (c.ok()) {
+        ProcessResult b = step(command("build", {"cmake", "--build", paths_.build, "-j", jobs},
+                                       timeout_for(cell_, "build", settings_.build_timeout_s)), "build");
+        seconds += b.seconds;
+        ok = b.ok();
+      }
+    } else {
+      std::vector<std::string> dotted;
+      for (const auto& a : archs) dotted.push_back(a.size() > 1 ? a.substr(0, a.size() - 1) + "." + a.substr(a.size() - 1) : a);
+      StepCommand cmd = command("build", in_project_dir({paths_.src + "/scripts/cell/python.sh", "setup.py", "build_ext",
+                                                         "--build-lib", paths_.build + "/lib", "--build-temp",
+                                                         paths_.build + "/temp"}),
+                                timeout_for(cell_, "build", settings_.build_timeout_s));
+      cmd.env.emplace_back("MAX_JOBS", jobs);
+      cmd.env.emplace_back("FORCE_CUDA", cell_.has_cuda() ? "1" : "0");
+      if (cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", fmt::format("{}", fmt::join(dotted, ";")));
+      ProcessResult b = step(cmd, "build");
+      seconds = b.seconds;
+      ok = b.ok();
+    }
+    if (!ok) return false;
+    CheckResult built;
+    built.check = "build";
+    built.status = Status::pass;
+    built.message = fmt::format("{} project {} built{}", p.kind, p.path, cell_.has_cuda() ? " with CUDA" : " (CPU only)");
+    built.seconds = seconds;
+    result_.checks.push_back(built);
+    return true;
+  }
+
+  void smoke() {
+    const Project& p = *cell_.project;
+    if (p.smoke.empty()) return;
+    StepCommand cmd = command("smoke", in_project_dir(p.smoke), timeout_for(cell_, "smoke", settings_.test_timeout_s));
+    cmd.env.emplace_back("OPMATRIX_PROJECT_BUILD", paths_.build);
+    ProcessResult r = step(cmd, "smoke");
+    if (r.ok()) result_.checks.push_back({"", "smoke", "", Status::pass, "the smoke command passed", "", r.seconds, {}, std::nullopt});
+  }
+
   bool configure_and_build() {
     std::vector<std::string> archs;
-    if (cell_.has_cuda()) archs = supported_archs();
+    if (cell_.has_cuda()) {
+      archs = supported_archs();
+      nvrtc();
+    }
     std::vector<std::string> argv = {"cmake", "-S", paths_.src + "/cases", "-B", paths_.build, "-G", "Ninja",
                                      "-DCMAKE_BUILD_TYPE=Release",
                                      "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
@@ -303,19 +453,21 @@ class CellRun {
     const std::string host_gtest = engine_.host_build_dir(cell_) + "/gtest";
     fs::remove_all(host_gtest);
     fs::create_directories(host_gtest);
-    StepCommand cmd = command("test", {"ctest", "--test-dir", paths_.build, "--output-on-failure", "--timeout",
+    // One ctest test per case binary; per-test verdicts from gtest's JSON, or from the
+    // console output of a binary that died (kept whole: --test-output-size-failed).
+    StepCommand cmd = command("test", {"ctest", "--test-dir", paths_.build, "--output-on-failure",
+                                       "--test-output-size-failed", "4194304", "--timeout",
                                        fmt::format("{:.0f}", settings_.per_test_timeout_s), "-j",
                                        std::to_string(settings_.build_jobs)},
                               timeout_for(cell_, "test", settings_.test_timeout_s));
     cmd.env.emplace_back("GTEST_OUTPUT", "json:" + paths_.build + "/gtest/");
     ProcessResult r = step(cmd, "");
-    std::vector<TestOutcome> outcomes = parse_ctest_log(read_text_file(cmd.log_path));
-    annotate_from_gtest_json(outcomes, host_gtest);
+    std::vector<TestOutcome> outcomes = collect_test_outcomes(read_text_file(cmd.log_path), host_gtest);
     if (outcomes.empty()) {
       CheckResult c;
       c.check = "test";
       c.status = r.timed_out ? Status::timeout : Status::error;
-      c.message = "no test results: ctest ran no tests (see the test log)";
+      c.message = "no test results: no case binary ran (see the test log)";
       StepFailure f{"test", read_text_file(cmd.log_path), r.exit_code, r.signal, r.timed_out, cmd.timeout_s,
                     engine_.display(image_, cell_, cmd)};
       c.diagnosis = diagnose_step(f);
@@ -341,8 +493,10 @@ class CellRun {
         if (t->status != c.status) continue;
         c.message = t->message.substr(0, 2000);
         if (is_bad(c.status)) {
-          StepCommand one = command("test", {"ctest", "--test-dir", paths_.build, "-R", "^" + t->name + "$",
-                                             "--output-on-failure"}, 0);
+          std::vector<std::string> repro = {paths_.build + "/" + t->binary};
+          if (t->name.find('.') != std::string::npos && t->name.find(' ') == std::string::npos)
+            repro.push_back("--gtest_filter=" + t->name);
+          StepCommand one = command("test", repro, 0);
           one.env.clear();
           one.env.emplace_back("OPMATRIX_EXPECT_CUDA", cell_.has_cuda() ? "1" : "0");
           c.diagnosis = diagnose_test(*t, engine_.display(image_, cell_, one));
@@ -366,6 +520,7 @@ class CellRun {
   bool interrupted_ = false;
   bool built_ = false;
   bool tv_step_failed_ = false;
+  std::vector<std::string> built_libraries_;  // as the cell sees them
   nlohmann::json tv_python_;
   CellResult result_;
 };

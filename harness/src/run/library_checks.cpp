@@ -1,0 +1,221 @@
+#include "run/library_checks.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace opmatrix {
+
+namespace {
+
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+CheckResult make(const std::string& op, const std::string& check, const std::string& arch, Status s,
+                 std::string message) {
+  CheckResult c;
+  c.op = op;
+  c.check = check;
+  c.arch = arch;
+  c.status = s;
+  c.message = std::move(message);
+  return c;
+}
+
+Diagnosis diagnosis(std::string kind, std::string summary, std::string fix, std::string repro, std::string evidence = "") {
+  return {std::move(kind), std::move(summary), std::move(fix), std::move(repro), std::move(evidence)};
+}
+
+// "9.0" -> 90, "10.0a" -> 100, sm/compute names too ("sm_90a" -> 90).
+int arch_number(std::string s) {
+  const auto us = s.rfind('_');
+  if (us != std::string::npos) s = s.substr(us + 1);
+  std::string digits;
+  for (char c : s)
+    if (c >= '0' && c <= '9') digits += c;
+  return digits.empty() ? -1 : std::stoi(digits);
+}
+
+bool arch_specific(const std::string& s) { return !s.empty() && (s.back() == 'a' || s.back() == 'f'); }
+
+}  // namespace
+
+std::string load_failure_summary(const nlohmann::json& lib) {
+  const std::string kind = str(lib, "error_kind");
+  if (kind == "undefined_symbol" && lib.contains("undefined") && !lib["undefined"].empty()) {
+    const auto& first = lib["undefined"][0];
+    const int count = lib.value("undefined_count", static_cast<int>(lib["undefined"].size()));
+    return fmt::format("undefined symbol: {}{}", str(first, "demangled").empty() ? str(first, "symbol") : str(first, "demangled"),
+                       count > 1 ? fmt::format(" (+{} more)", count - 1) : "");
+  }
+  if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty())
+    return fmt::format("needs {} (not in this runtime)", fmt::join(lib["missing_libraries"].get<std::vector<std::string>>(), ", "));
+  return str(lib, "error").empty() ? "does not load" : str(lib, "error");
+}
+
+std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
+  std::vector<CheckResult> out;
+  if (!str(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
+    CheckResult c = make("", "load", "", Status::error, str(report, "error").empty() ? "no library was loaded" : str(report, "error"));
+    c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro);
+    out.push_back(c);
+    return out;
+  }
+  for (const auto& lib : report["libraries"]) {
+    const std::string path = str(lib, "path");
+    const std::string name = path.substr(path.rfind('/') + 1);
+    if (lib.value("loaded", false)) {
+      out.push_back(make("", "load", "", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}", name, str(report, "torch"))));
+      continue;
+    }
+    CheckResult c = make("", "load", "", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib)));
+    const std::string kind = str(lib, "error_kind");
+    if (kind == "undefined_symbol") {
+      std::vector<std::string> symbols;
+      for (const auto& s : lib["undefined"]) symbols.push_back(str(s, "demangled"));
+      c.diagnosis = diagnosis(
+          "undefined_symbol",
+          fmt::format("{} needs {} symbol(s) this torch {} does not define, e.g. {}", name,
+                      lib.value("undefined_count", static_cast<int>(symbols.size())), str(report, "torch"),
+                      symbols.empty() ? "?" : symbols.front()),
+          "rebuild the library against this torch (an extension built for one torch version does not load "
+          "in another; C++ ABI and internal symbols change between releases)",
+          repro, fmt::format("{}", fmt::join(symbols, "\n")));
+    } else if (kind == "missing_library") {
+      c.diagnosis = diagnosis("missing_shared_library", c.message,
+                              "install what provides these libraries or rebuild against this environment's torch",
+                              repro, str(lib, "error"));
+    } else {
+      c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro, str(lib, "error"));
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
+                                          const std::string& repro) {
+  std::vector<CheckResult> out;
+  if (!report.contains("ops") || !report["ops"].is_object() || report["ops"].empty()) {
+    CheckResult c = make("", "registration", "", Status::fail,
+                         fmt::format("no op is registered in namespace '{}' after loading the library", ns));
+    c.diagnosis = diagnosis("not_registered", c.message,
+                            "check the TORCH_LIBRARY(" + ns + ", m) block and that the library loads", repro);
+    out.push_back(c);
+    return out;
+  }
+  for (const auto& [op, keys] : report["ops"].items()) {
+    auto has = [&](const char* key) { return keys.contains(key) && keys[key].is_boolean() && keys[key].get<bool>(); };
+    const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
+    std::vector<std::string> missing;
+    if (!exists) missing.push_back("the op itself");
+    else {
+      if (!has("CPU")) missing.push_back("CPU");
+      if (expect_cuda && !has("CUDA")) missing.push_back("CUDA");
+    }
+    CheckResult reg = make(op, "registration", "", missing.empty() ? Status::pass : Status::fail,
+                           missing.empty() ? fmt::format("{}::{} has CPU{}{}{} kernels", ns, op, has("CUDA") ? ", CUDA" : "",
+                                                         has("Meta") ? ", Meta" : "", has("Autograd") ? ", Autograd" : "")
+                                           : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
+    if (!missing.empty())
+      reg.diagnosis = diagnosis(
+          "not_registered",
+          expect_cuda && !has("CUDA") && exists
+              ? fmt::format("users get \"Could not run '{}::{}' with arguments from the 'CUDA' backend\"", ns, op)
+              : reg.message,
+          "register the kernel for that dispatch key (TORCH_LIBRARY_IMPL) and build it for this cell", repro);
+    out.push_back(reg);
+    if (!exists) continue;
+    CheckResult meta = make(op, "meta", "", has("Meta") ? Status::pass : Status::fail,
+                            has("Meta") ? fmt::format("{}::{} has a Meta kernel", ns, op)
+                                        : fmt::format("{}::{} has no Meta kernel: FakeTensor, torch.compile and export "
+                                                      "cannot trace it",
+                                                      ns, op));
+    if (!has("Meta"))
+      meta.diagnosis = diagnosis("no_meta_kernel", meta.message,
+                                 "register a Meta kernel that computes output shapes, dtypes and devices", repro);
+    out.push_back(meta);
+  }
+  return out;
+}
+
+std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
+                                      const std::string& repro) {
+  std::vector<CheckResult> out;
+  const std::string version = str(report, "version");
+  for (const auto& arch : archs) {
+    const std::string sm = fmt::format("sm_{}", arch_number(arch));
+    if (!str(report, "error").empty() || !report.contains("archs") || !report["archs"].contains(arch)) {
+      out.push_back(make("", "nvrtc", arch, Status::skip,
+                         str(report, "error").empty() ? "NVRTC was not asked about this arch" : str(report, "error")));
+      continue;
+    }
+    const auto& a = report["archs"][arch];
+    if (a.value("accepted", false)) {
+      out.push_back(make("", "nvrtc", arch, Status::pass, fmt::format("NVRTC {} compiles for {}", version, sm)));
+      continue;
+    }
+    CheckResult c = make("", "nvrtc", arch, Status::fail, fmt::format("NVRTC {} rejects {}: {}", version, sm, str(a, "log")));
+    c.diagnosis = diagnosis("unsupported_arch",
+                            fmt::format("this cell's NVRTC ({}) cannot compile for {}: a user on that GPU sees \"{}\"",
+                                        version, sm, str(a, "log")),
+                            "use a torch built with a CUDA whose NVRTC knows this GPU (sm_100/sm_120 need CUDA 12.8+)",
+                            repro, str(report, "library"));
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
+                                       const std::string& repro) {
+  std::vector<CheckResult> out;
+  const std::string lib = str(report, "library");
+  const std::string name = lib.substr(lib.rfind('/') + 1);
+  std::vector<std::string> elf, ptx;
+  if (report.contains("elf")) elf = report["elf"].get<std::vector<std::string>>();
+  if (report.contains("ptx")) ptx = report["ptx"].get<std::vector<std::string>>();
+  for (const auto& arch : archs) {
+    const int target = arch_number(arch);
+    const std::string sm = fmt::format("sm_{}", target);
+    if (!str(report, "error").empty()) {
+      out.push_back(make("", "fatbin", arch, Status::skip, str(report, "error")));
+      continue;
+    }
+    // SASS runs on the same major with an equal or higher minor; an arch-specific (a/f)
+    // cubin only on exactly that arch.
+    std::string sass;
+    for (const auto& e : elf) {
+      const int n = arch_number(e);
+      const bool fits = arch_specific(e) ? n == target : n / 10 == target / 10 && n <= target;
+      if (fits && (sass.empty() || n > arch_number(sass))) sass = e;
+    }
+    std::string jit;
+    for (const auto& p : ptx) {
+      const int n = arch_number(p);
+      if (!arch_specific(p) && n <= target && (jit.empty() || n > arch_number(jit))) jit = p;
+    }
+    if (!sass.empty()) {
+      out.push_back(make("", "fatbin", arch, Status::pass, fmt::format("{} holds SASS {} for {}", name, sass, sm)));
+    } else if (!jit.empty()) {
+      out.push_back(make("", "fatbin", arch, Status::pass,
+                         fmt::format("{} holds no SASS for {}, but PTX {} that the driver JIT-compiles to it "
+                                     "(slow first launch)", name, jit, sm)));
+    } else {
+      CheckResult c = make("", "fatbin", arch, Status::fail,
+                           fmt::format("{} holds no code for {} (SASS: {}; PTX: {})", name, sm,
+                                       elf.empty() ? "none" : fmt::format("{}", fmt::join(elf, " ")),
+                                       ptx.empty() ? "none" : fmt::format("{}", fmt::join(ptx, " "))));
+      c.diagnosis = diagnosis("no_kernel_image",
+                              fmt::format("on {} the op fails with \"no kernel image is available for execution on the "
+                                          "device\"", sm),
+                              "add the arch to CUDA_ARCHITECTURES (or keep PTX of an older arch: 'XX-virtual'), with a "
+                              "toolkit that supports it",
+                              repro);
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace opmatrix

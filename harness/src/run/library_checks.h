@@ -1,0 +1,35 @@
+// Turns what the cell scripts report (load_library.py, nvrtc_probe.py, fatbin.py) into check
+// results: `load`, `registration`/`meta` by namespace, `nvrtc` and `fatbin` per arch. Pure
+// functions of JSON, so the rules are unit-tested without a container.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/cell_result.h"
+
+namespace opmatrix {
+
+// One `load` check per library: loads with RTLD_NOW, or the undefined symbols (demangled)
+// / missing libraries that stop it. `repro` is the command that shows it again.
+std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro);
+
+// `registration` (CPU, plus CUDA when `expect_cuda`) and `meta` per op of the namespace.
+std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
+                                          const std::string& repro);
+
+// One `nvrtc` check per arch: does the cell's NVRTC accept --gpu-architecture=sm_XY.
+std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
+                                      const std::string& repro);
+
+// One `fatbin` check per arch: does the library hold SASS that runs there (same major,
+// minor <= the target's) or PTX the driver can JIT to it (compute <= the target).
+std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
+                                       const std::string& repro);
+
+// A short line for a failed load: "undefined symbol: at::foo(...) (+3 more)".
+std::string load_failure_summary(const nlohmann::json& library);
+
+}  // namespace opmatrix

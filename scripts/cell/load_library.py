@@ -1,0 +1,163 @@
+"""Load op libraries into this cell's torch runtime, the way a user's `torch.ops.load_library`
+does (dlopen with RTLD_NOW), and report what happened. Prints ONE JSON object; never raises.
+
+    load_library.py [--namespace NS] [--ops a,b] [--find DIR] [LIB...]
+
+For a library that does not load, the whole list of symbols it needs and this runtime lacks
+(not only the first one dlerror names), demangled, and the libraries it needs that are
+missing. For a namespace, which ops have CPU / CUDA / Meta / Autograd kernels afterwards.
+The cross-load check runs this on a library built in another cell."""
+import argparse
+import ctypes
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from dispatcher import kernel_table, ops_in_namespace
+
+RTLD_LAZY, RTLD_NOW, RTLD_GLOBAL, RTLD_NOLOAD = 0x1, 0x2, 0x100, 0x4
+MAX_SYMBOLS = 20
+
+
+def libc():
+    lib = ctypes.CDLL(None)
+    if not hasattr(lib, "dlopen"):  # glibc < 2.34 keeps dl* in libdl
+        lib = ctypes.CDLL("libdl.so.2")
+    lib.dlopen.restype = ctypes.c_void_p
+    lib.dlopen.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    lib.dlsym.restype = ctypes.c_void_p
+    lib.dlsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    lib.dlerror.restype = ctypes.c_char_p
+    return lib
+
+
+def tool_lines(argv):
+    """Lines a binutils tool prints, or None when it is not installed or fails."""
+    if shutil.which(argv[0]) is None:
+        return None
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return p.stdout.decode("utf-8", "replace").splitlines() if p.returncode == 0 else None
+
+
+def demangle(symbols):
+    if not symbols:
+        return []
+    if shutil.which("c++filt") is None:
+        return list(symbols)
+    p = subprocess.run(["c++filt"], input="\n".join(symbols).encode(), stdout=subprocess.PIPE, timeout=60)
+    out = p.stdout.decode("utf-8", "replace").splitlines()
+    return out if len(out) == len(symbols) else list(symbols)
+
+
+def needed_sonames(path):
+    lines = tool_lines(["objdump", "-p", path]) or []
+    return [line.split()[1] for line in lines if line.strip().startswith("NEEDED") and len(line.split()) > 1]
+
+
+def unresolved_symbols(dl, path):
+    """The library's undefined (non-weak) dynamic symbols that neither the global scope nor any
+    library it needs (as this process would resolve them) defines."""
+    lines = tool_lines(["nm", "-D", "--undefined-only", path])
+    if lines is None:
+        return None
+    handles = []
+    for soname in needed_sonames(path):
+        h = dl.dlopen(soname.encode(), RTLD_LAZY | RTLD_NOLOAD) or dl.dlopen(soname.encode(), RTLD_LAZY)
+        if h:
+            handles.append(h)
+    missing = []
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 2 or parts[-2] != "U":
+            continue  # weak references (w/v) may stay unresolved
+        name = parts[-1].split("@")[0]
+        if dl.dlsym(None, name.encode()):
+            continue
+        if any(dl.dlsym(h, name.encode()) for h in handles):
+            continue
+        missing.append(name)
+    return missing
+
+
+def missing_libraries(path):
+    lines = tool_lines(["ldd", path]) or []
+    return [line.split()[0] for line in lines if "not found" in line]
+
+
+def load_one(dl, path):
+    out = {"path": path, "loaded": False, "error_kind": None, "error": None, "undefined": [],
+           "undefined_count": 0, "missing_libraries": []}
+    if not os.path.isfile(path):
+        out.update(error_kind="other", error="no such file")
+        return out
+    if dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL):
+        out["loaded"] = True
+        return out
+    message = (dl.dlerror() or b"").decode("utf-8", "replace")
+    out["error"] = message
+    m = re.search(r"undefined symbol: (\S+)", message)
+    if m:
+        out["error_kind"] = "undefined_symbol"
+        missing = unresolved_symbols(dl, path)
+        if not missing:  # no binutils, or only the one dlerror saw
+            missing = [m.group(1).split("@")[0]]
+        out["undefined_count"] = len(missing)
+        out["undefined"] = [{"symbol": s, "demangled": d}
+                            for s, d in zip(missing[:MAX_SYMBOLS], demangle(missing[:MAX_SYMBOLS]))]
+    elif "cannot open shared object file" in message:
+        out["error_kind"] = "missing_library"
+        out["missing_libraries"] = missing_libraries(path) or [message.split(":")[0].strip()]
+    else:
+        out["error_kind"] = "other"
+    return out
+
+
+def find_libraries(root):
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in ("CMakeFiles", "_deps", "googletest", "temp", "tmp"))
+        found += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".so") or ".so." in f]
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--namespace", default="")
+    ap.add_argument("--ops", default="")
+    ap.add_argument("--find", default="", help="also load every .so under this folder")
+    ap.add_argument("libraries", nargs="*")
+    args = ap.parse_args()
+    out = {"torch": None, "torch_cuda": None, "libraries": [], "namespace": args.namespace or None,
+           "ops": {}, "error": None}
+    saved = os.dup(1)
+    os.dup2(2, 1)  # anything a library prints at load time goes to stderr; stdout is the JSON
+    try:
+        try:
+            import torch
+            out["torch"], out["torch_cuda"] = torch.__version__, torch.version.cuda
+        except Exception as e:  # noqa: BLE001
+            out["error"] = "import torch: %s: %s" % (type(e).__name__, e)
+            return out
+        paths = list(args.libraries) + (find_libraries(args.find) if args.find else [])
+        if not paths:
+            out["error"] = "no library to load (none built?)"
+        dl = libc()
+        out["libraries"] = [load_one(dl, p) for p in paths]
+        if args.namespace:
+            ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
+            out["ops"] = kernel_table(torch, args.namespace, ops)
+        return out
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+
+
+if __name__ == "__main__":
+    print(json.dumps(main()))
+    sys.stdout.flush()
