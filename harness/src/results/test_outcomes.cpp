@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -14,26 +15,95 @@ namespace fs = std::filesystem;
 
 namespace opmatrix {
 
-std::vector<TestOutcome> parse_ctest_log(const std::string& log) {
-  static const std::regex line_re(
-      R"(^\s*\d+/\d+\s+Test\s+#\d+:\s+(.+?)\s+\.*\s*(?:\*\*\*)?(Passed|Failed|Skipped|Timeout|Exception: [A-Za-z ]+?|Not Run[A-Za-z ]*?)\s+([0-9.]+) sec)");
-  std::vector<TestOutcome> out;
+namespace {
+
+Status status_of_verdict(const std::string& verdict) {
+  if (verdict == "Passed") return Status::pass;
+  if (verdict == "Failed") return Status::fail;
+  if (verdict == "Skipped") return Status::skip;
+  if (verdict == "Timeout") return Status::timeout;
+  if (verdict.rfind("Exception", 0) == 0) return Status::crash;
+  return Status::error;  // "Not Run ...": ctest could not start it
+}
+
+std::string trim_trailing_blank_lines(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::vector<CtestRun> parse_ctest_log(const std::string& log) {
+  static const std::regex verdict_re(
+      R"(^\s*\d+/\d+\s+Test\s+#\d+:\s+(.+?)\s+\.*\s*(?:\*\*\*)?(Passed|Failed|Skipped|Timeout|Exception: [A-Za-z ]+?|Not Run[A-Za-z ()]*?)\s+([0-9.]+) sec)");
+  // Lines ctest prints itself: they end the previous test's output block.
+  static const std::regex ctest_line_re(
+      R"(^(\s+Start\s+\d+: |\d+% tests passed|The following tests |Total Test time|Test project |Errors while running CTest))");
+  std::vector<CtestRun> out;
   std::istringstream in(log);
   std::string line;
+  bool in_output = false;
   while (std::getline(in, line)) {
     std::smatch m;
-    if (!std::regex_search(line, m, line_re)) continue;
+    if (std::regex_search(line, m, verdict_re)) {
+      CtestRun r;
+      r.name = m[1].str().substr(0, m[1].str().find("  # "));
+      r.verdict = m[2];
+      r.status = status_of_verdict(r.verdict);
+      r.seconds = std::stod(m[3]);
+      out.push_back(std::move(r));
+      in_output = true;
+      continue;
+    }
+    if (std::regex_search(line, ctest_line_re)) {
+      in_output = false;
+      continue;
+    }
+    if (in_output) out.back().output += line + "\n";
+  }
+  for (auto& r : out) r.output = trim_trailing_blank_lines(r.output);
+  return out;
+}
+
+std::vector<TestOutcome> parse_gtest_console(const std::string& output, Status running_status,
+                                             const std::string& running_message) {
+  static const std::regex run_re(R"(^\[ RUN      \] ([^\s,]+))");
+  static const std::regex end_re(R"(^\[ +(OK|FAILED|SKIPPED) +\] ([^\s,]+)(?:, where .*)? \((\d+) ms\))");
+  std::vector<TestOutcome> out;
+  std::istringstream in(output);
+  std::string line, current, text;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::smatch m;
+    if (std::regex_search(line, m, run_re)) {
+      current = m[1];
+      text.clear();
+    } else if (std::regex_search(line, m, end_re)) {
+      TestOutcome t;
+      t.name = m[2];
+      const std::string word = m[1];
+      t.status = word == "OK" ? Status::pass : word == "FAILED" ? Status::fail : Status::skip;
+      t.seconds = std::stod(m[3]) / 1000.0;
+      if (t.status != Status::pass) t.message = trim_trailing_blank_lines(text);
+      // GTEST_SKIP prints "file:line: Skipped" and then the reason.
+      if (t.status == Status::skip) {
+        const auto skipped = t.message.find(": Skipped\n");
+        if (skipped != std::string::npos) t.message = t.message.substr(skipped + 10);
+      }
+      out.push_back(std::move(t));
+      current.clear();
+      text.clear();
+    } else if (!current.empty()) {
+      text += line + "\n";
+    }
+  }
+  if (!current.empty()) {
     TestOutcome t;
-    // Parameterised tests read "Suite.Test/param  # GetParam() = ...": keep gtest's own name.
-    t.name = m[1].str().substr(0, m[1].str().find("  # "));
-    const std::string verdict = m[2];
-    t.seconds = std::stod(m[3]);
-    if (verdict == "Passed") t.status = Status::pass;
-    else if (verdict == "Failed") t.status = Status::fail;
-    else if (verdict == "Skipped") t.status = Status::skip;
-    else if (verdict == "Timeout") { t.status = Status::timeout; t.message = "the test ran past its time limit"; }
-    else if (verdict.rfind("Exception", 0) == 0) { t.status = Status::crash; t.message = verdict; }
-    else { t.status = Status::error; t.message = "ctest did not run it: " + verdict; }
+    t.name = current;
+    t.status = running_status;
+    t.message = running_message;
+    const std::string printed = trim_trailing_blank_lines(text);
+    if (!printed.empty()) t.message += "\n" + printed.substr(printed.size() > 2000 ? printed.size() - 2000 : 0);
     out.push_back(std::move(t));
   }
   return out;
@@ -61,10 +131,6 @@ std::pair<std::string, std::string> op_and_check_from_suite(const std::string& s
 
 namespace {
 
-struct GtestInfo {
-  std::string op, check, skip_reason, failure;
-};
-
 double parse_seconds(const nlohmann::json& t) {
   const std::string s = t.value("time", "0s");
   try {
@@ -74,61 +140,176 @@ double parse_seconds(const nlohmann::json& t) {
   }
 }
 
+// The tests gtest's JSON reports as run, in its order; nullopt-like empty result when the
+// file is missing, unreadable or truncated (the process died while writing it).
+std::vector<TestOutcome> outcomes_from_gtest_json(const std::string& path, bool& usable) {
+  std::vector<TestOutcome> out;
+  usable = false;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return out;
+  nlohmann::json j = nlohmann::json::parse(read_text_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("testsuites")) return out;
+  usable = true;
+  for (const auto& suite : j.value("testsuites", nlohmann::json::array())) {
+    for (const auto& t : suite.value("testsuite", nlohmann::json::array())) {
+      // "NOTRUN": filtered out or DISABLED_; entries without a status come from a listing.
+      if (t.value("status", "") != "RUN") continue;
+      TestOutcome o;
+      o.name = suite.value("name", "") + "." + t.value("name", "");
+      o.op = t.value("op", "");
+      o.check = t.value("check", "");
+      o.seconds = parse_seconds(t);
+      std::string failure;
+      for (const auto& f : t.value("failures", nlohmann::json::array())) {
+        if (!failure.empty()) failure += "\n";
+        failure += f.value("failure", "");
+      }
+      if (!failure.empty()) {
+        o.status = Status::fail;
+        o.message = failure;
+      } else if (t.value("result", "") == "SKIPPED") {
+        o.status = Status::skip;
+        o.message = t.value("skip_reason", "");
+        // Newer gtest writes GTEST_SKIP's message itself.
+        if (o.message.empty())
+          for (const auto& s : t.value("skipped", nlohmann::json::array())) o.message += s.value("message", "");
+      } else {
+        o.status = Status::pass;
+      }
+      out.push_back(std::move(o));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> read_test_list(const std::string& path) {
+  std::vector<std::string> names;
+  std::istringstream in(read_text_file(path));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) names.push_back(line);
+  return names;
+}
+
+// "nms_correctness" -> {"nms", "correctness"}; "registration" -> {"", "registration"}.
+std::pair<std::string, std::string> op_and_check_from_binary(const std::string& binary) {
+  const auto us = binary.rfind('_');
+  if (us == std::string::npos) return {"", binary};
+  return {binary.substr(0, us), binary.substr(us + 1)};
+}
+
+void fill_op_and_check(TestOutcome& o) {
+  if (!o.op.empty() && !o.check.empty()) return;
+  const std::string suite = o.name.substr(0, o.name.find('.'));
+  auto [op, check] = op_and_check_from_suite(suite.substr(suite.rfind('/') == std::string::npos ? 0 : suite.rfind('/') + 1));
+  // The generic registration check is one suite for all ops: OpRegistration.<Kind>/<op>.
+  const std::string bare_suite = suite.substr(suite.rfind('/') == std::string::npos ? 0 : suite.rfind('/') + 1);
+  if (bare_suite == "OpRegistration" && o.name.rfind('/') != std::string::npos) {
+    op = o.name.substr(o.name.rfind('/') + 1);
+    check = o.name.find(".Load/") != std::string::npos ? "load" : "registration";
+  }
+  if (check.empty() && !o.binary.empty()) std::tie(op, check) = op_and_check_from_binary(o.binary);
+  if (o.op.empty()) o.op = op;
+  if (o.check.empty()) o.check = check;
+}
+
+// What happened to the process, in words, for the test it was running and those it never reached.
+std::string fate_of(const CtestRun& r) {
+  switch (r.status) {
+    case Status::crash: return r.verdict;  // "Exception: SegFault"
+    case Status::timeout:
+      return "the test process (" + r.name + ") ran past its time limit (" + std::to_string(static_cast<int>(r.seconds)) + " s)";
+    case Status::fail: return "the test process (" + r.name + ") exited before gtest wrote its results";
+    default: return "ctest reported no result for " + r.name + " (" + r.verdict + ")";
+  }
+}
+
 }  // namespace
 
-void annotate_from_gtest_json(std::vector<TestOutcome>& outcomes, const std::string& gtest_dir) {
-  std::map<std::string, GtestInfo> info;
-  std::map<std::string, double> seconds;
+std::vector<TestOutcome> collect_test_outcomes(const std::string& ctest_log, const std::string& gtest_dir) {
+  std::vector<CtestRun> runs = parse_ctest_log(ctest_log);
+  // A binary that started (it wrote its list) but has no verdict: ctest itself was stopped.
+  std::set<std::string> known;
+  for (const auto& r : runs) known.insert(r.name);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(gtest_dir, ec)) {
-    if (entry.path().extension() != ".json") continue;
-    nlohmann::json j = nlohmann::json::parse(read_text_file(entry.path().string()), nullptr, false);
-    if (j.is_discarded()) continue;  // a process killed while writing it: ctest's verdict stands
-    for (const auto& suite : j.value("testsuites", nlohmann::json::array())) {
-      for (const auto& t : suite.value("testsuite", nlohmann::json::array())) {
-        // Entries without "RUN" come from --gtest_list_tests (test discovery) or were filtered out.
-        if (t.value("status", "") != "RUN") continue;
-        const std::string name = suite.value("name", "") + "." + t.value("name", "");
-        GtestInfo g;
-        g.op = t.value("op", "");
-        g.check = t.value("check", "");
-        g.skip_reason = t.value("skip_reason", "");
-        for (const auto& f : t.value("failures", nlohmann::json::array())) {
-          if (!g.failure.empty()) g.failure += "\n";
-          g.failure += f.value("failure", "");
-        }
-        info[name] = g;
-        seconds[name] = parse_seconds(t);
+    if (entry.path().extension() != ".list" || known.count(entry.path().stem().string())) continue;
+    CtestRun r;
+    r.name = entry.path().stem().string();
+    r.status = Status::error;
+    r.verdict = "stopped before it finished: the test step was ended";
+    runs.push_back(r);
+  }
+
+  std::vector<TestOutcome> all;
+  bool any_started = false;
+  for (const CtestRun& run : runs) {
+    const std::string base = gtest_dir + "/" + run.name;
+    bool json_usable = false;
+    std::vector<TestOutcome> outs = outcomes_from_gtest_json(base + ".json", json_usable);
+    const std::vector<std::string> listed = read_test_list(base + ".list");
+    if (json_usable) {
+      // A process that wrote its results and then crashed or hung (static destructors, atexit).
+      if (run.status == Status::crash || run.status == Status::timeout) {
+        TestOutcome t;
+        t.name = run.name + " (after its tests)";
+        t.status = run.status;
+        t.message = fate_of(run) + ", after gtest wrote its results";
+        outs.push_back(t);
+      }
+    } else {
+      const Status running = run.status == Status::timeout ? Status::timeout
+                             : run.status == Status::error ? Status::error
+                                                           : Status::crash;
+      outs = parse_gtest_console(run.output, running, fate_of(run));
+      if (outs.empty() && listed.empty() && run.status == Status::pass) {
+        // Passed, but no JSON and no output (GTEST_OUTPUT unset): one outcome for the binary.
+        TestOutcome t;
+        t.name = run.name;
+        t.status = Status::pass;
+        t.message = "passed (gtest wrote no per-test results)";
+        t.seconds = run.seconds;
+        outs.push_back(t);
+      }
+      // The tests it never reached.
+      std::set<std::string> seen;
+      std::string died_in;
+      for (const auto& o : outs) seen.insert(o.name);
+      if (!outs.empty() && (outs.back().status == Status::crash || outs.back().status == Status::timeout ||
+                            outs.back().status == Status::error))
+        died_in = outs.back().name;
+      for (const auto& name : listed) {
+        if (seen.count(name)) continue;
+        TestOutcome t;
+        t.name = name;
+        t.status = Status::error;
+        t.message = "not run: " + fate_of(run) + (died_in.empty() ? "" : " during " + died_in);
+        outs.push_back(t);
+      }
+      if (outs.empty()) {
+        // It never reached main(): the loader failed (missing library) or ctest could not run it.
+        TestOutcome t;
+        t.name = run.name;
+        t.status = run.status == Status::pass || run.status == Status::skip ? Status::error : run.status;
+        if (t.status == Status::fail) t.status = Status::error;
+        t.message = run.name + " did not start (" + run.verdict + ")" +
+                    (run.output.empty() ? std::string() : ": " + run.output.substr(0, 2000));
+        t.seconds = run.seconds;
+        t.binary = run.name;
+        fill_op_and_check(t);
+        all.push_back(t);
+        continue;
       }
     }
-  }
-  for (auto& o : outcomes) {
-    auto it = info.find(o.name);
-    if (it == info.end()) {
-      // ctest says "Prefix/Suite.Test/param"; gtest's JSON says suite "Suite", test "Test/param".
-      const std::string suite = o.name.substr(0, o.name.find('.'));
-      const auto slash = suite.rfind('/');
-      if (slash != std::string::npos) it = info.find(o.name.substr(slash + 1));
-    }
-    if (it != info.end()) {
-      o.op = it->second.op;
-      o.check = it->second.check;
-      if (o.status == Status::skip && !it->second.skip_reason.empty()) o.message = it->second.skip_reason;
-      if (o.status == Status::fail && !it->second.failure.empty()) o.message = it->second.failure;
-    }
-    if (o.op.empty() || o.check.empty()) {
-      const std::string suite = o.name.substr(0, o.name.find('.'));
-      auto [op, check] = op_and_check_from_suite(suite);
-      // The generic registration check is one suite for all ops: OpRegistration.<Kind>/<op>.
-      const std::string bare_suite = suite.substr(suite.rfind('/') == std::string::npos ? 0 : suite.rfind('/') + 1);
-      if (bare_suite == "OpRegistration" && o.name.rfind('/') != std::string::npos) {
-        op = o.name.substr(o.name.rfind('/') + 1);
-        check = o.name.find(".Load/") != std::string::npos ? "load" : "registration";
-      }
-      if (o.op.empty()) o.op = op;
-      if (o.check.empty()) o.check = check;
+    any_started = true;
+    for (auto& o : outs) {
+      o.binary = run.name;
+      fill_op_and_check(o);
+      all.push_back(std::move(o));
     }
   }
+  if (!any_started) return {};
+  return all;
 }
 
 }  // namespace opmatrix
