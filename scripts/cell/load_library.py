@@ -86,8 +86,17 @@ def unresolved_symbols(dl, path):
 
 
 def missing_libraries(path):
-    lines = tool_lines(["ldd", path]) or []
-    return [line.split()[0] for line in lines if "not found" in line]
+    """What the dynamic loader cannot satisfy, as ldd reports it: sonames it cannot find
+    ("libc10.so.2.6 => not found") and symbol versions the runtime's libraries lack
+    ("version `GLIBCXX_3.4.32' not found (required by ...)")."""
+    missing = []
+    for line in tool_lines(["ldd", path]) or []:
+        m = re.search(r"(\S+): version `([^']+)' not found", line)
+        if m:
+            missing.append("%s of %s" % (m.group(2), os.path.basename(m.group(1))))
+        elif "=> not found" in line:
+            missing.append(line.split()[0])
+    return sorted(set(missing), key=missing.index)
 
 
 def load_one(dl, path):

@@ -107,7 +107,18 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_option("--extra-ca", run.extra_ca, "CA bundle for HTTPS inside image builds (default: the host's bundle)");
   r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
+  r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
+
+  RunOptions xload;
+  auto* x = app.add_subcommand("cross-load", "load the op library built in each cell in every other cell's runtime "
+                                             "(from the cells' last results); writes results/_cross-load.json");
+  x->add_option("--matrix", xload.matrix, kMatrixHelp);
+  x->add_option("--results", xload.results, "folder of results/<cell>.json (default: ./results)");
+  x->add_option("--engine", xload.engine, "podman (default) | docker | host")->check(CLI::IsMember({"podman", "docker", "host"}));
+  x->add_option("--work-dir", xload.work_dir, "per-cell build folders (default: build/opmatrix)");
+  x->add_flag("--no-cache", xload.no_cache, "load again even where the runtime and the builds are unchanged");
+  x->callback([&] { action = [&] { return cross_load_command(xload, out, err); }; });
 
   ReportOptions report;
   auto* rp = app.add_subcommand("report", "render the compatibility report from results/*.json");

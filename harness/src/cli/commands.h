@@ -50,8 +50,13 @@ struct RunOptions {
   std::string extra_ca;            // default: the host's CA bundle, for podman image builds
   bool images_only = false;        // only ensure the selected cells' images (CI cache warm-up)
   bool no_cache = false;           // run even when the last result's cache key still matches
+  bool cross_load = true;          // after >= 2 cells: every build loaded in every runtime
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
+// `opmatrix cross-load`: the build x run load table from the cells' last results.
+int cross_load_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
+struct EngineConfig;
+EngineConfig engine_config_for(const RunOptions& opts);
 
 struct ReportOptions {
   std::string results = "results";

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "run/cell_runner.h"
 #include "run/cache_key.h"
+#include "run/cross_load.h"
 #include "run/engine.h"
 #include "util/atomic_write.h"
 #include "util/suggest.h"
@@ -46,6 +47,19 @@ std::string absolute(const std::string& p) {
 
 }  // namespace
 
+EngineConfig engine_config_for(const RunOptions& opts) {
+  EngineConfig config;
+  config.kind = opts.engine;
+  config.repo_root = absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
+  config.work_dir = absolute(opts.work_dir.empty() ? config.repo_root + "/build/opmatrix" : opts.work_dir);
+  config.pip_cache = opts.pip_cache.empty() ? "/var/cache/opmatrix/pip" : absolute(opts.pip_cache);
+  config.extra_ca = opts.extra_ca;
+  if (config.extra_ca.empty() && opts.engine == "podman" && fs::exists("/etc/ssl/certs/ca-certificates.crt"))
+    config.extra_ca = "/etc/ssl/certs/ca-certificates.crt";
+  config.local_base_images = opts.engine == "podman";
+  return config;
+}
+
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   auto m = load_matrix_or_report(opts.matrix, err);
   if (!m) return kExitUsage;
@@ -61,15 +75,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
 
-  EngineConfig config;
-  config.kind = opts.engine;
-  config.repo_root = absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
-  config.work_dir = absolute(opts.work_dir.empty() ? config.repo_root + "/build/opmatrix" : opts.work_dir);
-  config.pip_cache = opts.pip_cache.empty() ? "/var/cache/opmatrix/pip" : absolute(opts.pip_cache);
-  config.extra_ca = opts.extra_ca;
-  if (config.extra_ca.empty() && opts.engine == "podman" && fs::exists("/etc/ssl/certs/ca-certificates.crt"))
-    config.extra_ca = "/etc/ssl/certs/ca-certificates.crt";
-  config.local_base_images = opts.engine == "podman";
+  const EngineConfig config = engine_config_for(opts);
   auto engine = make_engine(config);
   const std::string results_dir = absolute(opts.results);
 
@@ -186,6 +192,13 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   for (int t = 0; t < std::min<int>(opts.jobs, static_cast<int>(jobs.size())); ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   if (opts.images_only) return stop_requested().load() ? kExitInterrupted : images_failed ? kExitFailed : kExitOk;
+  // Builds of several cells: load each in every other's runtime (the ABI cross-load table).
+  const auto runnable = std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); });
+  if (opts.cross_load && runnable >= 2 && !stop_requested().load()) {
+    CrossLoadSettings xs;
+    xs.results_dir = results_dir;
+    run_cross_load(*m, *engine, xs, progress);
+  }
 
   int ran = 0, skipped = 0, unexpected = 0;
   out << fmt::format("{:<40} {:<8} {:>8}  {}\n", "cell", "status", "seconds", "summary");

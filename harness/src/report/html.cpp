@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/extra_tables.h"
 #include "report/render.h"
 #include "util/escape.h"
 
@@ -100,6 +101,7 @@ std::string render_html(const ResultsSet& set) {
   h += "</tbody></table></div>\n<p>✔ pass · ⚠ expected failure (declared in matrix.yaml) · ✘ failure · ○ not run here. "
        "Select a table entry to open its cell.</p>\n";
   for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
+  for (const auto& g : extra_tables(set)) h += grid_html(g);
 
   std::set<std::string> ops, checks, statuses;
   for (const auto& r : set.cells)

@@ -25,6 +25,7 @@ std::string render_json(const ResultsSet& set) {
     table["rows"].push_back(row);
   }
   j["table"] = table;
+  if (!set.cross_load.is_null()) j["cross_load"] = set.cross_load;
   return j.dump(2) + "\n";
 }
 

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "report/extra_tables.h"
 #include "report/render.h"
 
 namespace opmatrix {
@@ -44,6 +45,7 @@ std::string render_markdown(const ResultsSet& set) {
   }
   md += "\n✔ pass · ⚠ expected failure (declared in matrix.yaml) · ✘ failure · ○ not run here\n";
   for (const auto& e : set.errors) md += fmt::format("\n> ⚠ {}\n", md_cell(e, 500));
+  for (const auto& g : extra_tables(set)) md += grid_markdown(g);
 
   md += "\n## Cells\n";
   for (const auto& r : set.cells) {

@@ -28,6 +28,14 @@ ResultsSet load_results(const std::string& dir) {
       set.errors.push_back(fmt::format("{}: not valid JSON (corrupted or cut short); skipped", f.string()));
       continue;
     }
+    if (f.filename().string()[0] == '_') {
+      if (f.filename() == "_cross-load.json" && j.is_object() && j.value("kind", "") == "opmatrix-cross-load" &&
+          j.value("schema_version", 0) == 1)
+        set.cross_load = j;
+      else
+        set.errors.push_back(fmt::format("{}: not a cross-load file this harness reads; skipped", f.string()));
+      continue;
+    }
     try {
       set.cells.push_back(cell_result_from_json(j));
     } catch (const std::exception& e) {
@@ -89,7 +97,10 @@ bool version_less(const std::string& a, const std::string& b) {
 CompatTable build_table(const ResultsSet& set) {
   CompatTable t;
   std::vector<std::string> cudas;
+  // Other op libraries have a table of their own (extra_tables.h).
+  auto ours = [](const CellResult& r) { return !r.cell.contains("project"); };
   for (const auto& r : set.cells) {
+    if (!ours(r)) continue;
     const std::string cuda = r.cell.value("cuda", "none");
     if (cuda != "none" && std::find(cudas.begin(), cudas.end(), cuda) == cudas.end()) cudas.push_back(cuda);
     std::pair<std::string, std::string> row{r.cell.value("torch", ""), r.cell.value("torchvision", "")};
@@ -103,6 +114,7 @@ CompatTable build_table(const ResultsSet& set) {
     return version_less(b.second, a.second);
   });
   for (const auto& r : set.cells) {
+    if (!ours(r)) continue;
     const std::string cuda = r.cell.value("cuda", "none");
     const std::string col = cuda == "none" ? "cpu" : cuda;
     const std::size_t ci = static_cast<std::size_t>(std::find(t.columns.begin(), t.columns.end(), col) - t.columns.begin());

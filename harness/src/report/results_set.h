@@ -13,9 +13,10 @@ namespace opmatrix {
 struct ResultsSet {
   std::vector<CellResult> cells;    // sorted by cell id
   std::vector<std::string> errors;  // "FILE: why it could not be read"
+  nlohmann::json cross_load;        // results/_cross-load.json, or null
 };
 
-// Reads every *.json directly in `dir`. Unreadable, corrupted or newer-schema files become
+// Reads every *.json directly in `dir` (files named _*.json are not cells: _cross-load.json). Unreadable, corrupted or newer-schema files become
 // errors; the others are still read.
 ResultsSet load_results(const std::string& dir);
 

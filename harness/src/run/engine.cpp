@@ -190,6 +190,7 @@ class ContainerEngine : public Engine {
                              "-v", host_build_dir(cell) + ":/build",
                              "-v", host_ccache_dir() + ":/ccache",
                              "-w", "/build"});
+    for (const auto& [host, inside] : cmd.read_only_mounts) argv.insert(argv.end(), {"-v", host + ":" + inside + ":ro"});
     for (const auto& [k, v] : cmd.env) argv.insert(argv.end(), {"-e", k + "=" + v});
     argv.push_back(image);
     argv.insert(argv.end(), cmd.argv.begin(), cmd.argv.end());

@@ -38,6 +38,9 @@ struct StepCommand {
   std::string log_path;
   bool capture_stdout = false;
   double timeout_s = 0;
+  // Extra host folders the step reads (host path, path inside the container), mounted
+  // read-only; the host engine sees the host paths themselves.
+  std::vector<std::pair<std::string, std::string>> read_only_mounts;
 };
 
 struct ImageOutcome {

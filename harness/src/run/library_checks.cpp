@@ -200,7 +200,7 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
     } else if (!jit.empty()) {
       out.push_back(make("", "fatbin", arch, Status::pass,
                          fmt::format("{} holds no SASS for {}, but PTX {} that the driver JIT-compiles to it "
-                                     "(slow first launch)", name, jit, sm)));
+                                     "(slow first launch)", name, sm, jit)));
     } else {
       CheckResult c = make("", "fatbin", arch, Status::fail,
                            fmt::format("{} holds no code for {} (SASS: {}; PTX: {})", name, sm,

@@ -1,0 +1,206 @@
+#include "report/extra_tables.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "matrix/versions.h"
+#include "util/escape.h"
+
+namespace opmatrix {
+
+namespace {
+
+const char* status_class(Status s) {
+  if (s == Status::pass) return "pass";
+  if (s == Status::xfail || s == Status::skip) return s == Status::skip ? "notrun" : "xfail";
+  return "fail";
+}
+
+const char* status_symbol(Status s) {
+  if (s == Status::pass) return "✔";
+  if (s == Status::xfail) return "⚠";
+  if (s == Status::skip) return "○";
+  return "✘";
+}
+
+bool arch_less(const std::string& a, const std::string& b) {
+  auto x = major_minor(a), y = major_minor(b);
+  if (x && y) return x->major != y->major ? x->major < y->major : x->minor < y->minor;
+  return a < b;
+}
+
+Grid projects_table(const ResultsSet& set) {
+  Grid g;
+  g.id = "projects";
+  g.title = "Other op libraries";
+  g.caption = "Projects other than opmatrix's kernels/, checked with the same generic checks (docs/projects.md).";
+  g.columns = {"cell", "project", "torch", "CUDA", "build", "load", "registration", "meta", "smoke", "verdict"};
+  for (const auto& r : set.cells) {
+    if (!r.cell.contains("project")) continue;
+    const auto& p = r.cell["project"];
+    std::vector<std::string> row = {cell_id(r), fmt::format("{} ({}, namespace {})", p.value("path", ""), p.value("kind", ""),
+                                                            p.value("namespace", "-")),
+                                    r.cell.value("torch", ""), r.cell.value("cuda", "")};
+    std::vector<std::string> cls = {"", "", ""};
+    for (const char* check : {"build", "load", "registration", "meta", "smoke"}) {
+      std::vector<Status> st;
+      for (const auto& c : r.checks)
+        if (c.check == check) st.push_back(c.status);
+      const Status s = st.empty() ? Status::skip : worst_of(st);
+      row.push_back(st.empty() ? "○" : fmt::format("{} {}", status_symbol(s), to_string(s)));
+      cls.push_back(status_class(s));
+    }
+    row.push_back(verdict_symbol(verdict_of(r)));
+    cls.push_back(verdict_class(verdict_of(r)));
+    g.rows.push_back(row);
+    g.classes.push_back(cls);
+  }
+  return g;
+}
+
+// One row per CUDA cell, one column per arch: nvcc / NVRTC / library code, each ✔ ⚠ ✘ ○.
+Grid arch_table(const ResultsSet& set) {
+  Grid g;
+  g.id = "archs";
+  g.title = "GPU architectures";
+  g.caption = "Per CUDA cell and declared arch: can its nvcc target it (nvcc --list-gpu-arch) · does its NVRTC "
+              "compile for it (runtime compilation) · does the built library hold SASS or PTX that runs there "
+              "(cuobjdump).";
+  g.legend = "nvcc · NVRTC · code — ✔ yes · ⚠ expected no (declared) · ✘ no · ○ not checked";
+  std::set<std::string, decltype(&arch_less)> archs(&arch_less);
+  for (const auto& r : set.cells)
+    for (const auto& c : r.checks)
+      if (!c.arch.empty()) archs.insert(c.arch);
+  if (archs.empty()) return g;
+  g.columns = {"cell"};
+  for (const auto& a : archs) g.columns.push_back("sm_" + a.substr(0, a.find('.')) + a.substr(a.find('.') + 1));
+  for (const auto& r : set.cells) {
+    std::map<std::pair<std::string, std::string>, Status> found;  // (arch, check)
+    for (const auto& c : r.checks)
+      if (!c.arch.empty()) found[{c.arch, c.check}] = c.status;
+    if (found.empty()) continue;
+    std::vector<std::string> row = {cell_id(r)};
+    std::vector<std::string> cls;
+    for (const auto& a : archs) {
+      std::string text;
+      std::vector<Status> all;
+      for (const char* check : {"arch", "nvrtc", "fatbin"}) {
+        auto it = found.find({a, check});
+        text += (text.empty() ? "" : " ") + std::string(it == found.end() ? "○" : status_symbol(it->second));
+        if (it != found.end()) all.push_back(it->second);
+      }
+      row.push_back(text);
+      cls.push_back(all.empty() ? "notrun" : status_class(worst_of(all)));
+    }
+    g.rows.push_back(row);
+    g.classes.push_back(cls);
+  }
+  return g;
+}
+
+const char* outcome_text(const std::string& o) {
+  if (o == "loads") return "✔ loads";
+  if (o == "undefined_symbol") return "✘ undefined symbol";
+  if (o == "missing_library") return "✘ missing library";
+  if (o == "not_registered") return "✘ not registered";
+  if (o == "crash") return "✘ crash";
+  if (o == "timeout") return "✘ timeout";
+  return "✘ error";
+}
+
+Grid cross_load_table(const nlohmann::json& x) {
+  Grid g;
+  g.id = "cross-load";
+  g.title = "Load matrix (build × run)";
+  g.caption = "The op library built in the row's cell, loaded (dlopen RTLD_NOW, then its ops' registrations) in the "
+              "column's runtime: the \"extension built for one torch, run with another\" failure, measured.";
+  g.legend = "✔ loads and registers every op · ✘ undefined symbol / missing library / not registered / crash";
+  if (!x.is_object() || !x.contains("pairs") || x["pairs"].empty()) return g;
+  std::vector<std::string> builds, runs;
+  for (const auto& b : x["builds"]) builds.push_back(b.value("cell", ""));
+  for (const auto& r : x["runtimes"]) runs.push_back(r.value("cell", ""));
+  std::map<std::pair<std::string, std::string>, const nlohmann::json*> pairs;
+  for (const auto& p : x["pairs"]) pairs[{p.value("built_in", ""), p.value("run_in", "")}] = &p;
+  g.columns = {"built in ↓ / run in →"};
+  g.columns.insert(g.columns.end(), runs.begin(), runs.end());
+  for (const auto& b : builds) {
+    std::vector<std::string> row = {b};
+    std::vector<std::string> cls;
+    for (const auto& r : runs) {
+      auto it = pairs.find({b, r});
+      if (it == pairs.end()) {
+        row.push_back("○");
+        cls.push_back("notrun");
+        continue;
+      }
+      const std::string outcome = it->second->value("outcome", "error");
+      row.push_back(outcome_text(outcome));
+      cls.push_back(outcome == "loads" ? "pass" : "fail");
+      if (outcome != "loads")
+        g.notes.push_back(fmt::format("{} in {}: {}", b, r, it->second->value("summary", "")));
+    }
+    g.rows.push_back(row);
+    g.classes.push_back(cls);
+  }
+  return g;
+}
+
+std::string md_text(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Grid> extra_tables(const ResultsSet& set) {
+  std::vector<Grid> out;
+  for (Grid g : {projects_table(set), arch_table(set), cross_load_table(set.cross_load)})
+    if (!g.rows.empty()) out.push_back(std::move(g));
+  return out;
+}
+
+std::string grid_markdown(const Grid& g) {
+  std::string md = fmt::format("\n## {}\n\n{}\n\n|", g.title, g.caption);
+  for (const auto& c : g.columns) md += " " + md_text(c) + " |";
+  md += "\n|";
+  for (std::size_t i = 0; i < g.columns.size(); ++i) md += "---|";
+  md += "\n";
+  for (const auto& row : g.rows) {
+    md += "|";
+    for (const auto& cell : row) md += " " + md_text(cell) + " |";
+    md += "\n";
+  }
+  if (!g.legend.empty()) md += "\n" + g.legend + "\n";
+  if (!g.notes.empty()) md += "\n";
+  for (const auto& n : g.notes) md += "- " + md_text(n.substr(0, 400)) + "\n";
+  return md;
+}
+
+std::string grid_html(const Grid& g) {
+  std::string h = fmt::format("<h2 id=\"{}\">{}</h2>\n<div class=\"scroll\"><table class=\"grid\"><caption>{}</caption><thead><tr>",
+                              escape_markup(g.id), escape_markup(g.title), escape_markup(g.caption));
+  for (const auto& c : g.columns) h += "<th scope=\"col\">" + escape_markup(c) + "</th>";
+  h += "</tr></thead><tbody>\n";
+  for (std::size_t r = 0; r < g.rows.size(); ++r) {
+    h += "<tr><th scope=\"row\">" + escape_markup(g.rows[r][0]) + "</th>";
+    for (std::size_t c = 1; c < g.rows[r].size(); ++c) {
+      const std::string cls = c - 1 < g.classes[r].size() ? g.classes[r][c - 1] : "";
+      h += (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + escape_markup(g.rows[r][c]) + "</td>";
+    }
+    h += "</tr>\n";
+  }
+  h += "</tbody></table></div>\n";
+  if (!g.legend.empty()) h += "<p>" + escape_markup(g.legend) + "</p>\n";
+  if (!g.notes.empty()) {
+    h += "<details><summary>why each failed load failed</summary><ul>";
+    for (const auto& n : g.notes) h += "<li>" + escape_markup(n.substr(0, 600)) + "</li>";
+    h += "</ul></details>\n";
+  }
+  return h;
+}
+
+}  // namespace opmatrix

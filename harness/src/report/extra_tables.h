@@ -1,0 +1,29 @@
+// The report's tables beyond the compatibility table, each built from results only and shown
+// only when there is something to show: other op libraries, GPU architectures per CUDA cell,
+// and the build x run load matrix (results/_cross-load.json).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/results_set.h"
+
+namespace opmatrix {
+
+struct Grid {
+  std::string id;       // HTML id
+  std::string title;
+  std::string caption;  // what the rows and columns are
+  std::string legend;
+  std::vector<std::string> columns;            // header of every column, the row-header one first
+  std::vector<std::vector<std::string>> rows;  // row header, then one text per column
+  std::vector<std::vector<std::string>> classes;  // CSS class per data cell (pass, xfail, fail, notrun)
+  std::vector<std::string> notes;              // lines under the table (first undefined symbols …)
+};
+
+std::vector<Grid> extra_tables(const ResultsSet& set);
+
+std::string grid_markdown(const Grid& g);
+std::string grid_html(const Grid& g);
+
+}  // namespace opmatrix

@@ -1,0 +1,33 @@
+// The "extension built for one torch, run with another" failure, measured: the op library
+// built in cell A is loaded (dlopen RTLD_NOW + registration) in the runtime of cell B, for
+// every pair of cells with results here. Writes results/_cross-load.json (docs/results.md).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "matrix/model.h"
+#include "run/cell_runner.h"
+#include "run/engine.h"
+
+namespace opmatrix {
+
+constexpr const char* kCrossLoadFile = "_cross-load.json";  // "_": never a cell id
+
+struct CrossLoadSettings {
+  std::string results_dir;  // absolute
+  double timeout_s = 1800;  // per runtime (one container loads every build)
+  bool no_cache = false;
+};
+
+// Runs what is not cached, writes the file atomically and returns its JSON. Cells need a
+// results file that shows a build (to be a build) or a probe (to be a runtime).
+nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossLoadSettings& settings,
+                              const Progress& progress);
+
+// One pair's outcome from cross_load.py's entry for it: outcome (loads | not_registered |
+// undefined_symbol | missing_library | crash | timeout | error), summary, symbols.
+nlohmann::json cross_load_outcome(const nlohmann::json& entry);
+
+}  // namespace opmatrix

@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "run/cross_load.h"
+#include "run/library_checks.h"
+
+namespace opmatrix {
+
+namespace {
+const CheckResult* find(const std::vector<CheckResult>& checks, const std::string& check, const std::string& arch,
+                        const std::string& op = "") {
+  for (const auto& c : checks)
+    if (c.check == check && c.arch == arch && c.op == op) return &c;
+  return nullptr;
+}
+
+nlohmann::json undefined_report() {
+  return nlohmann::json::parse(R"({"torch": "2.6.0", "libraries": [{"path": "/x/libopmatrix_ops.so", "loaded": false,
+    "error_kind": "undefined_symbol", "error": "undefined symbol: _ZN2at4_ops5empty4callE",
+    "undefined": [{"symbol": "_ZN2at4_ops5empty4callE", "demangled": "at::_ops::empty::call"}],
+    "undefined_count": 4}]})");
+}
+}  // namespace
+
+TEST(LoadChecks, UndefinedSymbolsAreNamedDemangledWithTheCount) {
+  const auto checks = load_checks(undefined_report(), "repro");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::fail);
+  EXPECT_NE(checks[0].message.find("undefined symbol: at::_ops::empty::call (+3 more)"), std::string::npos);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "undefined_symbol");
+  EXPECT_EQ(checks[0].diagnosis->repro, "repro");
+}
+
+TEST(LoadChecks, NoLibraryIsAnError) {
+  const auto checks = load_checks(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})"), "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::error);
+}
+
+TEST(NamespaceChecks, MissingCudaKernelIsTheUsersBackendError) {
+  const auto report = nlohmann::json::parse(
+      R"({"ops": {"box_iou": {"CPU": true, "CUDA": false, "Meta": false, "Autograd": false}}})");
+  const auto checks = namespace_checks(report, "boxops", true, "r");
+  const CheckResult* reg = find(checks, "registration", "", "box_iou");
+  ASSERT_TRUE(reg && reg->diagnosis);
+  EXPECT_EQ(reg->status, Status::fail);
+  EXPECT_NE(reg->diagnosis->summary.find("Could not run 'boxops::box_iou' with arguments from the 'CUDA' backend"),
+            std::string::npos);
+  const CheckResult* meta = find(checks, "meta", "", "box_iou");
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(meta->status, Status::fail);
+  // Without CUDA promised, CPU alone registers.
+  EXPECT_EQ(find(namespace_checks(report, "boxops", false, "r"), "registration", "", "box_iou")->status, Status::pass);
+}
+
+TEST(NvrtcChecks, RejectedArchCarriesNvrtcsLog) {
+  const auto report = nlohmann::json::parse(R"j({"version": "12.4", "archs": {
+    "9.0": {"accepted": true, "log": ""},
+    "10.0": {"accepted": false, "log": "NVRTC_ERROR_INVALID_OPTION: nvrtc: error: invalid value for --gpu-architecture (-arch)"}}})j");
+  const auto checks = nvrtc_checks(report, {"9.0", "10.0", "12.0"}, "r");
+  EXPECT_EQ(find(checks, "nvrtc", "9.0")->status, Status::pass);
+  EXPECT_EQ(find(checks, "nvrtc", "10.0")->status, Status::fail);
+  EXPECT_NE(find(checks, "nvrtc", "10.0")->message.find("invalid value for --gpu-architecture"), std::string::npos);
+  EXPECT_EQ(find(checks, "nvrtc", "12.0")->status, Status::skip);
+}
+
+TEST(FatbinChecks, SassSameMajorPtxJitOrNothing) {
+  const auto report = nlohmann::json::parse(
+      R"({"library": "/b/libx.so", "elf": ["sm_75", "sm_80", "sm_90a"], "ptx": ["sm_80"]})");
+  const auto checks = fatbin_checks(report, {"7.0", "7.5", "8.6", "9.0", "10.0"}, "r");
+  EXPECT_EQ(find(checks, "fatbin", "7.0")->status, Status::fail);  // sm_75 SASS does not run on sm_70
+  EXPECT_NE(find(checks, "fatbin", "7.5")->message.find("SASS sm_75"), std::string::npos);
+  EXPECT_NE(find(checks, "fatbin", "8.6")->message.find("SASS sm_80"), std::string::npos);
+  // sm_90a is arch-specific: it runs on sm_90 itself, and sm_100 needs the compute_80 PTX.
+  EXPECT_NE(find(checks, "fatbin", "9.0")->message.find("SASS sm_90a"), std::string::npos);
+  EXPECT_NE(find(checks, "fatbin", "10.0")->message.find("PTX sm_80"), std::string::npos)
+      << find(checks, "fatbin", "10.0")->message;
+}
+
+TEST(CrossLoadOutcome, ClassifiesEachWayALoadEnds) {
+  EXPECT_EQ(cross_load_outcome({{"timed_out", true}})["outcome"], "timeout");
+  EXPECT_EQ(cross_load_outcome({{"signal", "SIGSEGV"}, {"report", nullptr}})["outcome"], "crash");
+  nlohmann::json undefined = {{"report", undefined_report()}, {"exit_code", 0}};
+  const auto u = cross_load_outcome(undefined);
+  EXPECT_EQ(u["outcome"], "undefined_symbol");
+  EXPECT_EQ(u["symbols"][0], "at::_ops::empty::call");
+  nlohmann::json loaded = {{"exit_code", 0},
+                           {"report", nlohmann::json::parse(R"({"libraries": [{"loaded": true}],
+                              "ops": {"nms": {"CPU": true}, "roi_align": {"CPU": null}}})")}};
+  EXPECT_EQ(cross_load_outcome(loaded)["outcome"], "not_registered");
+  loaded["report"]["ops"]["roi_align"]["CPU"] = true;
+  EXPECT_EQ(cross_load_outcome(loaded)["outcome"], "loads");
+}
+
+}  // namespace opmatrix
