@@ -1,6 +1,6 @@
 # `ctest -L matrix`: one CTest test per cell of the default local run (labels `matrix` and
-# the cell id), each `opmatrix run --cell ID`, and a last test (`matrix-report`) that renders
-# the report from what ran. The cell list is read when ctest starts (a TEST_INCLUDE_FILES
+# the cell id), each `opmatrix run --cell ID`, then `matrix-cross-load` (every build loaded in
+# every runtime) and a last test (`matrix-report`) that renders the report from what ran. The cell list is read when ctest starts (a TEST_INCLUDE_FILES
 # script, like gtest_discover_tests), so editing matrix.yaml needs no reconfigure.
 set(OPMATRIX_MATRIX_RESULTS "${PROJECT_SOURCE_DIR}/results" CACHE PATH "results folder for ctest -L matrix")
 set(_matrix "${PROJECT_SOURCE_DIR}/matrix.yaml")
@@ -28,7 +28,10 @@ if(n GREATER 0)
     list(APPEND all matrix-\${id})
   endforeach()
 endif()
+# Every build loaded in every runtime (the ABI table), once all cells are done.
+add_test(matrix-cross-load \"\${opmatrix}\" cross-load --matrix \"${_matrix}\" --results \"\${results}\")
+set_tests_properties(matrix-cross-load PROPERTIES LABELS matrix DEPENDS \"\${all}\" TIMEOUT 7200 PROCESSORS 1)
 add_test(matrix-report \"\${opmatrix}\" report --results \"\${results}\" --format md -o \"\${results}/report.md\")
-set_tests_properties(matrix-report PROPERTIES LABELS matrix DEPENDS \"\${all}\")
+set_tests_properties(matrix-report PROPERTIES LABELS matrix DEPENDS \"\${all};matrix-cross-load\")
 ")
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${CMAKE_BINARY_DIR}/opmatrix_matrix_tests.cmake")

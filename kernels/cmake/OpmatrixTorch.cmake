@@ -50,6 +50,19 @@ if(TORCH_INSTALL_PREFIX)
   set(TORCH_LIBRARIES "${_opmatrix_torch_libs}")
 endif()
 
+# torch 2.1's Caffe2 CMake links every consumer with CUDA::cuda_driver (the libcuda stub), so
+# each test binary then needs libcuda.so.1 just to start: on a machine without an NVIDIA
+# driver nothing runs, not even the tests that would skip with "no GPU". Our code uses only
+# the runtime API, and torch itself loads the driver lazily: drop the driver from the link.
+if(TARGET caffe2::cuda)
+  get_target_property(_opmatrix_cuda_links caffe2::cuda INTERFACE_LINK_LIBRARIES)
+  if(_opmatrix_cuda_links AND "CUDA::cuda_driver" IN_LIST _opmatrix_cuda_links)
+    list(REMOVE_ITEM _opmatrix_cuda_links CUDA::cuda_driver)
+    set_property(TARGET caffe2::cuda PROPERTY INTERFACE_LINK_LIBRARIES "${_opmatrix_cuda_links}")
+    message(STATUS "opmatrix: not linking the CUDA driver stub that this torch's CMake adds (libcuda.so.1 is loaded lazily)")
+  endif()
+endif()
+
 if(OPMATRIX_WITH_CUDA AND NOT TARGET c10_cuda AND NOT TARGET torch_cuda)
   message(FATAL_ERROR
     "opmatrix: OPMATRIX_WITH_CUDA=ON, but the LibTorch found at ${Torch_DIR} was built "
