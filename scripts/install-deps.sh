@@ -5,17 +5,19 @@
 #   --host-cell also the host's LibTorch (libtorch-dev, python3-torch[vision]) for the host cell
 #   --containers also podman, runc, mmdebstrap (to run cells in containers)
 #   --browser   also chromium (the HTML report's browser test)
+#   --fuzz      also clang and its compiler-rt (libFuzzer, ASan, UBSan) for harness/fuzz
 set -euo pipefail
 
-want_host_cell=0 want_containers=0 want_browser=0
+want_host_cell=0 want_containers=0 want_browser=0 want_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --harness) ;;
     --host-cell) want_host_cell=1 ;;
     --containers) want_containers=1 ;;
     --browser) want_browser=1 ;;
-    --all) want_host_cell=1; want_containers=1; want_browser=1 ;;
-    *) echo "install-deps.sh: unknown option '$arg' (use --harness, --host-cell, --containers, --browser, --all)" >&2; exit 2 ;;
+    --fuzz) want_fuzz=1 ;;
+    --all) want_host_cell=1; want_containers=1; want_browser=1; want_fuzz=1 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (use --harness, --host-cell, --containers, --browser, --fuzz, --all)" >&2; exit 2 ;;
   esac
 done
 
@@ -30,17 +32,31 @@ fi
 if [ "$want_containers" = 1 ]; then
   pkgs+=(podman runc mmdebstrap uidmap fuse-overlayfs)
 fi
-
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ "${#missing[@]}" = 0 ]; then
-  echo "install-deps: all ${#pkgs[@]} packages present"
-  exit 0
+if [ "$want_fuzz" = 1 ]; then
+  pkgs+=(clang)
 fi
+
 sudo=()
 [ "$(id -u)" = 0 ] || sudo=(sudo)
-echo "install-deps: installing ${missing[*]}"
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+updated=0
+# Installs those of the given packages that are missing.
+install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  if [ "${#missing[@]}" = 0 ]; then
+    echo "install-deps: all $# packages present"
+    return
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  [ "$updated" = 1 ] || "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  updated=1
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+install "${pkgs[@]}"
+# libFuzzer and the sanitizer runtimes come with the compiler-rt of clang's own version
+# (libclang-rt-14-dev on bookworm, -19- on trixie): known only once clang is there.
+if [ "$want_fuzz" = 1 ]; then
+  install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+fi

@@ -6,10 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -42,6 +47,57 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
+  return out;
+}
+
+// One process as /proc/PID/stat tells it; `start` (clock ticks after boot) tells a reused
+// PID from the process we saw.
+struct ProcInfo {
+  pid_t pid = 0, ppid = 0, pgrp = 0;
+  unsigned long long start = 0;
+};
+
+bool read_proc(pid_t pid, ProcInfo& out) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const auto close = stat.rfind(')');  // the command name may hold spaces and ')'
+  if (close == std::string::npos) return false;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string state;
+  rest >> state >> out.ppid >> out.pgrp;
+  std::string skip;
+  for (int field = 6; field < 22; ++field) rest >> skip;  // fields 6..21
+  rest >> out.start;
+  out.pid = pid;
+  return static_cast<bool>(rest) && state != "Z";
+}
+
+// The processes below `root` that left its process group: a container's first process, which
+// runc starts in a session of its own under `podman build`. Killing the group misses them, and
+// a killed build client leaves them running (a RUN step that sleeps or downloads for minutes).
+std::vector<ProcInfo> escaped_descendants(pid_t root) {
+  std::multimap<pid_t, ProcInfo> children;
+  if (DIR* d = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(d)) {
+      const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+      ProcInfo p;
+      if (pid > 0 && read_proc(pid, p)) children.emplace(p.ppid, p);
+    }
+    ::closedir(d);
+  }
+  std::vector<ProcInfo> out;
+  std::vector<pid_t> todo = {root};
+  std::set<pid_t> seen = {root};
+  while (!todo.empty()) {
+    const pid_t parent = todo.back();
+    todo.pop_back();
+    for (auto [it, end] = children.equal_range(parent); it != end; ++it) {
+      if (!seen.insert(it->second.pid).second) continue;
+      if (it->second.pgrp != root) out.push_back(it->second);
+      todo.push_back(it->second.pid);
+    }
+  }
   return out;
 }
 
@@ -115,6 +171,10 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
   int status = 0;
   bool killed = false, hard_killed = false;
   double killed_at = 0;
+  std::map<pid_t, ProcInfo> escaped;  // seen below a process we are killing, outside its group
+  auto note_escaped = [&] {
+    for (const ProcInfo& p : escaped_descendants(pid)) escaped.emplace(p.pid, p);
+  };
   for (;;) {
     if (spec.capture_stdout) {
       char buf[65536];
@@ -131,6 +191,7 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
         // The whole group (cmake -> ninja -> c++), politely first: podman forwards SIGTERM.
         killed = true;
         killed_at = elapsed;
+        note_escaped();  // before the signal: the tree falls apart once the client is gone
         ::kill(-pid, SIGTERM);
         if (!on_kill.empty()) {
           ProcessSpec hook;
@@ -140,11 +201,20 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
           run_process(hook);
         }
       }
-    } else if (!hard_killed && elapsed - killed_at > 2.0) {
-      hard_killed = true;
-      ::kill(-pid, SIGKILL);
+    } else {
+      note_escaped();
+      if (!hard_killed && elapsed - killed_at > 2.0) {
+        hard_killed = true;
+        ::kill(-pid, SIGKILL);
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The client we stopped is gone: what it started outside its group is orphaned now, and no
+  // one else will stop it (a container's first process ignores SIGTERM: SIGKILL).
+  for (const auto& [p, seen] : escaped) {
+    ProcInfo now;
+    if (read_proc(p, now) && now.start == seen.start) ::kill(p, SIGKILL);
   }
   if (spec.capture_stdout) {
     char buf[65536];
