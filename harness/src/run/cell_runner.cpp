@@ -310,6 +310,32 @@ class CellRun {
     return out;
   }
 
+  // CMake against the cell's torch, CUDA on exactly when the cell promises it; `archs_var`
+  // names the variable the project reads its CUDA archs from.
+  std::vector<std::string> configure_argv(const std::string& source, const std::string& archs_var,
+                                          const std::vector<std::string>& archs) const {
+    std::vector<std::string> argv = {"cmake", "-S", source, "-B", paths_.build, "-G", "Ninja",
+                                     "-DCMAKE_BUILD_TYPE=Release",
+                                     "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
+                                     "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                                     std::string("-DOPMATRIX_WITH_CUDA=") + (cell_.has_cuda() ? "ON" : "OFF")};
+    if (cell_.has_cuda()) {
+      argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
+      argv.push_back(fmt::format("-D{}={}", archs_var, fmt::join(archs, ";")));
+    }
+    return argv;
+  }
+
+  // "80" -> "8.0", "100" -> "10.0": torch's TORCH_CUDA_ARCH_LIST form.
+  static std::string dotted_archs(const std::vector<std::string>& archs) {
+    std::vector<std::string> dotted;
+    for (const auto& a : archs) {
+      const std::size_t digits = a.find_first_not_of("0123456789") == std::string::npos ? a.size() : a.find_first_not_of("0123456789");
+      dotted.push_back(digits > 1 ? a.substr(0, digits - 1) + "." + a.substr(digits - 1) : a);  // "90a" -> "9.0a"
+    }
+    return fmt::format("{}", fmt::join(dotted, ";"));
+  }
+
   // Another op library (docs/projects.md): its own CMake or setup.py build against this
   // cell's torch, CUDA on exactly when the cell promises it.
   bool build_project() {
@@ -323,16 +349,11 @@ class CellRun {
     bool ok = false;
     double seconds = 0;
     if (p.kind == "cmake") {
-      std::vector<std::string> argv = {"cmake", "-S", paths_.src + "/" + p.path, "-B", paths_.build, "-G", "Ninja",
-                                       "-DCMAKE_BUILD_TYPE=Release",
-                                       "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
-                                       "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
-                                       std::string("-DOPMATRIX_WITH_CUDA=") + (cell_.has_cuda() ? "ON" : "OFF")};
-      if (cell_.has_cuda()) {
-        argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
-        argv.push_back(fmt::format("-DCMAKE_CUDA_ARCHITECTURES={}", fmt::join(archs, ";")));
-      }
-      ProcessResult c = step(command("configure", argv, timeout_for(cell_, "configure", settings_.configure_timeout_s)), "build");
+      StepCommand configure = command("configure", configure_argv(paths_.src + "/" + p.path, "CMAKE_CUDA_ARCHITECTURES", archs),
+                                      timeout_for(cell_, "configure", settings_.configure_timeout_s));
+      // torch's own CMake picks archs from this (else from a GPU, else a long default list).
+      if (cell_.has_cuda()) configure.env.emplace_back("TORCH_CUDA_ARCH_LIST", dotted_archs(archs));
+      ProcessResult c = step(configure, "build");
       seconds += c.seconds;
       if (c.ok()) {
         ProcessResult b = step(command("build", {"cmake", "--build", paths_.build, "-j", jobs},
@@ -341,15 +362,13 @@ class CellRun {
         ok = b.ok();
       }
     } else {
-      std::vector<std::string> dotted;
-      for (const auto& a : archs) dotted.push_back(a.size() > 1 ? a.substr(0, a.size() - 1) + "." + a.substr(a.size() - 1) : a);
       StepCommand cmd = command("build", in_project_dir({paths_.src + "/scripts/cell/python.sh", "setup.py", "build_ext",
                                                          "--build-lib", paths_.build + "/lib", "--build-temp",
                                                          paths_.build + "/temp"}),
                                 timeout_for(cell_, "build", settings_.build_timeout_s));
       cmd.env.emplace_back("MAX_JOBS", jobs);
       cmd.env.emplace_back("FORCE_CUDA", cell_.has_cuda() ? "1" : "0");
-      if (cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", fmt::format("{}", fmt::join(dotted, ";")));
+      if (cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", dotted_archs(archs));
       ProcessResult b = step(cmd, "build");
       seconds = b.seconds;
       ok = b.ok();
@@ -379,15 +398,7 @@ class CellRun {
       archs = supported_archs();
       nvrtc();
     }
-    std::vector<std::string> argv = {"cmake", "-S", paths_.src + "/cases", "-B", paths_.build, "-G", "Ninja",
-                                     "-DCMAKE_BUILD_TYPE=Release",
-                                     "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
-                                     "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
-                                     std::string("-DOPMATRIX_WITH_CUDA=") + (cell_.has_cuda() ? "ON" : "OFF")};
-    if (cell_.has_cuda()) {
-      argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
-      argv.push_back(fmt::format("-DOPMATRIX_CUDA_ARCHS={}", fmt::join(archs, ";")));
-    }
+    const auto argv = configure_argv(paths_.src + "/cases", "OPMATRIX_CUDA_ARCHS", archs);
     if (!step(command("configure", argv, timeout_for(cell_, "configure", settings_.configure_timeout_s)), "build").ok())
       return false;
     ProcessResult b = step(command("build", {"cmake", "--build", paths_.build, "-j", std::to_string(settings_.build_jobs)},
