@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -17,13 +18,26 @@ namespace opmatrix {
 
 namespace {
 
-Status status_of_verdict(const std::string& verdict) {
-  if (verdict == "Passed") return Status::pass;
-  if (verdict == "Failed") return Status::fail;
-  if (verdict == "Skipped") return Status::skip;
-  if (verdict == "Timeout") return Status::timeout;
-  if (verdict.rfind("Exception", 0) == 0) return Status::crash;
-  return Status::error;  // "Not Run ...": ctest could not start it
+// ctest's verdict words, normalised: "Passed", "Failed", "Skipped", "Timeout", "Not Run ...",
+// and for a signal "Exception: SegFault" (ctest prints "***Exception: SegFault", or for
+// other signals "Subprocess killed***Exception:", "Subprocess aborted***Exception:", …).
+std::pair<Status, std::string> read_verdict(std::string text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '*')) text.erase(0, 1);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  const auto exception = text.find("Exception:");
+  if (exception != std::string::npos) {
+    std::string before = text.substr(0, exception), after = text.substr(exception + 10);
+    while (!before.empty() && (before.back() == '*' || before.back() == ' ')) before.pop_back();
+    while (!after.empty() && after.front() == ' ') after.erase(0, 1);
+    std::string what = after;
+    if (!before.empty()) what = what.empty() ? before : before + ", " + what;
+    return {Status::crash, "Exception: " + (what.empty() ? std::string("signal") : what)};
+  }
+  if (text == "Passed") return {Status::pass, text};
+  if (text.rfind("Failed", 0) == 0) return {Status::fail, text};
+  if (text == "Skipped") return {Status::skip, text};
+  if (text == "Timeout") return {Status::timeout, text};
+  return {Status::error, text};  // "Not Run ...": ctest could not start it
 }
 
 std::string trim_trailing_blank_lines(std::string s) {
@@ -34,8 +48,7 @@ std::string trim_trailing_blank_lines(std::string s) {
 }  // namespace
 
 std::vector<CtestRun> parse_ctest_log(const std::string& log) {
-  static const std::regex verdict_re(
-      R"(^\s*\d+/\d+\s+Test\s+#\d+:\s+(.+?)\s+\.*\s*(?:\*\*\*)?(Passed|Failed|Skipped|Timeout|Exception: [A-Za-z ]+?|Not Run[A-Za-z ()]*?)\s+([0-9.]+) sec)");
+  static const std::regex verdict_re(R"(^\s*\d+/\d+\s+Test\s+#\d+:\s+(.+?)\s+\.*(.*?)\s+([0-9.]+) sec\s*$)");
   // Lines ctest prints itself: they end the previous test's output block.
   static const std::regex ctest_line_re(
       R"(^(\s+Start\s+\d+: |\d+% tests passed|The following tests |Total Test time|Test project |Errors while running CTest))");
@@ -48,8 +61,7 @@ std::vector<CtestRun> parse_ctest_log(const std::string& log) {
     if (std::regex_search(line, m, verdict_re)) {
       CtestRun r;
       r.name = m[1].str().substr(0, m[1].str().find("  # "));
-      r.verdict = m[2];
-      r.status = status_of_verdict(r.verdict);
+      std::tie(r.status, r.verdict) = read_verdict(m[2]);
       r.seconds = std::stod(m[3]);
       out.push_back(std::move(r));
       in_output = true;
@@ -283,7 +295,10 @@ std::vector<TestOutcome> collect_test_outcomes(const std::string& ctest_log, con
         TestOutcome t;
         t.name = name;
         t.status = Status::error;
-        t.message = "not run: " + fate_of(run) + (died_in.empty() ? "" : " during " + died_in);
+        t.message = "not run: " +
+                    (run.status == Status::crash ? "the test process (" + run.name + ") crashed (" + run.verdict + ")"
+                                                 : fate_of(run)) +
+                    (died_in.empty() ? "" : " during " + died_in);
         outs.push_back(t);
       }
       if (outs.empty()) {

@@ -72,6 +72,23 @@ TEST(TestOutcomes, ParsesOneCtestVerdictPerBinaryWithItsOutput) {
   EXPECT_EQ(runs[4].output.find("tests passed"), std::string::npos);
 }
 
+TEST(TestOutcomes, ReadsEveryWayCtestReportsASignal) {
+  auto runs = parse_ctest_log(R"(1/4 Test  #4: nms_correctness ..................Subprocess killed***Exception:   6.49 sec
+2/4 Test  #2: a_b ..............................Subprocess aborted***Exception:   0.20 sec
+3/4 Test  #3: c .....***Exception: Illegal  0.20 sec
+4/4 Test  #1: registration ......................***Not Run (Disabled)   0.00 sec
+)");
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].name, "nms_correctness");
+  EXPECT_EQ(runs[0].status, Status::crash);
+  EXPECT_EQ(runs[0].verdict, "Exception: Subprocess killed");
+  EXPECT_DOUBLE_EQ(runs[0].seconds, 6.49);
+  EXPECT_EQ(runs[1].verdict, "Exception: Subprocess aborted");
+  EXPECT_EQ(runs[2].verdict, "Exception: Illegal");
+  EXPECT_EQ(runs[3].status, Status::error);
+  EXPECT_EQ(runs[3].verdict, "Not Run (Disabled)");
+}
+
 TEST(TestOutcomes, GtestConsoleGivesFinishedTestsAndTheOneThatWasRunning) {
   auto t = parse_gtest_console(
       "[ RUN      ] A.Ok\n[       OK ] A.Ok (12 ms)\n[ RUN      ] A.Skip\n/src/x.cpp:3: Skipped\nno GPU\n"
@@ -151,7 +168,8 @@ TEST(TestOutcomes, CollectsJsonVerdictsConsoleVerdictsAndTestsNeverReached) {
   EXPECT_EQ(by["RoiAlignCorrectness.Big"].check, "correctness");
   EXPECT_EQ(by["RoiAlignCorrectness.Never"].status, Status::error);
   EXPECT_EQ(by["RoiAlignCorrectness.Never"].message,
-            "not run: Exception: SegFault during RoiAlignCorrectness.Big");
+            "not run: the test process (roi_align_correctness) crashed (Exception: SegFault) during "
+            "RoiAlignCorrectness.Big");
 
   EXPECT_EQ(by["RoiAlignMeta.Sizes"].status, Status::timeout);
   EXPECT_EQ(by["RoiAlignMeta.Sizes"].check, "meta");
