@@ -103,8 +103,12 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   RunSettings settings;
   settings.results_dir = results_dir;
   const int cores = std::max(1u, std::thread::hardware_concurrency());
-  // N cells x their build jobs stays within the cores: no oversubscription.
-  settings.build_jobs = opts.build_jobs > 0 ? opts.build_jobs : std::max(1, cores / opts.jobs);
+  // N cells x their build jobs stays within the cores: no oversubscription. More cells at
+  // once than cores would still run N compilers (1 job each), so the cells at once are
+  // capped at the cores; and at the cells that can run, so a lone cell gets every core.
+  const int runnable = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); }));
+  const int parallel_cells = std::max(1, std::min({opts.jobs, cores, runnable}));
+  settings.build_jobs = opts.build_jobs > 0 ? opts.build_jobs : std::max(1, cores / parallel_cells);
   fs::create_directories(results_dir);
 
   install_stop_handlers();
@@ -189,7 +193,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     }
   };
   std::vector<std::thread> threads;
-  for (int t = 0; t < std::min<int>(opts.jobs, static_cast<int>(jobs.size())); ++t) threads.emplace_back(worker);
+  for (int t = 0; t < parallel_cells; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   if (opts.images_only) return stop_requested().load() ? kExitInterrupted : images_failed ? kExitFailed : kExitOk;
   // Builds of several cells: load each in every other's runtime (the ABI cross-load table).
