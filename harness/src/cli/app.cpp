@@ -105,6 +105,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_option("--work-dir", run.work_dir, "per-cell build folders and ccache (default: build/opmatrix)");
   r->add_option("--pip-cache", run.pip_cache, "pip cache shared by image builds (default: /var/cache/opmatrix/pip)");
   r->add_option("--extra-ca", run.extra_ca, "CA bundle for HTTPS inside image builds (default: the host's bundle)");
+  r->add_option("--memory", run.memory, "memory limit of each cell container, e.g. 4g, 512m (default: 12g)")
+      ->check(CLI::Validator([](std::string& s) { return valid_memory_limit(s) ? std::string() :
+                                 "a size such as 512m or 4g, not '" + s + "'"; }, "SIZE"));
+  r->add_option("--repo-root", run.repo_root, "the repository: mounted as /src, the matrix's containerfile and "
+                                              "project paths resolve here (default: the matrix file's folder)");
   r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
   r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");

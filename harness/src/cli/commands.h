@@ -48,11 +48,15 @@ struct RunOptions {
   std::string work_dir;            // default: <repo>/build/opmatrix
   std::string pip_cache;           // default: /var/cache/opmatrix/pip
   std::string extra_ca;            // default: the host's CA bundle, for podman image builds
+  std::string memory;              // each container's --memory limit; default: EngineConfig's (12g)
+  std::string repo_root;           // mounted as /src, paths in the matrix resolve here; default: the matrix's folder
   bool images_only = false;        // only ensure the selected cells' images (CI cache warm-up)
   bool no_cache = false;           // run even when the last result's cache key still matches
   bool cross_load = true;          // after >= 2 cells: every build loaded in every runtime
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
+// A container memory limit as podman/docker take it: a whole number with an optional b/k/m/g.
+bool valid_memory_limit(const std::string& size);
 // `opmatrix cross-load`: the build x run load table from the cells' last results.
 int cross_load_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 struct EngineConfig;

@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <mutex>
 #include <ostream>
+#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "matrix/load.h"
 #include "run/cell_runner.h"
 #include "run/cache_key.h"
 #include "run/cross_load.h"
@@ -45,12 +47,23 @@ std::string absolute(const std::string& p) {
   return out;
 }
 
+std::string repo_root_for(const RunOptions& opts) {
+  if (!opts.repo_root.empty()) return absolute(opts.repo_root);
+  return absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
+}
+
 }  // namespace
+
+bool valid_memory_limit(const std::string& size) {
+  static const std::regex re("[1-9][0-9]{0,12}[bkmgBKMG]?");
+  return std::regex_match(size, re);
+}
 
 EngineConfig engine_config_for(const RunOptions& opts) {
   EngineConfig config;
   config.kind = opts.engine;
-  config.repo_root = absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
+  config.repo_root = repo_root_for(opts);
+  if (!opts.memory.empty()) config.memory = opts.memory;
   config.work_dir = absolute(opts.work_dir.empty() ? config.repo_root + "/build/opmatrix" : opts.work_dir);
   config.pip_cache = opts.pip_cache.empty() ? "/var/cache/opmatrix/pip" : absolute(opts.pip_cache);
   config.extra_ca = opts.extra_ca;
@@ -61,7 +74,24 @@ EngineConfig engine_config_for(const RunOptions& opts) {
 }
 
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
-  auto m = load_matrix_or_report(opts.matrix, err);
+  if (!opts.memory.empty() && !valid_memory_limit(opts.memory)) {
+    err << "opmatrix run: error: --memory must be a size such as 512m or 4g, not '" << opts.memory << "'\n";
+    return kExitUsage;
+  }
+  if (!opts.repo_root.empty() && !fs::is_directory(opts.repo_root)) {
+    err << "opmatrix run: error: --repo-root " << opts.repo_root << " is not a folder\n";
+    return kExitUsage;
+  }
+  // With --repo-root, the matrix's containerfile and project paths are checked against that
+  // folder (the one mounted as /src), not against the matrix file's folder.
+  std::optional<Matrix> m;
+  if (opts.repo_root.empty()) {
+    m = load_matrix_or_report(opts.matrix, err);
+  } else {
+    LoadResult loaded = load_matrix_file(opts.matrix, repo_root_for(opts));
+    for (const auto& d : loaded.diagnostics) err << format_diagnostic(d) << '\n';
+    m = std::move(loaded.matrix);
+  }
   if (!m) return kExitUsage;
   std::vector<std::string> ids;
   for (const auto& c : m->cells) ids.push_back(c.id);
@@ -132,7 +162,8 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       // A full disk or a killed step says nothing about the cell: never reuse those.
       for (const auto& c : old.checks)
         if (c.diagnosis && (c.diagnosis->kind == "disk_full" || c.diagnosis->kind == "crash" ||
-                            c.diagnosis->kind == "timeout" || c.diagnosis->kind == "image_error"))
+                            c.diagnosis->kind == "killed" || c.diagnosis->kind == "timeout" ||
+                            c.diagnosis->kind == "image_error"))
           return std::nullopt;
       old.cached = true;
       return old;

@@ -87,11 +87,31 @@ Diagnosis diagnose_step(const StepFailure& f) {
     d.evidence = last_lines(f.log, 5);
     return d;
   }
-  if (f.signal != 0) {
-    d.kind = "crash";
-    d.summary = fmt::format("the {} step died of {}", f.step, signal_name(f.signal));
-    d.fix = "run the reproduction command and look at the end of the log; SIGKILL usually means memory ran out";
+  // A container engine reports death by signal N as exit status 128 + N.
+  const int from_status = f.signal == 0 && f.exit_code > 128 && f.exit_code < 128 + 32 &&
+                                  std::strcmp(signal_name(f.exit_code - 128), "a signal") != 0
+                              ? f.exit_code - 128 : 0;
+  const int sig = f.signal != 0 ? f.signal : from_status;
+  if (sig != 0) {
+    const std::string status = f.exit_code > 128 ? fmt::format(", exit status {} = 128 + {}", f.exit_code, sig) : "";
     d.evidence = last_lines(f.log, 5);
+    if (sig == SIGKILL) {
+      // Nothing tells an out-of-memory kill from a `podman kill`: both end in SIGKILL, and the
+      // container (with its cgroup's OOM counter) is gone. The memory limit is on the command line.
+      static const std::regex memory_flag(R"(--memory[= ](\S+))");
+      std::smatch mm;
+      const std::string limit = std::regex_search(f.repro, mm, memory_flag) ? mm[1].str() : "";
+      d.kind = "killed";
+      d.summary = fmt::format("the {} step was killed (SIGKILL{}): out of memory{} — or killed from outside "
+                              "(podman/docker kill, the host's OOM killer)", f.step, status,
+                              limit.empty() ? "" : fmt::format(" (the container may use {})", limit));
+      d.fix = "if the log ends while memory grows, raise the limit (opmatrix run --memory) or fix the leak; "
+              "otherwise find what killed the container and run the cell again";
+      return d;
+    }
+    d.kind = "crash";
+    d.summary = fmt::format("the {} step died of {}{}", f.step, signal_name(sig), status);
+    d.fix = "run the reproduction command and look at the end of the log (under gdb for SIGSEGV/SIGBUS)";
     return d;
   }
   static const std::regex cxx20(R"(C\+\+(\d\d) or later compatible compiler is required)");

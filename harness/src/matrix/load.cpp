@@ -605,7 +605,7 @@ LoadResult load_matrix_text(const std::string& text, const std::string& file_nam
   return result;
 }
 
-LoadResult load_matrix_file(const std::string& path) {
+LoadResult load_matrix_file(const std::string& path, const std::string& base_dir) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     return {std::nullopt, {{path, {1, 1}, Severity::error, "is a directory, not a matrix file"}}};
@@ -625,7 +625,7 @@ LoadResult load_matrix_file(const std::string& path) {
                             fmt::format("file is {} bytes; a matrix file may be at most {} bytes",
                                         ec ? text.size() : size, limit)}}};
   }
-  const std::string base = fs::path(path).parent_path().string();
+  const std::string base = base_dir.empty() ? fs::path(path).parent_path().string() : base_dir;
   return load_matrix_text(text, path, base.empty() ? "." : base);
 }
 

@@ -19,6 +19,7 @@ struct LoadResult {
 // `base_dir` is where relative paths in the file (Containerfiles) are resolved and confined.
 LoadResult load_matrix_text(const std::string& text, const std::string& file_name,
                             const std::string& base_dir);
-LoadResult load_matrix_file(const std::string& path);
+// `base_dir` "" = the file's folder.
+LoadResult load_matrix_file(const std::string& path, const std::string& base_dir = "");
 
 }  // namespace opmatrix

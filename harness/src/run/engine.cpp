@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -158,7 +159,11 @@ class ContainerEngine : public Engine {
     spec.capture_stdout = cmd.capture_stdout;
     spec.timeout_s = cmd.timeout_s;
     // A killed `podman run` client can leave its container running: remove it by name.
-    return run_process(spec, {config_.kind, "rm", "-f", "-t", "0", name});
+    ProcessResult r = run_process(spec, {config_.kind, "rm", "-f", "-t", "0", name});
+    // podman/docker run report a container whose process died of signal N as exit status
+    // 128 + N (their own failures are 125-127): that is a crash, not a failed check.
+    if (r.started && r.signal == 0 && !r.timed_out && !r.interrupted) r.signal = signal_of_exit_status(r.exit_code);
+    return r;
   }
 
   std::string display(const std::string& image, const Cell& cell, const StepCommand& cmd) const override {
@@ -280,6 +285,13 @@ class HostEngine : public Engine {
 };
 
 }  // namespace
+
+int signal_of_exit_status(int exit_code) {
+  switch (exit_code - 128) {
+    case SIGILL: case SIGABRT: case SIGBUS: case SIGFPE: case SIGKILL: case SIGSEGV: return exit_code - 128;
+    default: return 0;
+  }
+}
 
 std::unique_ptr<Engine> make_engine(const EngineConfig& config) {
   if (config.kind == "host") return std::make_unique<HostEngine>(config);

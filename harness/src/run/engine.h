@@ -82,6 +82,10 @@ class Engine {
 
 std::unique_ptr<Engine> make_engine(const EngineConfig& config);
 
+// The fatal signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGKILL) behind a container's
+// exit status 128 + N, or 0. SIGTERM/SIGINT (143/130) are left alone: programs exit so on purpose.
+int signal_of_exit_status(int exit_code);
+
 // The image tag for a cell: a content hash of its Containerfile, build args, base image and
 // build context, so an image is rebuilt exactly when something that goes into it changed.
 std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id);
