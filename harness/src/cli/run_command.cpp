@@ -228,7 +228,6 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   for (auto& t : threads) t.join();
   if (opts.images_only) return stop_requested().load() ? kExitInterrupted : images_failed ? kExitFailed : kExitOk;
   // Builds of several cells: load each in every other's runtime (the ABI cross-load table).
-  const auto runnable = std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); });
   if (opts.cross_load && runnable >= 2 && !stop_requested().load()) {
     CrossLoadSettings xs;
     xs.results_dir = results_dir;
