@@ -196,6 +196,10 @@ class ContainerEngine : public Engine {
                              "-v", host_ccache_dir() + ":/ccache",
                              "-w", "/build"});
     for (const auto& [host, inside] : cmd.read_only_mounts) argv.insert(argv.end(), {"-v", host + ":" + inside + ":ro"});
+    // ccache keeps its temporary files (the compiler's captured stderr among them) next to
+    // the cache by default: with the build volume full, a failed compile then says nothing.
+    // The container's own /tmp keeps "No space left on device" in the log.
+    argv.insert(argv.end(), {"-e", "CCACHE_TEMPDIR=/tmp"});
     for (const auto& [k, v] : cmd.env) argv.insert(argv.end(), {"-e", k + "=" + v});
     argv.push_back(image);
     argv.insert(argv.end(), cmd.argv.begin(), cmd.argv.end());
