@@ -49,7 +49,7 @@ run_opmatrix() {
 # status, and (unless CHECK is -) a check CHECK carries a diagnosis of kind KIND (a regex)
 # whose summary matches. Prints the cell's line for the log.
 assert_cell() {
-  local results=$1 cell=$2 status=$3 check=$4 kind=$5 summary=${6:-}
+  local results=$1 cell=$2 status=$3 check=$4 kind=${5:-} summary=${6:-}
   python3 - "$results/$cell.json" "$status" "$check" "$kind" "$summary" <<'PY' || fail "$cell: see above"
 import json, re, sys
 path, status, check, kind, summary = sys.argv[1:]
