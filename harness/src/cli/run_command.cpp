@@ -162,8 +162,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       // A full disk or a killed step says nothing about the cell: never reuse those.
       for (const auto& c : old.checks)
         if (c.diagnosis && (c.diagnosis->kind == "disk_full" || c.diagnosis->kind == "crash" ||
-                            c.diagnosis->kind == "killed" || c.diagnosis->kind == "timeout" ||
-                            c.diagnosis->kind == "image_error"))
+                            c.diagnosis->kind == "timeout" || c.diagnosis->kind == "image_error"))
           return std::nullopt;
       old.cached = true;
       return old;

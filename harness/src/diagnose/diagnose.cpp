@@ -101,7 +101,7 @@ Diagnosis diagnose_step(const StepFailure& f) {
       static const std::regex memory_flag(R"(--memory[= ](\S+))");
       std::smatch mm;
       const std::string limit = std::regex_search(f.repro, mm, memory_flag) ? mm[1].str() : "";
-      d.kind = "killed";
+      d.kind = "crash";  // docs/results.md's kind for a step ended by a signal
       d.summary = fmt::format("the {} step was killed (SIGKILL{}): out of memory{} — or killed from outside "
                               "(podman/docker kill, the host's OOM killer)", f.step, status,
                               limit.empty() ? "" : fmt::format(" (the container may use {})", limit));
