@@ -45,10 +45,23 @@ cleanup() {
   [ -n "${pid:-}" ] && kill -KILL "$pid" 2>/dev/null
   pkill -KILL -f -- "$nonce" 2>/dev/null  # the podman build and its RUN step, after a failure
   [ -n "$quick_image" ] && podman rmi "$quick_image" >/dev/null 2>&1
+  # The slow build's intermediate image (its ARG layer, only this test makes it) and the
+  # working containers the stopped builds left on it, named after it.
+  local layer
+  podman ps -a --external --format '{{.ID}} {{.Names}}' 2>/dev/null |
+    awk 'index($2, "opmatrix-signals-test-working-container") == 1 { print $1 }' | xargs -r podman rm -f >/dev/null 2>&1
+  for layer in $(sed -n 's/^--> \(Using cache \)\{0,1\}\([0-9a-f]\{12\}\).*/\2/p' "$work"/*.image.log 2>/dev/null | sort -u); do
+    podman ps -a --external --format '{{.ID}} {{.Names}}' 2>/dev/null | awk -v n="$layer-working-container" 'index($2, n) == 1 { print $1 }' |
+      xargs -r podman rm -f >/dev/null 2>&1
+    podman rmi "$layer" >/dev/null 2>&1
+  done
+  # Both arguments: `podman untag IMAGE` alone would remove every name of the base image.
+  podman untag localhost/opmatrix-signals-test:trixie localhost/opmatrix-signals-test:trixie >/dev/null 2>&1
   true
 }
 
 rm -rf "$work"
+podman tag "$base" localhost/opmatrix-signals-test:trixie || fail "cannot tag $base"
 repo=$work/repo results=$work/results
 mkdir -p "$repo/containers/podman" "$repo/scripts/cell" "$repo/kernels" "$repo/cases" "$results"
 cp "$CONTAINERS_CONF" "$repo/containers/podman/"  # the engine passes <repo>/containers/podman/containers.conf
@@ -70,10 +83,11 @@ YAML
 # A label gives the quick image its own id (removing its tag never touches the base).
 printf 'ARG SUITE=trixie\nARG BASE=debian:${SUITE}\nFROM ${BASE}\nLABEL opmatrix.test=signals\n' \
   >"$repo/containers/quick.Containerfile"
+# FROM a name of the base that only this test uses: podman names a build's working container
+# after its FROM image, and a stopped build leaves that container in storage; so the test
+# can find and remove its own (the engine's BASE arg goes unused here).
 cat >"$repo/containers/slow.Containerfile" <<'CF'
-ARG SUITE=trixie
-ARG BASE=debian:${SUITE}
-FROM ${BASE}
+FROM localhost/opmatrix-signals-test:trixie
 ARG NONCE
 RUN echo "opmatrix-slow-step-started" && cp /bin/sleep /tmp/opmatrix-slow-$NONCE && exec /tmp/opmatrix-slow-$NONCE 600
 CF
@@ -113,6 +127,7 @@ run_and_stop() {
   kill -s "$sig" "$pid"
   while kill -0 "$pid" 2>/dev/null && before 30 "$t_sig"; do sleep 0.05; done
   local exit_s=$(since "$t_sig")
+  cp "$results/logs/slow/image.log" "$work/$run.image.log" 2>/dev/null
   kill -0 "$pid" 2>/dev/null && { cat "$log" >&2; fail "$run: opmatrix still running 30 s after SIG$sig"; }
   wait "$pid"
   local rc=$?
