@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README): installs what it needs, builds the harness, runs its unit tests,
 # then the host cell: kernels/ and cases/ built and run against this machine's own LibTorch,
-# then the reliability checks: the unit tests again under ASan + UBSan, the matrix.yaml
+# then the reliability checks: the unit and reliability tests again under ASan + UBSan, the matrix.yaml
 # fuzzer for $OPMATRIX_FUZZ_SECONDS (default 60) and the signal tests (skip without podman).
 #   scripts/test.sh [--unit-only]
 set -euo pipefail
