@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command (README): installs what it needs, builds the harness, runs its unit tests,
 # then the host cell: kernels/ and cases/ built and run against this machine's own LibTorch,
-# then the reliability checks: the unit and reliability tests again under ASan + UBSan, the matrix.yaml
-# fuzzer for $OPMATRIX_FUZZ_SECONDS (default 60) and the signal tests (skip without podman).
+# then the reliability checks: the signal tests (those with podman skip without it), the unit
+# and reliability tests again under ASan + UBSan, and the matrix.yaml fuzzer for
+# $OPMATRIX_FUZZ_SECONDS (default 60).
 #   scripts/test.sh [--unit-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
