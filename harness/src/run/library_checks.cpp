@@ -105,7 +105,9 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     out.push_back(c);
     return out;
   }
-  for (const auto& [op, keys] : report["ops"].items()) {
+  for (const auto& item : report["ops"].items()) {
+    const std::string op = item.key();
+    const nlohmann::json& keys = item.value();  // not a structured binding: lambdas capture it (C++17)
     auto has = [&](const char* key) { return keys.contains(key) && keys[key].is_boolean() && keys[key].get<bool>(); };
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
     std::vector<std::string> missing;
