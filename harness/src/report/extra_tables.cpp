@@ -124,6 +124,7 @@ Grid cross_load_table(const nlohmann::json& x) {
   for (const auto& r : x["runtimes"]) runs.push_back(r.value("cell", ""));
   std::map<std::pair<std::string, std::string>, const nlohmann::json*> pairs;
   for (const auto& p : x["pairs"]) pairs[{p.value("built_in", ""), p.value("run_in", "")}] = &p;
+  int missing = 0;
   g.columns = {"built in ↓ / run in →"};
   g.columns.insert(g.columns.end(), runs.begin(), runs.end());
   for (const auto& b : builds) {
@@ -139,12 +140,19 @@ Grid cross_load_table(const nlohmann::json& x) {
       const std::string outcome = it->second->value("outcome", "error");
       row.push_back(outcome_text(outcome));
       cls.push_back(outcome == "loads" ? "pass" : "fail");
-      if (outcome != "loads")
+      // Missing libraries are the expected way two environments differ: counted, not listed.
+      if (outcome == "missing_library") ++missing;
+      else if (outcome != "loads")
         g.notes.push_back(fmt::format("{} in {}: {}", b, r, it->second->value("summary", "")));
     }
     g.rows.push_back(row);
     g.classes.push_back(cls);
   }
+  if (missing > 0)
+    g.notes.push_back(fmt::format("{} pairs: missing library — the build needs shared libraries (another torch's "
+                                  "sonames, its CUDA libraries, or newer libstdc++ symbol versions) that the runtime "
+                                  "lacks; each one's list is in results/_cross-load.json",
+                                  missing));
   return g;
 }
 
