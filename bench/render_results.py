@@ -169,6 +169,10 @@ def main():
         add(f"| overhead ≤ 1.05 ({name}) | {wall:.1f} s / {total:.1f} s = {ov:.3f} | {verdict(ov <= 1.05)} |")
     add("")
 
+    if (data / "notes.md").exists():
+        add((data / "notes.md").read_text().rstrip())
+        add("")
+
     # --- compile cost ------------------------------------------------------------------------
     comp = os.environ.get("COMPILE_DIR")
     if comp and Path(comp, "summary.md").exists():
