@@ -112,6 +112,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                               "project paths resolve here (default: the matrix file's folder)");
   r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
+  r->add_flag("--as-root", run.as_root, "run the steps as root inside containers (default: user 65534, nobody)");
   r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
 

@@ -70,6 +70,7 @@ EngineConfig engine_config_for(const RunOptions& opts) {
   if (config.extra_ca.empty() && opts.engine == "podman" && fs::exists("/etc/ssl/certs/ca-certificates.crt"))
     config.extra_ca = "/etc/ssl/certs/ca-certificates.crt";
   config.local_base_images = opts.engine == "podman";
+  if (opts.as_root) config.user.clear();
   return config;
 }
 

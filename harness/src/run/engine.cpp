@@ -1,8 +1,10 @@
 #include "run/engine.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <csignal>
 #include <cctype>
 #include <filesystem>
@@ -152,6 +154,7 @@ class ContainerEngine : public Engine {
 
   ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) override {
     const std::string name = container_name(cmd);
+    hand_volumes_to_user(cell);
     ProcessSpec spec;
     spec.argv = run_argv(image, cell, cmd, name);
     spec.env = env();
@@ -200,11 +203,34 @@ class ContainerEngine : public Engine {
     // the cache by default: with the build volume full, a failed compile then says nothing.
     // The container's own /tmp keeps "No space left on device" in the log.
     argv.insert(argv.end(), {"-e", "CCACHE_TEMPDIR=/tmp"});
+    // Not root inside: a step can then write only /build, /ccache and /tmp. HOME for tools
+    // that keep caches there (torch, pip, cmake's package registry).
+    if (!config_.user.empty()) argv.insert(argv.end(), {"--user", config_.user, "-e", "HOME=/tmp"});
     for (const auto& [k, v] : cmd.env) argv.insert(argv.end(), {"-e", k + "=" + v});
     argv.push_back(image);
     argv.insert(argv.end(), cmd.argv.begin(), cmd.argv.end());
     return argv;
   }
+
+  // The build and ccache folders belong to the step's user: the harness (root on the host)
+  // creates folders and stamps in them between steps.
+  void hand_volumes_to_user(const Cell& cell) {
+    if (config_.user.empty()) return;
+    unsigned uid = 0, gid = 0;
+    if (std::sscanf(config_.user.c_str(), "%u:%u", &uid, &gid) != 2) return;
+    auto own = [&](const std::string& dir) {
+      std::error_code ec;
+      ::lchown(dir.c_str(), uid, gid);
+      for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        struct stat st;
+        if (::lstat(it->path().c_str(), &st) == 0 && (st.st_uid != uid || st.st_gid != gid))
+          ::lchown(it->path().c_str(), uid, gid);
+      }
+    };
+    own(host_build_dir(cell));
+    std::call_once(ccache_owned_, [&] { own(host_ccache_dir()); });  // later entries are the user's own
+  }
+  std::once_flag ccache_owned_;
 
   ProcessResult run(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s) {
     ProcessSpec spec;

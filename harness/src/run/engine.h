@@ -22,6 +22,9 @@ struct EngineConfig {
   std::string extra_ca;   // CA bundle handed to image builds for HTTPS ("" = none)
   bool local_base_images = true;  // podman: base images from mmdebstrap, not a registry
   std::string memory = "12g";
+  // The user the steps run as inside containers ("" = the image's own, root). Its build and
+  // ccache folders are handed to it first.
+  std::string user = "65534:65534";
   int pids_limit = 8192;
 };
 
