@@ -1,14 +1,22 @@
 """Which GPU code a built library carries: the SASS (cubin) and PTX of its fat binary, as
 `cuobjdump --list-elf` / `--list-ptx` list them. Prints ONE JSON object; never raises.
 
-    fatbin.py [--cuda-root DIR] LIB"""
+    fatbin.py [--cuda-root DIR] LIB
+
+Without cuobjdump (the CUDA 13 wheels do not ship it) the .nv_fatbin section is read
+directly: a sequence of fat binary headers (magic 0xBA55ED50), each followed by entries whose
+header carries the kind (1 = PTX, 2 = ELF/SASS) and the SM number. Arch-specific (sm_90a)
+variants are not told apart on that path."""
 import argparse
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
+
+FATBIN_MAGIC = 0xBA55ED50
 
 
 def cuobjdump(cuda_root):
@@ -27,6 +35,49 @@ def listed(tool, flag, lib):
     return archs, (None if p.returncode == 0 or "does not contain" in text else text.strip()[-2000:])
 
 
+def elf_section(data, wanted):
+    """(offset, size) of an ELF64 little-endian section, or None."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return None
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names = headers[shstrndx][4]
+    for h in headers:
+        name = data[names + h[0]:data.index(b"\0", names + h[0])]
+        if name == wanted:
+            return h[4], h[5]
+    return None
+
+
+def read_fatbin(lib):
+    """(elf archs, ptx archs) from the library's .nv_fatbin section."""
+    with open(lib, "rb") as f:
+        data = f.read()
+    section = elf_section(data, b".nv_fatbin")
+    if section is None:
+        return [], []
+    start, size = section
+    elf, ptx = set(), set()
+    pos = start
+    while pos + 16 <= start + size:
+        magic, _version, header_size, fat_size = struct.unpack_from("<IHHQ", data, pos)
+        if magic != FATBIN_MAGIC:
+            pos += 8  # headers are 8-byte aligned
+            continue
+        entry, end = pos + header_size, pos + header_size + fat_size
+        while entry + 32 <= end:
+            kind, _unused, entry_header, entry_size = struct.unpack_from("<HHIQ", data, entry)
+            arch = struct.unpack_from("<I", data, entry + 28)[0]
+            (ptx if kind == 1 else elf).add("sm_%d" % arch)
+            if entry_header == 0:
+                break
+            entry += entry_header + entry_size
+        pos = end
+    key = lambda s: int(s[3:])  # noqa: E731
+    return sorted(elf, key=key), sorted(ptx, key=key)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cuda-root", default="")
@@ -35,7 +86,11 @@ def main():
     out = {"library": args.library, "tool": None, "elf": [], "ptx": [], "error": None}
     tool = cuobjdump(args.cuda_root)
     if tool is None:
-        out["error"] = "no cuobjdump in this cell (CUDA root %s)" % (args.cuda_root or "unknown")
+        out["tool"] = "the .nv_fatbin section read directly (no cuobjdump in this cell)"
+        try:
+            out["elf"], out["ptx"] = read_fatbin(args.library)
+        except (OSError, struct.error, ValueError) as e:
+            out["error"] = "no cuobjdump in this cell, and the fat binary could not be read: %s" % e
         return out
     out["tool"] = tool
     try:
