@@ -48,8 +48,8 @@ Status status_of_process(const ProcessResult& r) {
 
 class CellRun {
  public:
-  CellRun(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings, const Progress& progress)
-      : matrix_(matrix), cell_(cell), engine_(engine), settings_(settings), progress_(progress),
+  CellRun(const Matrix& /*matrix*/, const Cell& cell, Engine& engine, const RunSettings& settings, const Progress& progress)
+      : cell_(cell), engine_(engine), settings_(settings), progress_(progress),
         paths_(engine.paths(cell)), log_dir_(settings.results_dir + "/logs/" + cell.id) {}
 
   CellResult run() {
@@ -115,7 +115,6 @@ class CellRun {
     s.command = engine_.display(image_, cell_, cmd);
     result_.steps.push_back(s);
     say(fmt::format("{} {} ({:.1f} s)", cmd.step, to_string(s.status), r.seconds));
-    if (r.interrupted) interrupted_ = true;
     if (!r.ok() && !check.empty()) {
       CheckResult c;
       c.check = check;
@@ -152,7 +151,6 @@ class CellRun {
     s.command = img.built ? "build " + img.tag : "present " + img.tag;
     result_.steps.push_back(s);
     say(fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present", img.ok ? img.tag : "FAILED", img.seconds));
-    if (img.process.interrupted) interrupted_ = true;
     if (img.ok) return true;
     Diagnosis d;
     d.kind = "image_error";
@@ -520,7 +518,6 @@ class CellRun {
     }
   }
 
-  const Matrix& matrix_;
   const Cell& cell_;
   Engine& engine_;
   const RunSettings& settings_;
@@ -528,7 +525,6 @@ class CellRun {
   CellPaths paths_;
   std::string log_dir_;
   std::string image_;
-  bool interrupted_ = false;
   bool built_ = false;
   bool tv_step_failed_ = false;
   std::vector<std::string> built_libraries_;  // as the cell sees them
