@@ -360,11 +360,11 @@ class Loader {
     if (const YamlEntry* e = n.find("default"))
       if (auto b = boolean(*e->value, "'default'")) c.in_default = *b;
     if (const YamlEntry* e = n.find("cuda_archs")) c.cuda_archs = read_archs(*e->value);
+    if (const YamlEntry* e = n.find("project")) read_project(*e->value, c);  // before expect: it names the ops
     if (const YamlEntry* e = n.find("expect")) read_expect(*e->value, c);
     if (const YamlEntry* e = n.find("timeouts")) read_timeouts(*e->value, c);
     if (const YamlEntry* e = n.find("notes"))
       if (auto s = scalar(*e->value, "'notes'")) c.notes = *s;
-    if (const YamlEntry* e = n.find("project")) read_project(*e->value, c);
     pairing_note(n, c);
     m.cells.push_back(std::move(c));
   }
@@ -530,8 +530,12 @@ class Loader {
       if (const YamlEntry* e = item->find("op"))
         if (auto s = scalar(*e->value, "'op'")) {
           x.op = *s;
-          if (std::find(ops_.begin(), ops_.end(), *s) == ops_.end())
-            d_.error(e->value->pos, fmt::format("op '{}' is not in the matrix's 'ops'{}", *s, did_you_mean(*s, ops_)));
+          // A project cell names its own ops (project.ops); other cells the matrix's.
+          const bool own = c.project && !c.project->ops.empty();
+          const std::vector<std::string>& ops = own ? c.project->ops : ops_;
+          if (std::find(ops.begin(), ops.end(), *s) == ops.end())
+            d_.error(e->value->pos, fmt::format("op '{}' is not in the {} 'ops'{}", *s, own ? "project's" : "matrix's",
+                                                did_you_mean(*s, ops)));
         }
       if (const YamlEntry* e = item->find("arch"))
         if (auto s = scalar(*e->value, "'arch'")) {

@@ -104,4 +104,41 @@ cells:
   EXPECT_EQ(r.diagnostics.size(), 3u) << errors_of(r);
 }
 
+namespace {
+// A matrix with one host cell holding `project` (YAML flow mapping) and `expect` lines,
+// resolved against a temporary repository with a CMake project in proj/.
+LoadResult load_project_cell(const std::string& project, const std::string& expect = "") {
+  const fs::path repo = fs::temp_directory_path() / "opmatrix-project-test";
+  fs::create_directories(repo / "proj");
+  std::ofstream(repo / "proj" / "CMakeLists.txt") << "project(p)\n";
+  return load_matrix_text("version: 1\nops: [nms]\ncells:\n  - id: p\n    torch: \"2.6.0\"\n"
+                          "    torchvision: \"0.21.0\"\n    cuda: none\n    runner: host\n    project: " +
+                              project + "\n" + expect,
+                          "m.yaml", repo.string());
+}
+}  // namespace
+
+TEST(LoadMatrix, ProjectCellReadsItsFieldsAndDetectsTheKind) {
+  LoadResult r = load_project_cell("{path: proj/, namespace: boxops, ops: [box_iou], smoke: [python3, smoke.py]}",
+                                   "    expect: [{check: meta, op: box_iou, reason: none yet}]");
+  ASSERT_TRUE(r.matrix.has_value()) << errors_of(r);
+  const Cell& c = r.matrix->cells.at(0);
+  ASSERT_TRUE(c.project.has_value());
+  EXPECT_EQ(c.project->path, "proj");
+  EXPECT_EQ(c.project->kind, "cmake");  // from its CMakeLists.txt
+  EXPECT_EQ(c.project->smoke, (std::vector<std::string>{"python3", "smoke.py"}));
+  EXPECT_EQ(c.expect.at(0).op, "box_iou");  // the project's op, not the matrix's
+}
+
+TEST(LoadMatrix, ProjectOutsideTheRepositoryOrMalformedIsRefused) {
+  EXPECT_NE(errors_of(load_project_cell("{path: ../proj}")).find("leaves the repository"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: /etc}")).find("must be a relative path"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, kind: bazel}")).find("cmake or setuptools"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, kind: setuptools}")).find("has no setup.py"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, ops: [a]}")).find("needs the 'namespace'"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, namespace: \"a;b\"}")).find("not a C++ identifier"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, smoke: \"rm -rf /\"}")).find("'smoke'"), std::string::npos);
+}
+
 }  // namespace opmatrix
