@@ -71,6 +71,9 @@ EngineConfig engine_config_for(const RunOptions& opts) {
     config.extra_ca = "/etc/ssl/certs/ca-certificates.crt";
   config.local_base_images = opts.engine == "podman";
   if (opts.as_root) config.user.clear();
+  // Not root on the host (a GitHub runner with docker): the steps run as that user, who
+  // already owns the build and ccache folders; handing them to nobody would need root.
+  else if (::geteuid() != 0) config.user = std::to_string(::getuid()) + ":" + std::to_string(::getgid());
   return config;
 }
 

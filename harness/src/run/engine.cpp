@@ -215,7 +215,7 @@ class ContainerEngine : public Engine {
   // The build and ccache folders belong to the step's user: the harness (root on the host)
   // creates folders and stamps in them between steps.
   void hand_volumes_to_user(const Cell& cell) {
-    if (config_.user.empty()) return;
+    if (config_.user.empty() || ::geteuid() != 0) return;  // only root can give folders away
     unsigned uid = 0, gid = 0;
     if (std::sscanf(config_.user.c_str(), "%u:%u", &uid, &gid) != 2) return;
     auto own = [&](const std::string& dir) {
