@@ -1,7 +1,6 @@
 #include "run/cell_runner.h"
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -16,6 +15,7 @@
 #include "run/torchvision_check.h"
 #include "run/version_check.h"
 #include "util/atomic_write.h"
+#include "util/clock.h"
 #include "version.h"
 
 namespace fs = std::filesystem;
@@ -25,13 +25,6 @@ namespace opmatrix {
 namespace {
 
 constexpr const char* kOwnLibrary = "kernels/libopmatrix_ops.so";
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 double timeout_for(const Cell& cell, const std::string& step, double fallback) {
   for (const auto& [s, seconds] : cell.timeouts)

@@ -1,7 +1,6 @@
 #include "run/cross_load.h"
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include "results/cell_result.h"
 #include "run/library_checks.h"
 #include "util/atomic_write.h"
+#include "util/clock.h"
 #include "util/hash.h"
 #include "version.h"
 
@@ -37,13 +37,6 @@ std::string ops_list(const Matrix& m) {
   std::string out;
   for (const auto& op : m.ops) out += (out.empty() ? "" : ",") + op;
   return out;
-}
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 std::string scripts_hash(const std::string& repo_root) {
