@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "matrix/versions.h"
 #include "util/escape.h"
 
 namespace opmatrix {
@@ -24,12 +23,6 @@ const char* status_symbol(Status s) {
   if (s == Status::xfail) return "⚠";
   if (s == Status::skip) return "○";
   return "✘";
-}
-
-bool arch_less(const std::string& a, const std::string& b) {
-  auto x = major_minor(a), y = major_minor(b);
-  if (x && y) return x->major != y->major ? x->major < y->major : x->minor < y->minor;
-  return a < b;
 }
 
 Grid projects_table(const ResultsSet& set) {
@@ -70,7 +63,7 @@ Grid arch_table(const ResultsSet& set) {
               "compile for it (runtime compilation) · does the built library hold SASS or PTX that runs there "
               "(cuobjdump).";
   g.legend = "nvcc · NVRTC · code — ✔ yes · ⚠ expected no (declared) · ✘ no · ○ not checked";
-  std::set<std::string, decltype(&arch_less)> archs(&arch_less);
+  std::set<std::string, decltype(&version_less)> archs(&version_less);
   for (const auto& r : set.cells)
     for (const auto& c : r.checks)
       if (!c.arch.empty()) archs.insert(c.arch);

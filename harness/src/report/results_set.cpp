@@ -85,14 +85,14 @@ int rank(Verdict v) {
   return 0;
 }
 
+}  // namespace
+
 bool version_less(const std::string& a, const std::string& b) {
   auto x = major_minor(a), y = major_minor(b);
   if (x && y && (x->major != y->major || x->minor != y->minor))
     return x->major != y->major ? x->major < y->major : x->minor < y->minor;
   return a < b;
 }
-
-}  // namespace
 
 CompatTable build_table(const ResultsSet& set) {
   CompatTable t;

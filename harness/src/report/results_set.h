@@ -41,4 +41,8 @@ CompatTable build_table(const ResultsSet& set);
 
 std::string cell_id(const CellResult& r);
 
+// By MAJOR.MINOR numerically ("9.0" < "10.0", "2.6.0" < "2.14.1"), ties by the text ("9.0" <
+// "9.0a"): a strict weak order, also for versions that do not parse.
+bool version_less(const std::string& a, const std::string& b);
+
 }  // namespace opmatrix

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/extra_tables.h"
 #include "report/render.h"
 
 namespace opmatrix {
@@ -86,6 +87,22 @@ TEST(Report, JsonMergesCellsAndTheTable) {
   EXPECT_EQ(j["table"]["columns"], nlohmann::json::array({"cpu", "12.4", "13.0"}));
   EXPECT_EQ(j["table"]["rows"][0]["torch"], "2.11.0");
   EXPECT_EQ(j["table"]["rows"][1]["entries"]["12.4"]["verdict"], "fail");
+}
+
+TEST(Report, ArchTableKeepsArchSpecificVariantsApartInNumericOrder) {
+  ResultsSet set;
+  CellResult r;
+  r.cell = {{"id", "c"}, {"cuda", "12.8"}};
+  for (const char* arch : {"10.0", "9.0a", "9.0", "12.0"}) {
+    CheckResult c;
+    c.check = "arch";
+    c.arch = arch;
+    r.checks.push_back(c);
+  }
+  set.cells.push_back(r);
+  const auto tables = extra_tables(set);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].columns, (std::vector<std::string>{"cell", "sm_90", "sm_90a", "sm_100", "sm_120"}));
 }
 
 }  // namespace opmatrix
