@@ -1,13 +1,28 @@
-# Writes a header holding the in-cell Python scripts as string literals, so `opmatrix doctor`
-# works from any folder without the repository around it.
-#   cmake -DOUT=header -DPROBE=probe.py -DTORCHVISION=torchvision_registrations.py -P EmbedScripts.cmake
-file(READ "${PROBE}" probe)
-file(READ "${TORCHVISION}" torchvision)
-foreach(text probe torchvision)
-  string(FIND "${${text}}" ")opmatrix_py\"" clash)
+# Writes a header holding in-cell Python scripts as string literals, so `opmatrix doctor`
+# works from any folder without the repository around it: it writes them into a private
+# temporary folder and runs them from there (one script may import another, e.g. dispatcher.py).
+#   cmake -DOUT=header -DDIR=scripts/cell -DNAMES=probe.py,dispatcher.py,… -P EmbedScripts.cmake
+string(REPLACE "," ";" names "${NAMES}")
+set(entries "")
+foreach(name IN LISTS names)
+  file(READ "${DIR}/${name}" text)
+  string(FIND "${text}" ")opmatrix_py\"" clash)
   if(NOT clash EQUAL -1)
-    message(FATAL_ERROR "${text} script contains the raw-string delimiter")
+    message(FATAL_ERROR "${name} contains the raw-string delimiter )opmatrix_py\"")
   endif()
+  string(APPEND entries "    {\"${name}\", R\"opmatrix_py(${text})opmatrix_py\"},\n")
 endforeach()
-file(WRITE "${OUT}.tmp" "// Generated from scripts/cell by harness/cmake/EmbedScripts.cmake; do not edit.\n#pragma once\nnamespace opmatrix {\ninline constexpr const char* kProbePy = R\"opmatrix_py(${probe})opmatrix_py\";\ninline constexpr const char* kTorchvisionPy = R\"opmatrix_py(${torchvision})opmatrix_py\";\n}  // namespace opmatrix\n")
+file(WRITE "${OUT}.tmp" "// Generated from scripts/cell by harness/cmake/EmbedScripts.cmake; do not edit.
+#pragma once
+#include <cstddef>
+namespace opmatrix {
+struct EmbeddedScript {
+  const char* name;  // file name in scripts/cell
+  const char* text;
+};
+inline constexpr EmbeddedScript kEmbeddedScripts[] = {
+${entries}};
+inline constexpr std::size_t kEmbeddedScriptCount = sizeof(kEmbeddedScripts) / sizeof(kEmbeddedScripts[0]);
+}  // namespace opmatrix
+")
 file(RENAME "${OUT}.tmp" "${OUT}")

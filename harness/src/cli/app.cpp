@@ -135,6 +135,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   rp->callback([&] { action = [&] { return report_command(report, out, err); }; });
 
   DoctorOptions doctor;
+  ChecksOptions checks;
+  auto* ck = app.add_subcommand("checks", "list every check opmatrix runs: its step, script, judge and the error users "
+                                          "see that it stands for");
+  ck->add_option("--format", checks.format, "text (default), json, or md (the tables docs/checks.md embeds)")
+      ->check(CLI::IsMember({"text", "json", "md"}));
+  ck->add_flag("--json", checks.json, "the same as --format json");
+  ck->callback([&] { action = [&] { return checks_command(checks, out, err); }; });
+
   auto* d = app.add_subcommand("doctor", "inspect this environment (torch, torchvision, nvcc, GPU) and say which "
                                          "known failures apply, each with its fix; exit 1 if any applies");
   d->add_option("--python", doctor.python, "the Python whose torch to inspect (default: $OPMATRIX_PYTHON or python3)");

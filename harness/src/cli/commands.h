@@ -70,6 +70,12 @@ struct ReportOptions {
 };
 int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 
+struct ChecksOptions {
+  std::string format = "text";  // text | json | md
+  bool json = false;            // --json: format json
+};
+int checks_command(const ChecksOptions& opts, std::ostream& out, std::ostream& err);
+
 struct DoctorOptions {
   std::string python;    // "" = $OPMATRIX_PYTHON or python3
   std::string libtorch;  // a LibTorch folder to inspect too

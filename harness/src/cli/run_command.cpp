@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/registry.h"
 #include "cli/commands.h"
 #include "matrix/load.h"
 #include "run/cell_runner.h"
@@ -163,11 +164,10 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     try {
       CellResult old = cell_result_from_json(j);
       if (old.cache_key != key || old.status == Status::error || old.status == Status::timeout) return std::nullopt;
-      // A full disk or a killed step says nothing about the cell: never reuse those.
+      // A full disk or a killed step says nothing about the cell: never reuse those (the
+      // registry says which diagnosis kinds are the infrastructure's, per check).
       for (const auto& c : old.checks)
-        if (c.diagnosis && (c.diagnosis->kind == "disk_full" || c.diagnosis->kind == "crash" ||
-                            c.diagnosis->kind == "timeout" || c.diagnosis->kind == "image_error"))
-          return std::nullopt;
+        if (c.diagnosis && is_infrastructure(c.check, c.diagnosis->kind)) return std::nullopt;
       old.cached = true;
       return old;
     } catch (const std::exception&) {
@@ -189,7 +189,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         fs::create_directories(results_dir + "/logs/" + job.cell->id);
         progress(job.cell->id, "image ...");
         ImageOutcome img = engine->ensure_image(*job.cell, results_dir + "/logs/" + job.cell->id + "/image.log",
-                                                settings.image_timeout_s);
+                                                find_step("image")->timeout_s);
         progress(job.cell->id, fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present",
                                            img.ok ? img.tag : "FAILED: " + img.error, img.seconds));
         if (!img.ok) images_failed = true;

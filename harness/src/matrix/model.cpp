@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checks/registry.h"
+
 namespace opmatrix {
 
 bool Cell::runs(const std::string& place) const {
@@ -15,9 +17,7 @@ const Cell* Matrix::find(const std::string& id) const {
 }
 
 const std::vector<std::string>& known_checks() {
-  static const std::vector<std::string> checks = {
-      "versions", "build", "load", "registration", "correctness", "gradient",
-      "meta",     "device", "arch", "nvrtc", "fatbin", "torchvision", "smoke", "crossload"};
+  static const std::vector<std::string> checks = check_names();
   return checks;
 }
 
@@ -27,7 +27,7 @@ const std::vector<std::string>& known_places() {
 }
 
 const std::vector<std::string>& known_steps() {
-  static const std::vector<std::string> steps = {"image", "probe", "configure", "build", "test", "load", "smoke", "nvrtc", "fatbin"};
+  static const std::vector<std::string> steps = step_names();
   return steps;
 }
 

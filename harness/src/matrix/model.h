@@ -66,8 +66,9 @@ struct Matrix {
   const Cell* find(const std::string& id) const;
 };
 
+// From the check registry (checks/registry.h): the names `expect` and `timeouts` may use.
 const std::vector<std::string>& known_checks();
 const std::vector<std::string>& known_places();  // local, github, gpu
-const std::vector<std::string>& known_steps();   // for timeouts
+const std::vector<std::string>& known_steps();
 
 }  // namespace opmatrix

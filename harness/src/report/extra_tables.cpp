@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/registry.h"
 #include "util/escape.h"
 
 namespace opmatrix {
@@ -30,7 +31,10 @@ Grid projects_table(const ResultsSet& set) {
   g.id = "projects";
   g.title = "Other op libraries";
   g.caption = "Projects other than opmatrix's kernels/, checked with the same generic checks (docs/projects.md).";
-  g.columns = {"cell", "project", "torch", "CUDA", "build", "load", "registration", "meta", "smoke", "verdict"};
+  g.columns = {"cell", "project", "torch", "CUDA"};
+  const std::vector<std::string> checks = project_columns();
+  g.columns.insert(g.columns.end(), checks.begin(), checks.end());
+  g.columns.push_back("verdict");
   for (const auto& r : set.cells) {
     if (!r.cell.contains("project")) continue;
     const auto& p = r.cell["project"];
@@ -38,7 +42,7 @@ Grid projects_table(const ResultsSet& set) {
                                                             p.value("namespace", "-")),
                                     r.cell.value("torch", ""), r.cell.value("cuda", "")};
     std::vector<std::string> cls = {"", "", ""};
-    for (const char* check : {"build", "load", "registration", "meta", "smoke"}) {
+    for (const std::string& check : checks) {
       std::vector<Status> st;
       for (const auto& c : r.checks)
         if (c.check == check) st.push_back(c.status);
@@ -80,7 +84,7 @@ Grid arch_table(const ResultsSet& set) {
     for (const auto& a : archs) {
       std::string text;
       std::vector<Status> all;
-      for (const char* check : {"arch", "nvrtc", "fatbin"}) {
+      for (const std::string& check : arch_columns()) {
         auto it = found.find({a, check});
         text += (text.empty() ? "" : " ") + std::string(it == found.end() ? "○" : status_symbol(it->second));
         if (it != found.end()) all.push_back(it->second);

@@ -1,5 +1,6 @@
-// Runs one cell from image to verdict: image, probe, archs, configure, build, test; then
-// applies the cell's expectations and returns what results/<cell>.json records.
+// Runs one cell from image to verdict, step by step in the check registry's order
+// (checks/registry.h); then applies the cell's expectations and returns what
+// results/<cell>.json records.
 #pragma once
 
 #include <functional>
@@ -14,12 +15,7 @@ namespace opmatrix {
 struct RunSettings {
   std::string results_dir;  // absolute
   int build_jobs = 2;
-  double image_timeout_s = 3600;
-  double probe_timeout_s = 120;
-  double configure_timeout_s = 600;
-  double build_timeout_s = 3600;
-  double test_timeout_s = 1800;
-  double per_test_timeout_s = 300;
+  double per_test_timeout_s = 300;  // ctest --timeout; each step's own comes from the registry
 };
 
 using Progress = std::function<void(const std::string& cell, const std::string& line)>;

@@ -1,0 +1,278 @@
+#include "checks/registry.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+
+namespace opmatrix {
+
+namespace {
+
+// The steps the cell runner knows by name (cell_runner.cpp), in run order. A step whose
+// `when` does not hold in a cell is left out there; a failed `image` or `probe` ends the cell,
+// a failed `configure`/`build` leaves out every step that needs a build.
+const std::vector<StepSpec> kBuiltinSteps = {
+    {"image", "", "podman build / docker build of the cell's Containerfile", 3600, StepWhen::every_cell,
+     "builds (or finds, by content hash) the cell's image"},
+    {"probe", "probe.py", "", 120, StepWhen::every_cell,
+     "prints the cell's torch, torchvision, CUDA, nvcc, compiler and C++ ABI as one JSON object"},
+    {"torchvision", "torchvision_registrations.py", "", 120, StepWhen::every_cell,
+     "imports torchvision as a Python user does and lists its ops' kernels per dispatch key"},
+    {"archs", "", "nvcc --list-gpu-arch", 120, StepWhen::cuda_cell, "lists the archs the cell's nvcc can target"},
+    {"nvrtc", "nvrtc_probe.py", "", 600, StepWhen::cuda_cell,
+     "compiles a small kernel with the NVRTC torch loads, once per declared arch"},
+    {"configure", "", "cmake -S (cases/ or the project) -B /build", 600, StepWhen::every_cell,
+     "configures kernels/ + cases/ (or a CMake project) against the cell's LibTorch; setup.py projects have no configure"},
+    {"build", "", "cmake --build /build, or setup.py build_ext", 3600, StepWhen::every_cell,
+     "compiles and links the op library (and the cases)"},
+    {"load", "load_library.py", "", 600, StepWhen::built,
+     "dlopen(RTLD_NOW) of every built library in the cell's own torch, then its namespace's kernels"},
+    {"test", "", "ctest --test-dir /build", 1800, StepWhen::own_kernels,
+     "runs the case binaries of cases/ (one process each), verdicts from their gtest JSON"},
+    {"smoke", "", "the project's smoke: argv, from its folder", 1800, StepWhen::project_smoke,
+     "runs the project's own smoke command"},
+};
+
+// Steps that run after every script check: they judge what the build left.
+const std::vector<StepSpec> kClosingSteps = {
+    {"fatbin", "fatbin.py", "", 600, StepWhen::built_cuda,
+     "lists the SASS and PTX each built library carries (cuobjdump, or the .nv_fatbin section read directly)"},
+    {"torchvision-cpp", "", "cases' registration binary on torchvision's _C library", 300, StepWhen::every_cell,
+     "dlopens torchvision's _C library from C++ (after an own-kernels build) and judges torchvision"},
+};
+
+// One line per check. A script check (checks/script_checks.h) is its own step and is
+// declared in kScriptChecks below: one line there plus its script under scripts/cell/.
+const std::vector<CheckSpec> kBuiltinChecks = {
+    {"versions", {"probe"}, "check_versions", CheckPer::cell,
+     "the cell's torch, torchvision and CUDA are the ones it declares, and torch has CUDA where the cell promises it",
+     "AssertionError: Torch not compiled with CUDA enabled", {}},
+    {"build", {"configure", "build", "image"}, "the step's exit status + diagnose_step", CheckPer::cell,
+     "the op library compiles and links against the cell's LibTorch (and CUDA), with its log and the line that broke",
+     "error: command '/usr/bin/g++' failed with exit code 1", {"image_error"}, true},
+    {"load", {"load", "test"}, "load_checks", CheckPer::library,
+     "every built library loads with RTLD_NOW in the cell's own torch; else every symbol it lacks, demangled",
+     "ImportError: ...so: undefined symbol: _Z27ms_deform_attn_cuda_forward...", {}, true},
+    {"registration", {"load", "test"}, "namespace_checks (projects) / the cases' OpRegistration", CheckPer::op,
+     "every op has a kernel for CPU, Meta and Autograd, and CUDA where the cell promises it (registry rule below)",
+     "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend", {}, true},
+    {"correctness", {"test"}, "test outcomes (gtest JSON)", CheckPer::op,
+     "each op agrees with an independent reference on CPU, and CPU with CUDA where a GPU is visible",
+     "wrong boxes kept by nms / wrong values from roi_align", {}},
+    {"gradient", {"test"}, "test outcomes (gtest JSON)", CheckPer::op,
+     "backward ops agree with finite differences", "torch.autograd.gradcheck: Jacobian mismatch", {}},
+    {"meta", {"load", "test"}, "namespace_checks (projects) / the Meta cases", CheckPer::op,
+     "every op has a Meta (fake) kernel whose sizes, dtype and device agree with the real kernel's",
+     "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different devices",
+     {}, true},
+    {"device", {"test"}, "test outcomes (gtest JSON)", CheckPer::op,
+     "CUDA-only cases skip with a reason in CPU cells; a cell that promises CUDA fails on a CPU-only torch or build",
+     "AssertionError: Torch not compiled with CUDA enabled", {}},
+    {"test", {"test"}, "collect_test_outcomes", CheckPer::cell,
+     "the case binaries ran at all (no results: none started, or the test step died first)",
+     "(no test output)", {}},
+    {"arch", {"archs"}, "supported_archs (nvcc --list-gpu-arch)", CheckPer::arch,
+     "the cell's nvcc can compile for each declared arch",
+     "nvcc fatal : Unsupported gpu architecture 'compute_70'", {}, false, true},
+    {"nvrtc", {"nvrtc"}, "nvrtc_checks", CheckPer::arch,
+     "the NVRTC torch loads accepts each declared arch (torch's runtime compilation)",
+     "nvrtc: error: invalid value for --gpu-architecture (-arch)", {}, false, true},
+    {"fatbin", {"fatbin"}, "fatbin_checks", CheckPer::arch,
+     "each built library holds SASS or PTX that runs on each declared arch",
+     "CUDA error: no kernel image is available for execution on the device", {}, false, true},
+    {"torchvision", {"torchvision", "torchvision-cpp"}, "check_torchvision", CheckPer::cell,
+     "torchvision imports, pairs with the cell's torch and CUDA, and its ops have the kernels the cell promises",
+     "RuntimeError: Couldn't load custom C++ ops ... incompatible PyTorch and torchvision versions", {}},
+    {"smoke", {"smoke"}, "the step's exit status", CheckPer::cell,
+     "the project's own smoke command passes in the cell", "(the project's own failure)", {}, true},
+    {"cell", {}, "skipped_cell", CheckPer::cell,
+     "a cell not run here says why (needs a GPU, a GitHub-only index)", "(skip with the reason)", {}},
+};
+
+// New checks: {{step name, script, "", timeout, when, what the step does}, {check line}}.
+// The script prints {"checks": [...]} (checks/script_checks.h); nothing else changes.
+const std::vector<ScriptCheck> kScriptChecks = {
+};
+
+}  // namespace
+
+const std::vector<ScriptCheck>& script_check_registry() { return kScriptChecks; }
+
+std::string registration_rule() {
+  return "a key counts as served when a kernel is registered for the key itself; for Autograd, else for "
+         "AutogradCPU or AutogradCUDA; for CPU, CUDA and Meta, else for CompositeExplicitAutograd; and for every "
+         "key, else for CompositeImplicitAutograd. The results name the key that serves it when it is not the key "
+         "itself.";
+}
+
+const std::vector<StepSpec>& step_registry() {
+  static const std::vector<StepSpec> all = [] {
+    std::vector<StepSpec> v = kBuiltinSteps;
+    for (const auto& s : kScriptChecks) v.push_back(s.step);
+    v.insert(v.end(), kClosingSteps.begin(), kClosingSteps.end());
+    return v;
+  }();
+  return all;
+}
+
+const std::vector<CheckSpec>& check_registry() {
+  static const std::vector<CheckSpec> all = [] {
+    std::vector<CheckSpec> v = kBuiltinChecks;
+    for (const auto& s : kScriptChecks) v.push_back(s.check);
+    return v;
+  }();
+  return all;
+}
+
+const StepSpec* find_step(const std::string& name) {
+  for (const auto& s : step_registry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const CheckSpec* find_check(const std::string& name) {
+  for (const auto& c : check_registry())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> step_names() {
+  std::vector<std::string> v;
+  for (const auto& s : step_registry()) v.push_back(s.name);
+  return v;
+}
+
+std::vector<std::string> check_names() {
+  std::vector<std::string> v;
+  for (const auto& c : check_registry()) v.push_back(c.name);
+  return v;
+}
+
+const std::vector<std::string>& step_infrastructure_kinds() {
+  static const std::vector<std::string> kinds = {"crash", "timeout", "disk_full"};
+  return kinds;
+}
+
+bool is_infrastructure(const std::string& check, const std::string& kind) {
+  const auto& common = step_infrastructure_kinds();
+  if (std::find(common.begin(), common.end(), kind) != common.end()) return true;
+  const CheckSpec* spec = find_check(check);
+  return spec && std::find(spec->infrastructure_kinds.begin(), spec->infrastructure_kinds.end(), kind) !=
+                     spec->infrastructure_kinds.end();
+}
+
+std::vector<std::string> project_columns() {
+  std::vector<std::string> v;
+  for (const auto& c : check_registry())
+    if (c.project_column) v.push_back(c.name);
+  return v;
+}
+
+std::vector<std::string> arch_columns() {
+  std::vector<std::string> v;
+  for (const auto& c : check_registry())
+    if (c.arch_column) v.push_back(c.name);
+  return v;
+}
+
+const char* to_string(StepWhen when) {
+  switch (when) {
+    case StepWhen::every_cell: return "every cell";
+    case StepWhen::cuda_cell: return "CUDA cells";
+    case StepWhen::built: return "after a build";
+    case StepWhen::built_cuda: return "CUDA cells, after a build";
+    case StepWhen::own_kernels: return "kernels/ cells, after a build";
+    case StepWhen::project_smoke: return "project cells with smoke, after a build";
+  }
+  return "?";
+}
+
+const char* to_string(CheckPer per) {
+  switch (per) {
+    case CheckPer::cell: return "cell";
+    case CheckPer::op: return "op";
+    case CheckPer::arch: return "arch";
+    case CheckPer::library: return "library";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string script_of(const StepSpec& s) { return s.script.empty() ? "" : "scripts/cell/" + s.script; }
+
+std::string what_runs(const StepSpec& s) { return s.script.empty() ? s.command : script_of(s); }
+
+// A Markdown table cell: pipes escaped, newlines folded.
+std::string md(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json registry_json() {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : step_registry())
+    steps.push_back({{"name", s.name}, {"script", script_of(s)}, {"command", s.command}, {"timeout_s", s.timeout_s},
+                     {"when", to_string(s.when)}, {"does", s.does}});
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : check_registry()) {
+    nlohmann::json j = {{"name", c.name}, {"steps", c.steps}, {"judge", c.judge}, {"per", to_string(c.per)},
+                        {"catches", c.catches}, {"user_error", c.user_error}};
+    const StepSpec* main = c.steps.empty() ? nullptr : find_step(c.steps.front());
+    j["step"] = main ? main->name : "";
+    j["script"] = main ? script_of(*main) : "";
+    j["timeout_s"] = main ? main->timeout_s : 0.0;
+    std::vector<std::string> infra = step_infrastructure_kinds();
+    infra.insert(infra.end(), c.infrastructure_kinds.begin(), c.infrastructure_kinds.end());
+    j["infrastructure_kinds"] = infra;
+    checks.push_back(j);
+  }
+  return {{"schema", "opmatrix-checks"}, {"schema_version", 1}, {"steps", steps}, {"checks", checks},
+          {"registration_rule", registration_rule()}};
+}
+
+std::string registry_text() {
+  std::string out = "Checks (what opmatrix reports, per cell):\n";
+  for (const auto& c : check_registry()) {
+    out += fmt::format("\n  {:<20} per {:<8} from step{} {}\n", c.name, to_string(c.per), c.steps.size() == 1 ? "" : "s",
+                       c.steps.empty() ? "(none: a cell not run)" : fmt::format("{}", fmt::join(c.steps, ", ")));
+    out += fmt::format("    catches: {}\n", c.catches);
+    out += fmt::format("    users see: {}\n", c.user_error);
+  }
+  out += "\nSteps (in run order; a cell's `timeouts:` overrides the default):\n";
+  for (const auto& s : step_registry())
+    out += fmt::format("  {:<22} {:>5.0f} s  {:<28} {}\n", s.name, s.timeout_s, to_string(s.when), what_runs(s));
+  out += "\nRegistration rule: " + registration_rule() + "\n";
+  return out;
+}
+
+std::string checks_markdown() {
+  std::string out = "| check | per | step(s) | script | judge | catches | what users see |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& c : check_registry()) {
+    const StepSpec* main = c.steps.empty() ? nullptr : find_step(c.steps.front());
+    const std::string script = main && !main->script.empty() ? "`" + script_of(*main) + "`" : "";
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | `{}` |\n", c.name, to_string(c.per),
+                       c.steps.empty() ? "—" : fmt::format("{}", fmt::join(c.steps, ", ")), script, md(c.judge),
+                       md(c.catches), md(c.user_error));
+  }
+  return out;
+}
+
+std::string steps_markdown() {
+  std::string out = "| # | step | runs in | what runs | default timeout | does |\n|---|---|---|---|---|---|\n";
+  int i = 0;
+  for (const auto& s : step_registry())
+    out += fmt::format("| {} | `{}` | {} | {} | {:.0f} s | {} |\n", ++i, s.name, to_string(s.when),
+                       s.script.empty() ? md(s.command) : "`" + script_of(s) + "`", s.timeout_s, md(s.does));
+  return out;
+}
+
+}  // namespace opmatrix

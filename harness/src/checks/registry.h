@@ -1,0 +1,91 @@
+// The check registry: every step a cell runs and every check opmatrix reports, declared once.
+// The cell runner's step sequence, the matrix validator's check and step names, the cache's
+// "never reuse" rule, the report's columns, `opmatrix checks` and the docs tables all derive
+// from these two tables (registry.cpp), so a check that nothing produces cannot exist.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace opmatrix {
+
+// Which cells run a step, and after what.
+enum class StepWhen {
+  every_cell,       // every cell that has an image
+  cuda_cell,        // cells that promise CUDA
+  built,            // after a successful build (own kernels or a project)
+  built_cuda,       // after a successful build, in a CUDA cell
+  own_kernels,      // opmatrix's kernels/ + cases/, after a successful build
+  project_smoke,    // a project with a `smoke:` command, after a successful build
+};
+
+struct StepSpec {
+  std::string name;
+  std::string script;   // scripts/cell/<script> it runs, "" for a command
+  std::string command;  // what runs, for a person ("cmake --build", "nvcc --list-gpu-arch")
+  double timeout_s;     // default; a cell's `timeouts: {step: seconds}` overrides it
+  StepWhen when;
+  std::string does;     // one sentence
+};
+
+// What one check result is about.
+enum class CheckPer { cell, op, arch, library };
+
+struct CheckSpec {
+  std::string name;
+  std::vector<std::string> steps;  // the steps whose output it is judged from, first = main
+  std::string judge;               // the harness function that turns that output into results
+  CheckPer per;
+  std::string catches;             // one sentence: what it catches
+  std::string user_error;          // the upstream error text users see when it fails
+  // Diagnosis kinds (besides the steps' own: crash, timeout, disk_full) that say the
+  // infrastructure broke, not the op: a cached result holding one is never reused.
+  std::vector<std::string> infrastructure_kinds;
+  bool project_column = false;     // a column of the report's "Other op libraries" table
+  bool arch_column = false;        // a symbol in each cell of the report's arch table
+};
+
+// A check that is its own step: an in-cell script printing {"checks": [...]} in the form
+// checks/script_checks.h reads. Declaring one (registry.cpp, kScriptChecks) is one line.
+struct ScriptCheck {
+  StepSpec step;
+  CheckSpec check;
+};
+
+// In run order. Script checks (registry.cpp, kScriptChecks) run after the built-in steps
+// they follow (`StepWhen`), in registry order.
+const std::vector<StepSpec>& step_registry();
+const std::vector<CheckSpec>& check_registry();
+const std::vector<ScriptCheck>& script_check_registry();
+
+// The one rule by which a dispatch key counts as served, for our kernels (cases/common/
+// dispatch.cpp) and any project (scripts/cell/dispatcher.py) alike, in words.
+std::string registration_rule();
+
+const StepSpec* find_step(const std::string& name);
+const CheckSpec* find_check(const std::string& name);
+std::vector<std::string> step_names();
+std::vector<std::string> check_names();
+
+// Diagnosis kinds every step can end in that say nothing about the op.
+const std::vector<std::string>& step_infrastructure_kinds();
+// Is a result of `check` with a diagnosis of `kind` about the infrastructure (never cached)?
+bool is_infrastructure(const std::string& check, const std::string& kind);
+
+// The checks shown as columns of the projects table / symbols of the arch table, in order.
+std::vector<std::string> project_columns();
+std::vector<std::string> arch_columns();
+
+const char* to_string(StepWhen when);
+const char* to_string(CheckPer per);
+
+// `opmatrix checks`: the registry as JSON, as a terminal table, and as the Markdown tables
+// the docs embed (docs/checks.md, kept equal by a unit test).
+nlohmann::json registry_json();
+std::string registry_text();
+std::string checks_markdown();
+std::string steps_markdown();
+
+}  // namespace opmatrix

@@ -1,0 +1,25 @@
+// The judge of every script check (checks/registry.h, ScriptCheck): the in-cell script
+// reports its check results itself, in one JSON object on stdout:
+//   {"checks": [{"check": "<its registry name>", "op": "", "arch": "", "status": "pass|fail|skip|error",
+//                "message": "...", "diagnosis": {"kind": "...", "summary": "...", "fix": "...", "evidence": "..."}}]}
+// It is run as `python.sh scripts/cell/<script> LIBRARY...` (every library the build made, as
+// the cell sees them) with OPMATRIX_NAMESPACE, OPMATRIX_OPS (comma-separated),
+// OPMATRIX_CUDA_ARCHS (comma-separated), OPMATRIX_EXPECT_CUDA (0|1), OPMATRIX_BUILD (the build
+// folder) and OPMATRIX_PROJECT_DIR (a project's folder, else empty) in its environment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/cell_result.h"
+
+namespace opmatrix {
+
+// The script's results as check results: only its own check name, only known statuses; every
+// result that is not a pass or skip carries a diagnosis (the script's, or one made from its
+// message), each with `repro`. A malformed report is one `error` result saying what is wrong.
+std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::string& check, const std::string& repro);
+
+}  // namespace opmatrix

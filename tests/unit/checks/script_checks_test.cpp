@@ -1,0 +1,51 @@
+#include "checks/script_checks.h"
+
+#include <gtest/gtest.h>
+
+namespace opmatrix {
+namespace {
+
+const char* kRepro = "podman run IMAGE python.sh dup.py /build/lib.so";
+
+TEST(ScriptChecks, PassAndFailEntriesBecomeCheckResultsWithRepro) {
+  const auto j = nlohmann::json::parse(R"({"checks": [
+    {"check": "dup", "status": "pass", "message": "none twice"},
+    {"check": "dup", "op": "nms", "arch": "9.0", "status": "fail", "message": "twice",
+     "diagnosis": {"kind": "duplicate_extension", "summary": "built twice", "fix": "delete one", "evidence": "a, b"}}]})");
+  const auto out = script_checks(j, "dup", kRepro);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::pass);
+  EXPECT_FALSE(out[0].diagnosis);
+  EXPECT_EQ(out[1].status, Status::fail);
+  EXPECT_EQ(out[1].op, "nms");
+  EXPECT_EQ(out[1].arch, "9.0");
+  ASSERT_TRUE(out[1].diagnosis);
+  EXPECT_EQ(out[1].diagnosis->kind, "duplicate_extension");
+  EXPECT_EQ(out[1].diagnosis->fix, "delete one");
+  EXPECT_EQ(out[1].diagnosis->repro, kRepro);
+}
+
+TEST(ScriptChecks, AFailureWithoutDiagnosisGetsOneFromItsMessage) {
+  const auto out = script_checks(nlohmann::json::parse(R"({"checks": [{"check": "dup", "status": "error", "message": "boom"}]})"),
+                                 "dup", kRepro);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_TRUE(out[0].diagnosis);
+  EXPECT_EQ(out[0].diagnosis->kind, "dup");
+  EXPECT_EQ(out[0].diagnosis->summary, "boom");
+}
+
+TEST(ScriptChecks, MalformedReportsAreOneError) {
+  for (const char* bad : {R"([])", R"({"checks": 3})", R"({"checks": [1]})",
+                          R"({"checks": [{"check": "other", "status": "pass"}]})",
+                          R"({"checks": [{"check": "dup", "status": "xpass"}]})"}) {
+    const auto out = script_checks(nlohmann::json::parse(bad), "dup", kRepro);
+    ASSERT_EQ(out.size(), 1u) << bad;
+    EXPECT_EQ(out[0].status, Status::error) << bad;
+    EXPECT_EQ(out[0].check, "dup");
+    ASSERT_TRUE(out[0].diagnosis);
+    EXPECT_NE(out[0].message.find("malformed"), std::string::npos) << out[0].message;
+  }
+}
+
+}  // namespace
+}  // namespace opmatrix
