@@ -109,6 +109,13 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     const std::string op = item.key();
     const nlohmann::json& keys = item.value();  // not a structured binding: lambdas capture it (C++17)
     auto has = [&](const char* key) { return keys.contains(key) && keys[key].is_boolean() && keys[key].get<bool>(); };
+    // The one registration rule (checks/registry.h): a Composite kernel may serve a key; say so.
+    const nlohmann::json served = report.contains("served_by") && report["served_by"].contains(op)
+                                      ? report["served_by"][op] : nlohmann::json::object();
+    auto named = [&](const char* key) {
+      const bool via = served.contains(key) && served[key].is_string() && served[key].get<std::string>() != key;
+      return via ? fmt::format("{} (via {})", key, served[key].get<std::string>()) : std::string(key);
+    };
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
     std::vector<std::string> missing;
     if (!exists) missing.push_back("the op itself");
@@ -117,8 +124,10 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
       if (expect_cuda && !has("CUDA")) missing.push_back("CUDA");
     }
     CheckResult reg = make(op, "registration", "", missing.empty() ? Status::pass : Status::fail,
-                           missing.empty() ? fmt::format("{}::{} has CPU{}{}{} kernels", ns, op, has("CUDA") ? ", CUDA" : "",
-                                                         has("Meta") ? ", Meta" : "", has("Autograd") ? ", Autograd" : "")
+                           missing.empty() ? fmt::format("{}::{} has {}{}{}{} kernels", ns, op, named("CPU"),
+                                                         has("CUDA") ? ", " + named("CUDA") : "",
+                                                         has("Meta") ? ", " + named("Meta") : "",
+                                                         has("Autograd") ? ", " + named("Autograd") : "")
                                            : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
     if (!missing.empty())
       reg.diagnosis = diagnosis(
@@ -130,7 +139,8 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     out.push_back(reg);
     if (!exists) continue;
     CheckResult meta = make(op, "meta", "", has("Meta") ? Status::pass : Status::fail,
-                            has("Meta") ? fmt::format("{}::{} has a Meta kernel", ns, op)
+                            has("Meta") ? fmt::format("{}::{} has a Meta kernel{}", ns, op,
+                                                      named("Meta") == "Meta" ? "" : named("Meta").substr(4))
                                         : fmt::format("{}::{} has no Meta kernel: FakeTensor, torch.compile and export "
                                                       "cannot trace it",
                                                       ns, op));

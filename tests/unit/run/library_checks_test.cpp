@@ -53,6 +53,24 @@ TEST(NamespaceChecks, MissingCudaKernelIsTheUsersBackendError) {
   EXPECT_EQ(find(namespace_checks(report, "boxops", false, "r"), "registration", "", "box_iou")->status, Status::pass);
 }
 
+// The one registration rule: a Composite kernel serving a key counts, and the message says which.
+TEST(NamespaceChecks, CompositeKernelsServeAndAreNamed) {
+  const auto report = nlohmann::json::parse(R"({
+    "ops": {"box_area": {"CPU": true, "CUDA": true, "Meta": true, "Autograd": false}},
+    "served_by": {"box_area": {"CPU": "CPU", "CUDA": "CompositeExplicitAutograd", "Meta": "CompositeExplicitAutograd",
+                               "Autograd": null}}})");
+  const auto checks = namespace_checks(report, "boxops", true, "r");
+  const CheckResult* reg = find(checks, "registration", "", "box_area");
+  ASSERT_TRUE(reg);
+  EXPECT_EQ(reg->status, Status::pass);
+  EXPECT_EQ(reg->message, "boxops::box_area has CPU, CUDA (via CompositeExplicitAutograd), Meta (via "
+                          "CompositeExplicitAutograd) kernels");
+  const CheckResult* meta = find(checks, "meta", "", "box_area");
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(meta->status, Status::pass);
+  EXPECT_EQ(meta->message, "boxops::box_area has a Meta kernel (via CompositeExplicitAutograd)");
+}
+
 TEST(NvrtcChecks, RejectedArchCarriesNvrtcsLog) {
   const auto report = nlohmann::json::parse(R"j({"version": "12.4", "archs": {
     "9.0": {"accepted": true, "log": ""},
