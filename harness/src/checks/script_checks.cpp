@@ -2,14 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "util/json_fields.h"
+
 namespace opmatrix {
 
 namespace {
-
-std::string text(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 CheckResult malformed(const std::string& check, const std::string& what, const std::string& repro) {
   CheckResult c;
@@ -30,13 +27,13 @@ std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::
   for (const auto& j : report["checks"]) {
     if (!j.is_object()) return {malformed(check, "an entry of \"checks\" is not an object", repro)};
     CheckResult c;
-    c.check = text(j, "check");
+    c.check = json_text(j, "check");
     if (c.check != check)
       return {malformed(check, fmt::format("it reports check '{}', not its own '{}'", c.check, check), repro)};
-    c.op = text(j, "op");
-    c.arch = text(j, "arch");
-    c.message = text(j, "message");
-    const std::string status = text(j, "status");
+    c.op = json_text(j, "op");
+    c.arch = json_text(j, "arch");
+    c.message = json_text(j, "message");
+    const std::string status = json_text(j, "status");
     if (status == "pass") c.status = Status::pass;
     else if (status == "fail") c.status = Status::fail;
     else if (status == "skip") c.status = Status::skip;
@@ -45,10 +42,10 @@ std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::
     if (c.status != Status::pass && c.status != Status::skip) {
       const nlohmann::json d = j.value("diagnosis", nlohmann::json::object());
       Diagnosis diag;
-      diag.kind = d.is_object() && !text(d, "kind").empty() ? text(d, "kind") : check;
-      diag.summary = d.is_object() && !text(d, "summary").empty() ? text(d, "summary") : c.message;
-      diag.fix = d.is_object() ? text(d, "fix") : "";
-      diag.evidence = d.is_object() ? text(d, "evidence") : "";
+      diag.kind = d.is_object() && !json_text(d, "kind").empty() ? json_text(d, "kind") : check;
+      diag.summary = d.is_object() && !json_text(d, "summary").empty() ? json_text(d, "summary") : c.message;
+      diag.fix = d.is_object() ? json_text(d, "fix") : "";
+      diag.evidence = d.is_object() ? json_text(d, "evidence") : "";
       diag.repro = repro;
       c.diagnosis = diag;
       if (c.message.empty()) c.message = diag.summary;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checks/registry.h"
+#include "util/cuda_arch.h"
 #include "util/escape.h"
 
 namespace opmatrix {
@@ -73,7 +74,7 @@ Grid arch_table(const ResultsSet& set) {
       if (!c.arch.empty()) archs.insert(c.arch);
   if (archs.empty()) return g;
   g.columns = {"cell"};
-  for (const auto& a : archs) g.columns.push_back("sm_" + a.substr(0, a.find('.')) + a.substr(a.find('.') + 1));
+  for (const auto& a : archs) g.columns.push_back(sm_name(a));
   for (const auto& r : set.cells) {
     std::map<std::pair<std::string, std::string>, Status> found;  // (arch, check)
     for (const auto& c : r.checks)

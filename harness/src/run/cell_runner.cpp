@@ -19,6 +19,7 @@
 #include "run/torchvision_check.h"
 #include "run/version_check.h"
 #include "util/atomic_write.h"
+#include "util/cuda_arch.h"
 #include "util/clock.h"
 #include "version.h"
 
@@ -379,16 +380,6 @@ class CellRun {
     return argv;
   }
 
-  // "80" -> "8.0", "100" -> "10.0": torch's TORCH_CUDA_ARCH_LIST form.
-  static std::string dotted_archs(const std::vector<std::string>& archs) {
-    std::vector<std::string> dotted;
-    for (const auto& a : archs) {
-      const std::size_t digits = a.find_first_not_of("0123456789") == std::string::npos ? a.size() : a.find_first_not_of("0123456789");
-      dotted.push_back(digits > 1 ? a.substr(0, digits - 1) + "." + a.substr(digits - 1) : a);  // "90a" -> "9.0a"
-    }
-    return fmt::format("{}", fmt::join(dotted, ";"));
-  }
-
   // kernels/ + cases/, or a CMake project, against the cell's torch. A setup.py project has
   // no configure step.
   bool configure() {
@@ -399,7 +390,7 @@ class CellRun {
                         : command("configure", configure_argv(paths_.src + "/cases", "OPMATRIX_CUDA_ARCHS", archs_),
                                   timeout_of("configure"));
     // torch's own CMake picks archs from this (else from a GPU, else a long default list).
-    if (p && cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", dotted_archs(archs_));
+    if (p && cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(archs_));
     ProcessResult r = step(cmd, "build");
     build_seconds_ = r.seconds;
     return configured_ = r.ok();
@@ -417,7 +408,7 @@ class CellRun {
                                  paths_.build + "/lib", "--build-temp", paths_.build + "/temp"});
       cmd.env.emplace_back("MAX_JOBS", jobs);
       cmd.env.emplace_back("FORCE_CUDA", cell_.has_cuda() ? "1" : "0");
-      if (cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", dotted_archs(archs_));
+      if (cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(archs_));
     }
     ProcessResult b = step(cmd, "build");
     if (!b.ok()) return false;
@@ -569,13 +560,6 @@ class CellRun {
 };
 
 }  // namespace
-
-std::string cmake_arch(const std::string& arch) {
-  std::string out;
-  for (char c : arch)
-    if (c != '.') out += c;
-  return out;
-}
 
 CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,
                     const Progress& progress) {

@@ -29,7 +29,5 @@ CellResult skipped_cell(const Cell& cell, const std::string& reason);
 // Applies `expect` entries and sets the cell's status and meets_expectations.
 void apply_expectations(const Cell& cell, CellResult& result);
 
-// "8.0" -> "80", "9.0a" -> "90a": the form CMake's CUDA_ARCHITECTURES and nvcc use.
-std::string cmake_arch(const std::string& arch);
 
 }  // namespace opmatrix

@@ -4,13 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "util/cuda_arch.h"
+#include "util/json_fields.h"
+
 namespace opmatrix {
 
 namespace {
-
-std::string str(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
 
 CheckResult make(const std::string& op, const std::string& check, const std::string& arch, Status s,
                  std::string message) {
@@ -27,57 +26,45 @@ Diagnosis diagnosis(std::string kind, std::string summary, std::string fix, std:
   return {std::move(kind), std::move(summary), std::move(fix), std::move(repro), std::move(evidence)};
 }
 
-// "9.0" -> 90, "10.0a" -> 100, sm/compute names too ("sm_90a" -> 90).
-int arch_number(std::string s) {
-  const auto us = s.rfind('_');
-  if (us != std::string::npos) s = s.substr(us + 1);
-  std::string digits;
-  for (char c : s)
-    if (c >= '0' && c <= '9') digits += c;
-  return digits.empty() ? -1 : std::stoi(digits);
-}
-
-bool arch_specific(const std::string& s) { return !s.empty() && (s.back() == 'a' || s.back() == 'f'); }
-
 }  // namespace
 
 std::string load_failure_summary(const nlohmann::json& lib) {
-  const std::string kind = str(lib, "error_kind");
+  const std::string kind = json_text(lib, "error_kind");
   if (kind == "undefined_symbol" && lib.contains("undefined") && !lib["undefined"].empty()) {
     const auto& first = lib["undefined"][0];
     const int count = lib.value("undefined_count", static_cast<int>(lib["undefined"].size()));
-    return fmt::format("undefined symbol: {}{}", str(first, "demangled").empty() ? str(first, "symbol") : str(first, "demangled"),
+    return fmt::format("undefined symbol: {}{}", json_text(first, "demangled").empty() ? json_text(first, "symbol") : json_text(first, "demangled"),
                        count > 1 ? fmt::format(" (+{} more)", count - 1) : "");
   }
   if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty())
     return fmt::format("needs {} (not in this runtime)", fmt::join(lib["missing_libraries"].get<std::vector<std::string>>(), ", "));
-  return str(lib, "error").empty() ? "does not load" : str(lib, "error");
+  return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
 }
 
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
-  if (!str(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
-    CheckResult c = make("", "load", "", Status::error, str(report, "error").empty() ? "no library was loaded" : str(report, "error"));
+  if (!json_text(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
+    CheckResult c = make("", "load", "", Status::error, json_text(report, "error").empty() ? "no library was loaded" : json_text(report, "error"));
     c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro);
     out.push_back(c);
     return out;
   }
   for (const auto& lib : report["libraries"]) {
-    const std::string path = str(lib, "path");
+    const std::string path = json_text(lib, "path");
     const std::string name = path.substr(path.rfind('/') + 1);
     if (lib.value("loaded", false)) {
-      out.push_back(make("", "load", "", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}", name, str(report, "torch"))));
+      out.push_back(make("", "load", "", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}", name, json_text(report, "torch"))));
       continue;
     }
     CheckResult c = make("", "load", "", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib)));
-    const std::string kind = str(lib, "error_kind");
+    const std::string kind = json_text(lib, "error_kind");
     if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
-      for (const auto& s : lib["undefined"]) symbols.push_back(str(s, "demangled"));
+      for (const auto& s : lib["undefined"]) symbols.push_back(json_text(s, "demangled"));
       c.diagnosis = diagnosis(
           "undefined_symbol",
           fmt::format("{} needs {} symbol(s) this torch {} does not define, e.g. {}", name,
-                      lib.value("undefined_count", static_cast<int>(symbols.size())), str(report, "torch"),
+                      lib.value("undefined_count", static_cast<int>(symbols.size())), json_text(report, "torch"),
                       symbols.empty() ? "?" : symbols.front()),
           "rebuild the library against this torch (an extension built for one torch version does not load "
           "in another; C++ ABI and internal symbols change between releases)",
@@ -85,9 +72,9 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     } else if (kind == "missing_library") {
       c.diagnosis = diagnosis("missing_shared_library", c.message,
                               "install what provides these libraries or rebuild against this environment's torch",
-                              repro, str(lib, "error"));
+                              repro, json_text(lib, "error"));
     } else {
-      c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro, str(lib, "error"));
+      c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
     }
     out.push_back(c);
   }
@@ -155,12 +142,12 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
                                       const std::string& repro) {
   std::vector<CheckResult> out;
-  const std::string version = str(report, "version");
+  const std::string version = json_text(report, "version");
   for (const auto& arch : archs) {
     const std::string sm = fmt::format("sm_{}", arch_number(arch));
-    if (!str(report, "error").empty() || !report.contains("archs") || !report["archs"].contains(arch)) {
+    if (!json_text(report, "error").empty() || !report.contains("archs") || !report["archs"].contains(arch)) {
       out.push_back(make("", "nvrtc", arch, Status::skip,
-                         str(report, "error").empty() ? "NVRTC was not asked about this arch" : str(report, "error")));
+                         json_text(report, "error").empty() ? "NVRTC was not asked about this arch" : json_text(report, "error")));
       continue;
     }
     const auto& a = report["archs"][arch];
@@ -168,12 +155,12 @@ std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::v
       out.push_back(make("", "nvrtc", arch, Status::pass, fmt::format("NVRTC {} compiles for {}", version, sm)));
       continue;
     }
-    CheckResult c = make("", "nvrtc", arch, Status::fail, fmt::format("NVRTC {} rejects {}: {}", version, sm, str(a, "log")));
+    CheckResult c = make("", "nvrtc", arch, Status::fail, fmt::format("NVRTC {} rejects {}: {}", version, sm, json_text(a, "log")));
     c.diagnosis = diagnosis("unsupported_arch",
                             fmt::format("this cell's NVRTC ({}) cannot compile for {}: a user on that GPU sees \"{}\"",
-                                        version, sm, str(a, "log")),
+                                        version, sm, json_text(a, "log")),
                             "use a torch built with a CUDA whose NVRTC knows this GPU (sm_100/sm_120 need CUDA 12.8+)",
-                            repro, str(report, "library"));
+                            repro, json_text(report, "library"));
     out.push_back(c);
   }
   return out;
@@ -182,7 +169,7 @@ std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::v
 std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
                                        const std::string& repro) {
   std::vector<CheckResult> out;
-  const std::string lib = str(report, "library");
+  const std::string lib = json_text(report, "library");
   const std::string name = lib.substr(lib.rfind('/') + 1);
   std::vector<std::string> elf, ptx;
   if (report.contains("elf")) elf = report["elf"].get<std::vector<std::string>>();
@@ -190,8 +177,8 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
   for (const auto& arch : archs) {
     const int target = arch_number(arch);
     const std::string sm = fmt::format("sm_{}", target);
-    if (!str(report, "error").empty()) {
-      out.push_back(make("", "fatbin", arch, Status::skip, str(report, "error")));
+    if (!json_text(report, "error").empty()) {
+      out.push_back(make("", "fatbin", arch, Status::skip, json_text(report, "error")));
       continue;
     }
     // SASS runs on the same major with an equal or higher minor; an arch-specific (a/f)

@@ -7,27 +7,16 @@
 
 #include "diagnose/diagnose.h"
 #include "matrix/versions.h"
+#include "util/json_fields.h"
 
 namespace opmatrix {
 
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// true only for a JSON `true`: a key the script could not ask about is null.
-bool flag(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return false;
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
-
 std::string keys_of(const nlohmann::json& keys) {
   std::vector<std::string> have;
   for (const char* k : {"CPU", "CUDA", "Meta", "Autograd"})
-    if (flag(keys, k)) have.push_back(k);
+    if (json_flag(keys, k)) have.push_back(k);
   return have.empty() ? std::string("none") : fmt::format("{}", fmt::join(have, "+"));
 }
 
@@ -56,23 +45,23 @@ CheckResult check_torchvision(const Cell& cell, const nlohmann::json& py, const 
   CheckResult c;
   c.check = "torchvision";
   std::vector<std::string> problems, notes;
-  const std::string torch_cuda = str(py, "torch_cuda");
-  const std::string tv_cuda = str(py, "torchvision_cuda");
-  const std::string found_tv = str(py, "torchvision");
+  const std::string torch_cuda = json_text(py, "torch_cuda");
+  const std::string tv_cuda = json_text(py, "torchvision_cuda");
+  const std::string found_tv = json_text(py, "torchvision");
   Diagnosis d;
   d.repro = "python3 -c 'import torch, torchvision; print(torchvision.ops.nms(torch.rand(4, 4).cuda(), "
             "torch.rand(4).cuda(), 0.5))'";
 
-  if (!flag(py, "import_ok")) {
-    const std::string error = str(py, "error");
+  if (!json_flag(py, "import_ok")) {
+    const std::string error = json_text(py, "error");
     const std::string symbols = undefined_symbols_in(error);
     problems.push_back("torchvision does not import: " + (symbols.empty() ? error : "undefined symbol " + symbols));
     d.kind = symbols.empty() ? "torchvision_load" : "undefined_symbol";
     d.evidence = error;
   }
-  if (!torch_cuda.empty() && flag(py, "import_ok")) {
+  if (!torch_cuda.empty() && json_flag(py, "import_ok")) {
     const nlohmann::json nms = py.value("ops", nlohmann::json::object()).value("nms", nlohmann::json::object());
-    if (!flag(nms, "CUDA")) {
+    if (!json_flag(nms, "CUDA")) {
       problems.push_back("torchvision::nms has no CUDA kernel although torch has CUDA " + torch_cuda +
                          ": users get \"Could not run 'torchvision::nms' with arguments from the 'CUDA' backend\"");
       d.kind = "not_registered";
@@ -88,7 +77,7 @@ CheckResult check_torchvision(const Cell& cell, const nlohmann::json& py, const 
       }
     }
   }
-  if (const auto want = upstream_torchvision_for(str(py, "torch").empty() ? cell.torch : str(py, "torch"))) {
+  if (const auto want = upstream_torchvision_for(json_text(py, "torch").empty() ? cell.torch : json_text(py, "torch"))) {
     const auto have = major_minor(found_tv.empty() ? cell.torchvision : found_tv);
     if (have && (have->major != want->major || have->minor != want->minor))
       notes.push_back(fmt::format("note: upstream pairs torch {} with torchvision {}.{}; this cell has {}", cell.torch,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "run/cell_runner.h"
+#include "util/cuda_arch.h"
 #include "run/version_check.h"
 
 namespace opmatrix {
@@ -109,10 +110,21 @@ TEST(VersionCheck, NvccFromTheBuildArgIsWhatCounts) {
   EXPECT_EQ(check_versions(c, probe).status, Status::pass);
 }
 
-TEST(CellRunner, ArchesInCmakeForm) {
+TEST(CudaArch, EverySpellingOfOneArch) {
   EXPECT_EQ(cmake_arch("8.0"), "80");
   EXPECT_EQ(cmake_arch("9.0a"), "90a");
   EXPECT_EQ(cmake_arch("12.0"), "120");
+  EXPECT_EQ(dotted_arch("90a"), "9.0a");
+  EXPECT_EQ(dotted_arch("100"), "10.0");
+  EXPECT_EQ(dotted_arch("8.6"), "8.6");
+  EXPECT_EQ(sm_name("10.0"), "sm_100");
+  EXPECT_EQ(arch_number("sm_90a"), 90);
+  EXPECT_EQ(arch_number("compute_120"), 120);
+  EXPECT_EQ(arch_number("10.0f"), 100);
+  EXPECT_TRUE(arch_specific("9.0a"));
+  EXPECT_FALSE(arch_specific("9.0"));
+  EXPECT_EQ(torch_arch_list({"80", "90a", "100"}), "8.0;9.0a;10.0");
+  for (const char* a : {"7.0", "8.6", "9.0a", "10.0", "12.1"}) EXPECT_EQ(dotted_arch(cmake_arch(a)), a);
 }
 
 }  // namespace opmatrix
