@@ -1,7 +1,27 @@
-"""The dispatcher's view of a namespace: which ops exist and which of them have a kernel
-for each dispatch key. Shared by the registration scripts; never raises."""
+"""The dispatcher's view of a namespace: which ops exist and, for each dispatch key, whether
+a kernel serves it and which registration that is. Shared by the registration scripts;
+never raises.
+
+A key counts as served by the same rule as the C++ cases (kernelServing() in
+cases/common/dispatch.cpp): a kernel registered for the key itself; for Autograd, else for
+AutogradCPU, then AutogradCUDA; for any other key, else for CompositeExplicitAutograd; and
+for every key, finally CompositeImplicitAutograd. One rule for our kernels and any project."""
 
 KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
+
+# The registrations that may serve a requested dispatch key, in the order they are tried
+# ("{key}" is the requested key itself); the entry for the key, else "*".
+# Mirrors kernelServing() in cases/common/dispatch.cpp: change both together
+# (tests/cell_scripts/test_dispatcher.py compares them).
+SERVING_ORDER = {
+    "Autograd": ("{key}", "AutogradCPU", "AutogradCUDA", "CompositeImplicitAutograd"),
+    "*": ("{key}", "CompositeExplicitAutograd", "CompositeImplicitAutograd"),
+}
+
+
+def candidates(key):
+    """The keys whose kernel would serve `key`, first match wins."""
+    return [key if c == "{key}" else c for c in SERVING_ORDER.get(key, SERVING_ORDER["*"])]
 
 
 def ops_in_namespace(torch, namespace):
@@ -18,16 +38,45 @@ def ops_in_namespace(torch, namespace):
     return sorted(names)
 
 
+_MISSING = object()  # the op does not exist, or this torch cannot tell
+_UNKNOWN = object()  # the key is not one this torch knows
+
+
+def _serving(has_kernel, qualified, key):
+    """The key whose kernel serves `key` for op `qualified`, None when none does, _MISSING
+    when the op does not exist, _UNKNOWN when this torch cannot parse `key` itself."""
+    if has_kernel is None:
+        return _MISSING
+    try:
+        # Every torch knows the key CPU: this only fails for a missing op.
+        has_kernel(qualified, "CPU")
+    except Exception:  # noqa: BLE001 - the op is not registered at all
+        return _MISSING
+    for candidate in candidates(key):
+        try:
+            if has_kernel(qualified, candidate):
+                return candidate
+        except Exception:  # noqa: BLE001 - a key this torch cannot parse
+            if candidate == key:
+                return _UNKNOWN  # asked for a key this torch does not have: no answer
+            # a fallback key this torch does not have (an old torch): nothing registered there
+    return None
+
+
+def _rows(torch, namespace, ops, keys):
+    has_kernel = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
+    return {op: {key: _serving(has_kernel, namespace + "::" + op, key) for key in keys} for op in ops}
+
+
+def served_by(torch, namespace, ops, keys=KEYS):
+    """{op: {key: the key whose kernel serves it ("CPU", "CompositeExplicitAutograd", ...),
+    or None when none does, the op does not exist or the key is unknown to this torch}}."""
+    return {op: {key: (None if v is _MISSING or v is _UNKNOWN else v) for key, v in row.items()}
+            for op, row in _rows(torch, namespace, ops, keys).items()}
+
+
 def kernel_table(torch, namespace, ops, keys=KEYS):
-    """{op: {key: True/False, or None when the op itself does not exist}}."""
-    has_kernel = getattr(torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
-    table = {}
-    for op in ops:
-        row = {}
-        for key in keys:
-            try:
-                row[key] = bool(has_kernel(namespace + "::" + op, key)) if has_kernel else None
-            except Exception:  # noqa: BLE001 - the op is not registered at all
-                row[key] = None
-        table[op] = row
-    return table
+    """{op: {key: True when a kernel serves the key (served_by's rule), False when none does,
+    None when the op itself does not exist or the key is unknown to this torch}}."""
+    return {op: {key: (None if v is _MISSING or v is _UNKNOWN else v is not None) for key, v in row.items()}
+            for op, row in _rows(torch, namespace, ops, keys).items()}

@@ -5,7 +5,9 @@ does (dlopen with RTLD_NOW), and report what happened. Prints ONE JSON object; n
 
 For a library that does not load, the whole list of symbols it needs and this runtime lacks
 (not only the first one dlerror names), demangled, and the libraries it needs that are
-missing. For a namespace, which ops have CPU / CUDA / Meta / Autograd kernels afterwards.
+missing. For a namespace, which ops have CPU / CUDA / Meta / Autograd kernels afterwards
+("ops": {op: {key: true/false/null}}, served by dispatcher.py's rule) and which registration
+serves each ("served_by": {op: {key: "CPU"/"CompositeExplicitAutograd"/.../null}}).
 The cross-load check runs this on a library built in another cell."""
 import argparse
 import ctypes
@@ -16,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-from dispatcher import kernel_table, ops_in_namespace
+from dispatcher import kernel_table, ops_in_namespace, served_by
 
 RTLD_LAZY, RTLD_NOW, RTLD_GLOBAL, RTLD_NOLOAD = 0x1, 0x2, 0x100, 0x4
 MAX_SYMBOLS = 20
@@ -143,7 +145,7 @@ def main():
     ap.add_argument("libraries", nargs="*")
     args = ap.parse_args()
     out = {"torch": None, "torch_cuda": None, "libraries": [], "namespace": args.namespace or None,
-           "ops": {}, "error": None}
+           "ops": {}, "served_by": {}, "error": None}
     saved = os.dup(1)
     os.dup2(2, 1)  # anything a library prints at load time goes to stderr; stdout is the JSON
     try:
@@ -161,6 +163,7 @@ def main():
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)
+            out["served_by"] = served_by(torch, args.namespace, ops)
         return out
     finally:
         sys.stdout.flush()
