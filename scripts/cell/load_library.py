@@ -57,9 +57,42 @@ def demangle(symbols):
     return out if len(out) == len(symbols) else list(symbols)
 
 
-def needed_sonames(path):
+def dynamic_entries(path, tag):
     lines = tool_lines(["objdump", "-p", path]) or []
-    return [line.split()[1] for line in lines if line.strip().startswith("NEEDED") and len(line.split()) > 1]
+    return [line.split()[1] for line in lines if line.split()[:1] == [tag] and len(line.split()) > 1]
+
+
+def needed_sonames(path):
+    return dynamic_entries(path, "NEEDED")
+
+
+def search_dirs(path):
+    """The library's own RUNPATH (else RPATH) folders, $ORIGIN expanded: where the loader
+    looks first for what it NEEDs (a helper library next to it, say)."""
+    origin = os.path.dirname(os.path.realpath(path))
+    dirs = []
+    for entry in dynamic_entries(path, "RUNPATH") or dynamic_entries(path, "RPATH"):
+        for d in entry.split(":"):
+            d = d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)
+            if d and d not in dirs:
+                dirs.append(d)
+    return dirs
+
+
+def open_needed(dl, soname, dirs):
+    """A handle on a NEEDED library as the loader would find it: already loaded, in the
+    library's RUNPATH, or on the default search path; None when it cannot be opened."""
+    h = dl.dlopen(soname.encode(), RTLD_LAZY | RTLD_NOLOAD)
+    if h:
+        return h
+    if "/" not in soname:
+        for d in dirs:
+            candidate = os.path.join(d, soname)
+            if os.path.exists(candidate):
+                h = dl.dlopen(candidate.encode(), RTLD_LAZY)
+                if h:
+                    return h
+    return dl.dlopen(soname.encode(), RTLD_LAZY)
 
 
 def unresolved_symbols(dl, path):
@@ -69,8 +102,9 @@ def unresolved_symbols(dl, path):
     if lines is None:
         return None
     handles = []
+    dirs = search_dirs(path)
     for soname in needed_sonames(path):
-        h = dl.dlopen(soname.encode(), RTLD_LAZY | RTLD_NOLOAD) or dl.dlopen(soname.encode(), RTLD_LAZY)
+        h = open_needed(dl, soname, dirs)
         if h:
             handles.append(h)
     missing = []
