@@ -35,7 +35,9 @@ for v in PIP_CERT PIP_INDEX_URL PIP_EXTRA_INDEX_URL; do
   [ -n "${!v:-}" ] || unset "$v"
 done
 
-tmp=
+tmp= log=
+# The temporary wheelhouse and the log go whatever happens (a failed download too).
+trap 'rm -f "$log"; [ -z "$tmp" ] || rm -rf "$tmp"' EXIT
 wh=${OPMATRIX_WHEELHOUSE:-}
 if [ -z "$wh" ]; then
   # mountpoint, not -d: buildah leaves an empty /wheelhouse stub in layers built with the volume.
@@ -61,5 +63,3 @@ done < <(sed -n -e 's/^ *Saved \(.*\)$/\1/p' -e 's/^ *File was already downloade
 echo "pip-wheelhouse-install: ${#files[@]} files, ${new} MiB downloaded in ${secs} s (wheelhouse ${wh})" >&2
 "$py" -m pip install --progress-bar off --disable-pip-version-check --no-cache-dir --no-index --no-deps \
   "${install_args[@]}" "${files[@]}"
-rm -f "$log"
-[ -z "$tmp" ] || rm -rf "$tmp"
