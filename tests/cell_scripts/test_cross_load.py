@@ -1,0 +1,63 @@
+"""scripts/cell/cross_load.py: each library loaded by load_library.py in a fresh process; the
+entry says how that process ended (exit code, signal, timeout) and carries its report."""
+import pytest
+
+from conftest import OPS_NAMESPACE, run_json
+
+ENTRY_KEYS = {"library", "report", "exit_code", "signal", "timed_out", "stderr"}
+CEA = "CompositeExplicitAutograd"
+
+
+@pytest.fixture(scope="module")
+def crossed(torch_info, op_library, c_libs):
+    libs = [op_library, c_libs["undef"], c_libs["abort"]]
+    out, _ = run_json("cross_load.py", "--namespace", OPS_NAMESPACE, "--ops", "explicit,cpu_only", *libs)
+    return libs, out
+
+
+def test_one_entry_per_library_in_order(crossed):
+    libs, out = crossed
+    assert list(out) == ["results"]
+    assert [e["library"] for e in out["results"]] == libs
+    for e in out["results"]:
+        assert set(e) == ENTRY_KEYS
+
+
+def test_loaded_library_carries_the_full_report(crossed):
+    _, out = crossed
+    e = out["results"][0]
+    assert e["exit_code"] == 0 and e["signal"] is None and e["timed_out"] is False
+    rep = e["report"]
+    assert rep["libraries"][0]["loaded"] is True and rep["namespace"] == OPS_NAMESPACE
+    assert rep["ops"] == {"explicit": {"CPU": True, "CUDA": True, "Meta": True, "Autograd": False},
+                          "cpu_only": {"CPU": True, "CUDA": False, "Meta": False, "Autograd": False}}
+    assert rep["served_by"] == {"explicit": {"CPU": CEA, "CUDA": CEA, "Meta": CEA, "Autograd": None},
+                                "cpu_only": {"CPU": "CPU", "CUDA": None, "Meta": None, "Autograd": None}}
+
+
+def test_undefined_symbols_come_through(crossed):
+    _, out = crossed
+    e = out["results"][1]
+    assert e["exit_code"] == 0 and e["signal"] is None
+    lib = e["report"]["libraries"][0]
+    assert lib["error_kind"] == "undefined_symbol"
+    assert {u["demangled"] for u in lib["undefined"]} == {"opm_missing_c", "opm::gone(int)"}
+
+
+def test_crash_while_loading_is_the_finding(crossed):
+    _, out = crossed
+    e = out["results"][2]
+    assert e["signal"] == "SIGABRT" and e["exit_code"] is None and e["timed_out"] is False
+    assert e["report"] is None  # it died before printing anything
+
+
+def test_hanging_library_times_out(torch_info, c_libs):
+    out, _ = run_json("cross_load.py", "--timeout", "5", c_libs["hang"], timeout=120)
+    [e] = out["results"]
+    assert e["timed_out"] is True
+    assert e["report"] is None and e["exit_code"] is None and e["signal"] is None
+
+
+def test_no_libraries():
+    out, _ = run_json("cross_load.py")
+    assert out == {"results": []}

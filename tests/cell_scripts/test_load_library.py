@@ -1,0 +1,150 @@
+"""scripts/cell/load_library.py: loads libraries as torch.ops.load_library does and reports
+what happened, plus the kernel table ("ops") and "served_by" of a namespace."""
+import os
+import shutil
+
+import pytest
+
+from conftest import OPS_NAMESPACE, cell_env, compile_or_fail, run_json
+
+KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
+CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
+TOP_KEYS = {"torch", "torch_cuda", "libraries", "namespace", "ops", "served_by", "error"}
+LIB_KEYS = {"path", "loaded", "error_kind", "error", "undefined", "undefined_count", "missing_libraries"}
+
+# What conftest.OPS_CPP registers, and so which registration serves each key by the rule.
+EXPECTED_SERVED = {
+    "cpu_only": {"CPU": "CPU", "CUDA": None, "Meta": None, "Autograd": None},
+    "explicit": {"CPU": CEA, "CUDA": CEA, "Meta": CEA, "Autograd": None},
+    "cpu_and_explicit": {"CPU": "CPU", "CUDA": CEA, "Meta": CEA, "Autograd": None},
+    "implicit": {"CPU": CIA, "CUDA": CIA, "Meta": CIA, "Autograd": CIA},
+    "autograd": {"CPU": "CPU", "CUDA": None, "Meta": None, "Autograd": "Autograd"},
+    "autograd_cuda": {"CPU": None, "CUDA": None, "Meta": "Meta", "Autograd": "AutogradCUDA"},
+    "schema_only": {"CPU": None, "CUDA": None, "Meta": None, "Autograd": None},
+}
+
+
+@pytest.fixture(scope="module")
+def many_undefined(cc, build_root):
+    """A library with 25 undefined symbols: the report lists 20 and counts all."""
+    d = build_root / "many-undefined"
+    d.mkdir(exist_ok=True)
+    names = ["opm_gone_%02d" % i for i in range(25)]
+    (d / "many.c").write_text("".join("extern void %s(void);\n" % n for n in names)
+                              + "void use(void) {" + "".join(" %s();" % n for n in names) + " }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "many.c", "-o", "libmany.so"], "many", cwd=d)
+    return str(d / "libmany.so"), names
+
+
+@pytest.fixture(scope="module")
+def report(torch_info, op_library, c_libs, many_undefined, tmp_path_factory):
+    """One run over every kind of library (the script takes several, as the harness passes them)."""
+    missing = str(tmp_path_factory.mktemp("nofile") / "libnot-there.so")
+    libs = [op_library, c_libs["undef"], c_libs["undef_rpath"], many_undefined[0], c_libs["needy"], c_libs["noisy"], missing, c_libs["plain"]]
+    ops = list(EXPECTED_SERVED) + ["not_an_op"]
+    out, r = run_json("load_library.py", "--namespace", OPS_NAMESPACE, "--ops", ",".join(ops), *libs)
+    by_path = {lib["path"]: lib for lib in out["libraries"]}
+    return {"out": out, "run": r, "libs": libs, "ops": ops, "missing": missing, "lib": by_path}
+
+
+def test_report_shape(torch_info, report):
+    out = report["out"]
+    assert set(out) == TOP_KEYS
+    assert out["torch"] == torch_info["version"] and out["torch_cuda"] == torch_info["cuda"]
+    assert out["error"] is None and out["namespace"] == OPS_NAMESPACE
+    # One entry per library, in the order given.
+    assert [lib["path"] for lib in out["libraries"]] == report["libs"]
+    for lib in out["libraries"]:
+        assert set(lib) == LIB_KEYS
+
+
+def test_op_library_loads_and_tables(op_library, report):
+    out, lib = report["out"], report["lib"][op_library]
+    assert lib["loaded"] is True and lib["error_kind"] is None and lib["error"] is None
+    assert lib["undefined"] == [] and lib["missing_libraries"] == []
+    # Same nesting in both tables: {op: {key: ...}}, ops and keys in the order asked.
+    assert list(out["ops"]) == report["ops"] and list(out["served_by"]) == report["ops"]
+    for op, row in EXPECTED_SERVED.items():
+        assert list(out["served_by"][op]) == KEYS
+        assert out["served_by"][op] == row, op
+        assert out["ops"][op] == {k: v is not None for k, v in row.items()}, op
+    assert out["ops"]["not_an_op"] == {k: None for k in KEYS}
+    assert out["served_by"]["not_an_op"] == {k: None for k in KEYS}
+
+
+@pytest.mark.parametrize("name", ["undef", "undef_rpath"])
+def test_undefined_symbols_listed_and_demangled(c_libs, report, name):
+    lib = report["lib"][c_libs[name]]
+    assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol"
+    assert "undefined symbol" in lib["error"]
+    # All the missing ones (dlerror names only one), none that the helper found through the
+    # library's RUNPATH / RPATH provides (helper_fn), none weak (opm_weak).
+    symbols = {u["symbol"]: u["demangled"] for u in lib["undefined"]}
+    assert symbols == {"opm_missing_c": "opm_missing_c", "_ZN3opm4goneEi": "opm::gone(int)"}
+    assert lib["undefined_count"] == 2
+    assert lib["missing_libraries"] == []
+
+
+def test_undefined_symbols_capped_at_20(many_undefined, report):
+    path, names = many_undefined
+    lib = report["lib"][path]
+    assert lib["error_kind"] == "undefined_symbol"
+    assert lib["undefined_count"] == 25
+    assert len(lib["undefined"]) == 20
+    assert {u["symbol"] for u in lib["undefined"]} <= set(names)
+
+
+def test_missing_library_named(c_libs, report):
+    lib = report["lib"][c_libs["needy"]]
+    assert lib["loaded"] is False and lib["error_kind"] == "missing_library"
+    assert lib["missing_libraries"] == ["libopm_ghost.so.1"]
+    assert lib["undefined"] == []
+
+
+def test_no_such_file(c_libs, report):
+    assert report["lib"][report["missing"]]["loaded"] is False
+    assert report["lib"][report["missing"]]["error_kind"] == "other"
+    assert report["lib"][report["missing"]]["error"] == "no such file"
+    assert report["lib"][c_libs["plain"]]["loaded"] is True  # what follows a failure still loads
+
+
+def test_load_time_output_goes_to_stderr(c_libs, report):
+    assert report["lib"][c_libs["noisy"]]["loaded"] is True
+    assert "opm-noisy: printed at load time" in report["run"].stderr
+    assert "opm-noisy" not in report["run"].stdout
+
+
+def test_namespace_without_ops_lists_or_leaves_empty(torch_info, op_library):
+    out, _ = run_json("load_library.py", "--namespace", OPS_NAMESPACE, op_library)
+    assert out["libraries"][0]["loaded"] is True
+    if out["ops"]:  # this torch can list a namespace's ops
+        assert sorted(out["ops"]) == sorted(EXPECTED_SERVED)
+        assert out["served_by"] == {op: EXPECTED_SERVED[op] for op in out["served_by"]}
+    else:  # torch 1.13: no _dispatch_get_all_op_names, so nothing to list
+        assert out["served_by"] == {}
+
+
+def test_no_library_at_all(torch_info):
+    out, _ = run_json("load_library.py")
+    assert out["libraries"] == [] and out["error"] == "no library to load (none built?)"
+
+
+def test_find_walks_a_build_tree_without_namespace(torch_info, c_libs, tmp_path):
+    tree = tmp_path / "build"
+    for rel in ["lib/libplain.so", "lib/sub/libplain.so.1", "CMakeFiles/x/libplain.so", "_deps/libplain.so"]:
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(c_libs["plain"], tree / rel)
+    (tree / "lib" / "notes.txt").write_text("not a library")
+    out, _ = run_json("load_library.py", "--find", tree)
+    paths = [lib["path"] for lib in out["libraries"]]
+    assert sorted(paths) == sorted(os.path.join(str(tree), p) for p in ["lib/libplain.so", "lib/sub/libplain.so.1"])
+    assert all(lib["loaded"] for lib in out["libraries"])
+    assert out["error"] is None
+    assert out["namespace"] is None and out["ops"] == {} and out["served_by"] == {}
+
+
+def test_without_torch_reports_the_import_error(c_libs):
+    # -S: no site-packages, so no torch; the script must still print its JSON and exit 0.
+    out, _ = run_json("load_library.py", c_libs["plain"], python_args=["-S"], env=cell_env(PYTHONPATH=None))
+    assert out["torch"] is None and out["error"].startswith("import torch: ModuleNotFoundError")
+    assert out["libraries"] == [] and out["ops"] == {} and out["served_by"] == {}
