@@ -10,13 +10,13 @@ namespace opmatrix {
 namespace {
 
 // The steps the cell runner knows by name (cell_runner.cpp), in run order. A step whose
-// `when` does not hold in a cell is left out there; a failed `image` or `probe` ends the cell,
+// `when` does not hold in a cell is left out there; a failed `ends_cell` step ends the cell,
 // a failed `configure`/`build` leaves out every step that needs a build.
 const std::vector<StepSpec> kBuiltinSteps = {
     {"image", "", "podman build / docker build of the cell's Containerfile", 3600, StepWhen::every_cell,
-     "builds (or finds, by content hash) the cell's image"},
+     "builds (or finds, by content hash) the cell's image", true},
     {"probe", "probe.py", "", 120, StepWhen::every_cell,
-     "prints the cell's torch, torchvision, CUDA, nvcc, compiler and C++ ABI as one JSON object"},
+     "prints the cell's torch, torchvision, CUDA, nvcc, compiler and C++ ABI as one JSON object", true},
     {"torchvision", "torchvision_registrations.py", "", 120, StepWhen::every_cell,
      "imports torchvision as a Python user does and lists its ops' kernels per dispatch key"},
     {"archs", "", "nvcc --list-gpu-arch", 120, StepWhen::cuda_cell, "lists the archs the cell's nvcc can target"},
@@ -222,7 +222,7 @@ nlohmann::json registry_json() {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : step_registry())
     steps.push_back({{"name", s.name}, {"script", script_of(s)}, {"command", s.command}, {"timeout_s", s.timeout_s},
-                     {"when", to_string(s.when)}, {"does", s.does}});
+                     {"when", to_string(s.when)}, {"does", s.does}, {"ends_cell", s.ends_cell}});
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : check_registry()) {
     nlohmann::json j = {{"name", c.name}, {"steps", c.steps}, {"judge", c.judge}, {"per", to_string(c.per)},

@@ -28,6 +28,7 @@ struct StepSpec {
   double timeout_s;     // default; a cell's `timeouts: {step: seconds}` overrides it
   StepWhen when;
   std::string does;     // one sentence
+  bool ends_cell = false;  // its failure ends the cell (nothing after it can run)
 };
 
 // What one check result is about.
