@@ -163,6 +163,21 @@ def load_one(dl, path):
     return out
 
 
+def import_module(name):
+    """Imports `name` as a user would; what it exposes, or the error (its last traceback lines)."""
+    import importlib
+    import traceback
+    try:
+        module = importlib.import_module(name)
+    except BaseException as e:  # noqa: BLE001 - SystemExit from a broken package included
+        lines = traceback.format_exception(type(e), e, e.__traceback__)
+        return {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
+                "traceback": "".join(lines)[-3000:]}
+    functions = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None))
+                       and type(getattr(module, n)).__name__ in ("builtin_function_or_method", "function"))
+    return {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions}
+
+
 def find_libraries(root):
     found = []
     for folder, dirs, files in os.walk(root):
@@ -176,6 +191,8 @@ def main():
     ap.add_argument("--namespace", default="")
     ap.add_argument("--ops", default="")
     ap.add_argument("--find", default="", help="also load every .so under this folder")
+    ap.add_argument("--import", dest="module", default="",
+                    help="then import this Python module, as users do: kernels it registers from Python count")
     ap.add_argument("libraries", nargs="*")
     args = ap.parse_args()
     out = {"torch": None, "torch_cuda": None, "libraries": [], "namespace": args.namespace or None,
@@ -194,10 +211,20 @@ def main():
             out["error"] = "no library to load (none built?)"
         dl = libc()
         out["libraries"] = [load_one(dl, p) for p in paths]
+        before = {}
+        if args.namespace and args.module:
+            ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
+            before = kernel_table(torch, args.namespace, ops)
+        if args.module:
+            out["import"] = import_module(args.module)
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)
             out["served_by"] = served_by(torch, args.namespace, ops)
+            if args.module:
+                # Kernels that exist only after the import were registered from Python.
+                out["from_python"] = {op: [k for k, v in row.items() if v and not before.get(op, {}).get(k)]
+                                      for op, row in out["ops"].items()}
         return out
     finally:
         sys.stdout.flush()

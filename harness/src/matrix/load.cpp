@@ -28,7 +28,7 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project"};
-const std::vector<std::string> kProjectKeys = {"path", "kind", "namespace", "ops", "smoke"};
+const std::vector<std::string> kProjectKeys = {"path", "kind", "namespace", "ops", "smoke", "import"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
@@ -62,7 +62,9 @@ class Loader {
 
     Matrix m;
     read_version(*root, m);
-    if (const YamlEntry* e = require(*root, "ops", root->pos)) m.ops = read_ops(*e->value);
+    // Optional when every cell is a project naming its own ops (checked after the cells).
+    const YamlEntry* top_ops = root->find("ops");
+    if (top_ops) m.ops = read_ops(*top_ops->value);
     if (const YamlEntry* e = root->find("cuda_archs")) m.cuda_archs = read_archs(*e->value);
     matrix_archs_ = m.cuda_archs;
     ops_ = m.ops;
@@ -84,6 +86,13 @@ class Loader {
       for (const auto& entry : cells->value->items) read_cell_entry(entry, defaults, m);
     }
     check_duplicate_ids(m);
+    if (!top_ops)
+      for (const auto& c : m.cells)
+        if (!c.project) {
+          d_.error(c.pos, fmt::format("missing required key 'ops' at the top level: cell '{}' checks opmatrix's "
+                                      "kernels/ (only project cells name their own ops)", c.id));
+          break;
+        }
     if (d_.has_errors()) return std::nullopt;
     return m;
   }
@@ -483,6 +492,13 @@ class Loader {
         p.ops = *ops;
       }
       if (p.ns.empty()) d_.error(e->key_pos, "'ops' needs the 'namespace' they are registered in");
+    }
+    if (const YamlEntry* e = n.find("import")) {
+      if (auto m = scalar(*e->value, "'import'")) {
+        p.import_module = *m;
+        if (!matches(*m, "^[A-Za-z_][A-Za-z0-9_]{0,63}(\\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}$"))
+          d_.error(e->value->pos, fmt::format("import '{}' is not a Python module name (e.g. mylib or mylib.ops)", *m));
+      }
     }
     if (const YamlEntry* e = n.find("smoke")) {
       // An argv list, never a shell string: each item reaches the program as one argument.

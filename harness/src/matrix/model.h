@@ -34,6 +34,7 @@ struct Project {
   std::string ns;                  // dispatcher namespace its ops register in ("" = none)
   std::vector<std::string> ops;    // ops to check (empty = every op in the namespace)
   std::vector<std::string> smoke;  // argv run in the cell after the build (empty = none)
+  std::string import_module;       // Python module users import ("" = none): imported before judging
 };
 
 struct Cell {

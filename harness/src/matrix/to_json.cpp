@@ -44,6 +44,7 @@ nlohmann::json cell_to_json(const Cell& cell) {
   if (cell.project) {
     const Project& p = *cell.project;
     j["project"] = {{"path", p.path}, {"kind", p.kind}, {"namespace", p.ns}, {"ops", p.ops}, {"smoke", p.smoke}};
+    if (!p.import_module.empty()) j["project"]["import"] = p.import_module;
   }
   return j;
 }

@@ -1,5 +1,6 @@
 #include "run/cell_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "run/version_check.h"
 #include "util/atomic_write.h"
 #include "util/cuda_arch.h"
+#include "util/json_fields.h"
 #include "util/clock.h"
 #include "version.h"
 
@@ -67,6 +69,7 @@ class CellRun {
       if (!applies(spec.when)) continue;
       if (!run_step_of(spec) && spec.ends_cell) break;
     }
+    reconcile_cuda_build();
     apply_expectations(cell_, result_);
     result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result_;
@@ -301,8 +304,10 @@ class CellRun {
         {"OPMATRIX_CUDA_ARCHS", fmt::format("{}", fmt::join(cell_.cuda_archs, ","))},
         {"OPMATRIX_BUILD", paths_.build},
         {"OPMATRIX_PROJECT_DIR", p ? paths_.src + "/" + p->path : std::string()}};
+    std::vector<std::pair<std::string, std::string>> all = env;
+    for (auto& kv : project_env()) all.push_back(kv);
     std::string repro;
-    nlohmann::json j = script_json(spec.name, spec.script, built_libraries_, check->name, &repro, env);
+    nlohmann::json j = script_json(spec.name, spec.script, built_libraries_, check->name, &repro, all);
     if (!j.is_object()) return false;
     bool ok = true;
     for (auto& c : script_checks(j, check->name, repro)) {
@@ -328,8 +333,61 @@ class CellRun {
       std::string repro;
       nlohmann::json j = script_json("fatbin", "fatbin.py", {"--cuda-root", result_.versions.value("cuda_root", ""), lib},
                                      "fatbin", &repro);
-      if (j.is_object())
-        for (auto& c : fatbin_checks(j, cell_.cuda_archs, repro)) result_.checks.push_back(std::move(c));
+      if (!j.is_object()) continue;
+      if (json_text(j, "error").empty()) {
+        ++fatbin_read_;
+        if (!j.value("elf", nlohmann::json::array()).empty() || !j.value("ptx", nlohmann::json::array()).empty())
+          ++with_device_code_;
+      }
+      for (auto& c : fatbin_checks(j, cell_.cuda_archs, repro)) result_.checks.push_back(std::move(c));
+    }
+  }
+
+  // "Built with CUDA" only when a built library holds device code. A CUDA cell whose build
+  // made none gets one red on `build` naming why; the reds that only follow from it (fatbin
+  // per arch, a missing CUDA kernel) become skips pointing there, not findings with wrong fixes.
+  void reconcile_cuda_build() {
+    if (!cell_.has_cuda() || !built_ || fatbin_read_ == 0) return;
+    auto build = std::find_if(result_.checks.begin(), result_.checks.end(),
+                              [](const CheckResult& c) { return c.check == "build" && c.status == Status::pass; });
+    if (build == result_.checks.end()) return;
+    if (with_device_code_ > 0) {
+      if (cell_.project)
+        build->message += fmt::format(" with CUDA (device code in {} of {} libraries)", with_device_code_, fatbin_read_);
+      return;
+    }
+    build->status = Status::fail;
+    Diagnosis d;
+    d.kind = "built_cpu_only";
+    d.repro = fmt::format("opmatrix run --cell {}", cell_.id);
+    const Project* p = cell_.project ? &*cell_.project : nullptr;
+    const std::string setup = p ? read_text_file(engine_.config().repo_root + "/" + p->path + "/setup.py") : "";
+    const auto gate = setup.find("cuda.is_available()");
+    if (gate != std::string::npos) {
+      const auto bol = setup.rfind('\n', gate), eol = setup.find('\n', gate);
+      d.evidence = "setup.py: " + setup.substr(bol == std::string::npos ? 0 : bol + 1,
+                                                 (eol == std::string::npos ? setup.size() : eol) - (bol == std::string::npos ? 0 : bol + 1));
+      d.summary = fmt::format("CUDA promised, built CPU-only: setup.py enables CUDA only when a GPU is visible "
+                              "(torch.cuda.is_available() at build time){}; no built library holds device code",
+                              setup.find("FORCE_CUDA") == std::string::npos ? " and ignores FORCE_CUDA=1" : "");
+      d.fix = "enable the CUDA extension when FORCE_CUDA=1 or CUDA_HOME is set (torch.utils.cpp_extension.CUDA_HOME), "
+              "not only when a GPU is visible: build machines and CI runners have none";
+    } else {
+      d.summary = "CUDA promised, built CPU-only: no built library holds device code (no SASS, no PTX)";
+      d.fix = p && p->kind == "cmake" ? "compile the CUDA sources when OPMATRIX_WITH_CUDA=ON (CMAKE_CUDA_ARCHITECTURES is set)"
+                                      : "compile the CUDA sources when FORCE_CUDA=1 (TORCH_CUDA_ARCH_LIST is set)";
+      d.evidence = "fatbin: no SASS or PTX in " + fmt::format("{}", fmt::join(built_libraries_, ", "));
+    }
+    build->message = d.summary;
+    build->diagnosis = d;
+    for (auto& c : result_.checks) {
+      const bool only_cuda_missing = c.check == "registration" && c.status == Status::fail &&
+                                     c.message.size() > 16 && c.message.compare(c.message.size() - 16, 16, ": no CUDA kernel") == 0;
+      if (c.check == "fatbin" || only_cuda_missing) {
+        c.status = Status::skip;
+        c.message += " — follows from the CPU-only build (see build)";
+        c.diagnosis.reset();
+      }
     }
   }
 
@@ -342,21 +400,36 @@ class CellRun {
       args = {"--namespace", p->ns};
       if (!p->ops.empty()) args.insert(args.end(), {"--ops", fmt::format("{}", fmt::join(p->ops, ","))});
     }
+    if (p && !p->import_module.empty()) args.insert(args.end(), {"--import", p->import_module});
     if (!find_under.empty()) args.insert(args.end(), {"--find", find_under});
     args.insert(args.end(), libraries.begin(), libraries.end());
     std::string repro;
-    nlohmann::json j = script_json("load", "load_library.py", args, "load", &repro);
+    nlohmann::json j = script_json("load", "load_library.py", args, "load", &repro, project_env());
     if (!j.is_object()) return;
     for (auto& c : load_checks(j, repro)) result_.checks.push_back(std::move(c));
     if (j.contains("libraries"))
       for (const auto& lib : j["libraries"]) built_libraries_.push_back(lib.value("path", ""));
+    if (j.contains("import")) result_.checks.push_back(import_check(j["import"], repro));
     if (p && !p->ns.empty())
       for (auto& c : namespace_checks(j, p->ns, cell_.has_cuda(), repro)) result_.checks.push_back(std::move(c));
+    else if (p)
+      result_.checks.push_back(not_a_dispatcher_library(j, repro));
   }
 
   void load() {
-    if (cell_.project) load_libraries({}, paths_.build);
+    if (cell_.project) load_libraries({}, project_output());
     else load_libraries({paths_.build + "/" + kOwnLibrary}, "");
+  }
+
+  // Where a project's build leaves what users get: a CMake build folder, or the folder its
+  // wheel was installed into (on PYTHONPATH for every step after the build).
+  std::string project_output() const {
+    return cell_.project && cell_.project->kind != "cmake" ? paths_.build + "/site" : paths_.build;
+  }
+
+  std::vector<std::pair<std::string, std::string>> project_env() const {
+    if (!cell_.project || cell_.project->kind == "cmake") return {};
+    return {{"PYTHONPATH", project_output()}};
   }
 
   // Runs a command from the project's folder (argv only: the folder is an argument, never
@@ -408,19 +481,26 @@ class CellRun {
     const std::string jobs = std::to_string(settings_.build_jobs);
     StepCommand cmd = command("build", {"cmake", "--build", paths_.build, "-j", jobs}, timeout_of("build"));
     if (p && p->kind != "cmake") {
-      cmd.argv = in_project_dir({paths_.src + "/scripts/cell/python.sh", "setup.py", "build_ext", "--build-lib",
-                                 paths_.build + "/lib", "--build-temp", paths_.build + "/temp"});
+      // Built as users get it: a wheel against the cell's torch, installed into project_output().
+      cmd.argv = {paths_.src + "/scripts/cell/python.sh", paths_.src + "/scripts/cell/build_wheel.py",
+                  paths_.src + "/" + p->path, paths_.build};
+      cmd.capture_stdout = true;
       cmd.env.emplace_back("MAX_JOBS", jobs);
       cmd.env.emplace_back("FORCE_CUDA", cell_.has_cuda() ? "1" : "0");
       if (cell_.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(archs_));
     }
     ProcessResult b = step(cmd, "build");
     if (!b.ok()) return false;
+    const std::string out = b.stdout_text.substr(b.stdout_text.rfind('\n', b.stdout_text.size() > 1 ? b.stdout_text.size() - 2 : 0) + 1);
+    wheel_ = cmd.capture_stdout ? nlohmann::json::parse(out, nullptr, false) : nlohmann::json();
     CheckResult built;
     built.check = "build";
     built.status = Status::pass;
-    built.message = p ? fmt::format("{} project {} built{}", p->kind, p->path, cell_.has_cuda() ? " with CUDA" : " (CPU only)")
-                      : fmt::format("kernels and cases built{}", cell_.has_cuda() ? " with CUDA kernels" : " (CPU only)");
+    // CUDA cells: whether device code was built is the fatbin step's to say (reconcile_cuda_build).
+    const std::string what = !p ? "kernels and cases" : fmt::format("{} project {}", p->kind, p->path);
+    const std::string wheel = wheel_.is_object() ? " as " + fs::path(json_text(wheel_, "wheel")).filename().string() : "";
+    built.message = !p ? fmt::format("{} built{}", what, cell_.has_cuda() ? " with CUDA kernels" : " (CPU only)")
+                       : fmt::format("{} built{}{}", what, wheel, cell_.has_cuda() ? "" : " (CPU only)");
     built.seconds = build_seconds_ + b.seconds;
     result_.checks.push_back(built);
     built_ = true;
@@ -431,7 +511,8 @@ class CellRun {
     const Project& p = *cell_.project;
     if (p.smoke.empty()) return;
     StepCommand cmd = command("smoke", in_project_dir(p.smoke), timeout_of("smoke"));
-    cmd.env.emplace_back("OPMATRIX_PROJECT_BUILD", paths_.build);
+    cmd.env.emplace_back("OPMATRIX_PROJECT_BUILD", project_output());
+    for (auto& kv : project_env()) cmd.env.push_back(kv);
     ProcessResult r = step(cmd, "smoke");
     if (r.ok()) result_.checks.push_back({"", "smoke", "", Status::pass, "the smoke command passed", "", r.seconds, {}, std::nullopt});
   }
@@ -553,6 +634,8 @@ class CellRun {
   CellPaths paths_;
   std::string log_dir_;
   std::string image_;
+  int fatbin_read_ = 0, with_device_code_ = 0;  // built libraries fatbin read / that hold SASS or PTX
+  nlohmann::json wheel_;  // build_wheel.py's report (setup.py projects)
   bool configured_ = false;
   bool built_ = false;
   double build_seconds_ = 0;       // the configure step's

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "diagnose/diagnose.h"
 #include "util/cuda_arch.h"
 #include "util/json_fields.h"
 
@@ -99,9 +100,16 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     // The one registration rule (checks/registry.h): a Composite kernel may serve a key; say so.
     const nlohmann::json served = report.contains("served_by") && report["served_by"].contains(op)
                                       ? report["served_by"][op] : nlohmann::json::object();
+    // Kernels that appeared only when the project's module was imported came from Python.
+    const std::vector<std::string> python = report.contains("from_python") && report["from_python"].contains(op)
+                                                ? report["from_python"][op].get<std::vector<std::string>>()
+                                                : std::vector<std::string>{};
     auto named = [&](const char* key) {
       const bool via = served.contains(key) && served[key].is_string() && served[key].get<std::string>() != key;
-      return via ? fmt::format("{} (via {})", key, served[key].get<std::string>()) : std::string(key);
+      const bool from_python = std::find(python.begin(), python.end(), key) != python.end();
+      std::string notes = via ? "via " + served[key].get<std::string>() : "";
+      if (from_python) notes += (notes.empty() ? "" : ", ") + std::string("from Python");
+      return notes.empty() ? std::string(key) : fmt::format("{} ({})", key, notes);
     };
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
     std::vector<std::string> missing;
@@ -137,6 +145,34 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     out.push_back(meta);
   }
   return out;
+}
+
+CheckResult import_check(const nlohmann::json& import, const std::string& repro) {
+  const std::string module = json_text(import, "module");
+  if (json_flag(import, "ok")) {
+    const auto functions = import.value("functions", std::vector<std::string>{});
+    return make("", "load", "", Status::pass,
+                functions.empty() ? fmt::format("import {}: ok", module)
+                                  : fmt::format("import {}: ok (functions: {})", module, fmt::join(functions, ", ")));
+  }
+  CheckResult c = make("", "load", "", Status::fail, fmt::format("import {} failed: {}", module, json_text(import, "error")));
+  StepFailure f{"load", json_text(import, "traceback"), 1, 0, false, 0, repro};
+  c.diagnosis = diagnose_step(f);
+  c.diagnosis->summary = c.message + (c.diagnosis->summary.empty() ? "" : "; " + c.diagnosis->summary);
+  if (c.diagnosis->evidence.empty()) c.diagnosis->evidence = json_text(import, "error");
+  return c;
+}
+
+CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::string& /*repro*/) {
+  std::string exposes;
+  if (report.contains("import") && json_flag(report["import"], "ok")) {
+    const auto functions = report["import"].value("functions", std::vector<std::string>{});
+    exposes = fmt::format("; module {} exposes {}", json_text(report["import"], "module"),
+                          functions.empty() ? std::string("no functions") : fmt::format("{}", fmt::join(functions, ", ")));
+  }
+  return make("", "registration", "", Status::skip,
+              "not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
+              "the import and the smoke are its checks" + exposes);
 }
 
 std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,

@@ -20,6 +20,14 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
 std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
                                           const std::string& repro);
 
+// The `load` check of importing the project's Python module as users do (`import:`): what it
+// exposes, or its error diagnosed like a failed step's log (a torch too old for it, …).
+CheckResult import_check(const nlohmann::json& import, const std::string& repro);
+
+// A project with no dispatcher namespace (a pybind11-only extension): one `registration` skip
+// saying so, with the functions its module exposes, instead of silence.
+CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::string& repro);
+
 // One `nvrtc` check per arch: does the cell's NVRTC accept --gpu-architecture=sm_XY.
 std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
                                       const std::string& repro);
