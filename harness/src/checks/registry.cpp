@@ -94,6 +94,7 @@ const std::vector<CheckSpec> kBuiltinChecks = {
 // The script prints {"checks": [...]} (checks/script_checks.h); nothing else changes.
 const std::vector<ScriptCheck> kScriptChecks = {
     {{"duplicate-extensions", "duplicate_extensions.py", "", 120, StepWhen::built, "looks for one Python extension module built twice in one folder"}, {"duplicate_extension", {"duplicate-extensions"}, "script_checks", CheckPer::library, "no extension module sits twice in one folder under different suffixes (_C.cpython-310-*.so next to _C.abi3.so), where the stale one may be the one imported", "ImportError: ..._C.cpython-310-x86_64-linux-gnu.so: undefined symbol (a stale build imported instead of _C.abi3.so)", {}}},
+    {{"wheel", "wheel_metadata.py", "", 120, StepWhen::built, "reads the tags and the torch requirement of the wheel a setup.py project built"}, {"wheel", {"wheel"}, "script_checks", CheckPer::library, "the wheel a setup.py project builds accepts the cell's own torch (Requires-Dist) and says which platform it is for", "ERROR: Cannot install mylib because these package versions have conflicting dependencies (torch>=2.4 vs 2.1.2)", {}}},
 };
 
 }  // namespace

@@ -1,0 +1,94 @@
+"""Check `wheel`: what the wheel a setup.py/pyproject project built says about itself, against
+the cell it was built in: its tags (python, ABI, platform) and its torch requirement.
+
+    wheel_metadata.py LIBRARY...      (libraries unused; reads $OPMATRIX_BUILD/wheel/*.whl)
+
+A requirement the cell's own torch does not satisfy means pip refuses the wheel here, or
+swaps torch under the user. Prints {"checks": [...]} as script checks do; never raises."""
+import json
+import os
+import sys
+import zipfile
+
+CHECK = "wheel"
+
+
+def metadata(wheel):
+    tags, requires = [], []
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            text = z.read(name).decode("utf-8", "replace") if name.endswith((".dist-info/WHEEL", ".dist-info/METADATA")) else ""
+            for line in text.splitlines():
+                if name.endswith("/WHEEL") and line.startswith("Tag:"):
+                    tags.append(line.split(":", 1)[1].strip())
+                elif name.endswith("/METADATA") and line.startswith("Requires-Dist:"):
+                    requires.append(line.split(":", 1)[1].strip())
+    return tags, requires
+
+
+def torch_requirement(requires):
+    for r in requires:
+        name = r.split(";")[0].strip()
+        bare = name.replace(" ", "")
+        if bare == "torch" or bare.startswith(("torch<", "torch>", "torch=", "torch!", "torch~", "torch(")):
+            return r
+    return None
+
+
+def satisfied(requirement, version):
+    """True/False, or None when no parser is at hand."""
+    try:
+        from packaging.requirements import Requirement
+        from packaging.version import Version
+    except ImportError:
+        try:
+            from pip._vendor.packaging.requirements import Requirement
+            from pip._vendor.packaging.version import Version
+        except ImportError:
+            return None
+    req = Requirement(requirement)
+    return req.specifier.contains(Version(version.split("+")[0]), prereleases=True)
+
+
+def report(build):
+    folder = os.path.join(build, "wheel")
+    wheels = sorted(f for f in os.listdir(folder) if f.endswith(".whl")) if os.path.isdir(folder) else []
+    if not wheels:
+        return [{"check": CHECK, "status": "skip", "message": "not a wheel build (a CMake project or kernels/)"}]
+    checks = []
+    import torch
+    version = torch.__version__
+    for w in wheels:
+        tags, requires = metadata(os.path.join(folder, w))
+        platform = sorted({t.split("-")[-1] for t in tags})
+        note = "" if all(p.startswith(("manylinux", "musllinux")) for p in platform) else \
+            " (a local platform tag: PyPI takes manylinux wheels only, which auditwheel makes)"
+        req = torch_requirement(requires)
+        ok = satisfied(req, version) if req else True
+        if req and ok is False:
+            message = f"{w} requires {req}, but this cell's torch is {version}"
+            checks.append({"check": CHECK, "status": "fail", "message": message,
+                           "diagnosis": {"kind": "torch_requirement",
+                                         "summary": message + ": pip refuses the wheel here, or replaces the torch",
+                                         "fix": "expect this cell to fail (the library does not support this torch), "
+                                                "or widen the requirement if it does",
+                                         "evidence": "Requires-Dist: " + req}})
+            continue
+        what = f"requires {req} (met by torch {version})" if req else "declares no torch requirement"
+        if req and ok is None:
+            what = f"requires {req} (not checked: no packaging module here)"
+        checks.append({"check": CHECK, "status": "pass",
+                       "message": f"{w}: tags {', '.join(tags) or 'none'}{note}; {what}"})
+    return checks
+
+
+def main():
+    try:
+        checks = report(os.environ.get("OPMATRIX_BUILD", ""))
+    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
+        checks = [{"check": CHECK, "status": "error", "message": f"{type(e).__name__}: {e}"}]
+    print(json.dumps({"checks": checks}))
+
+
+if __name__ == "__main__":
+    main()
