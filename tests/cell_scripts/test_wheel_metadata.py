@@ -1,0 +1,58 @@
+"""wheel_metadata.py: a wheel's torch requirement against the cell's torch (the host's), its
+tags reported; no wheel folder is a skip."""
+import zipfile
+
+import pytest
+
+from conftest import cell_env, run_json
+
+
+def wheel(folder, requires, tag="cp311-cp311-linux_x86_64"):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / ("mylib-0.1-%s.whl" % tag)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mylib-0.1.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: %s\n" % tag)
+        z.writestr("mylib-0.1.dist-info/METADATA",
+                   "Name: mylib\n" + "".join("Requires-Dist: %s\n" % r for r in requires))
+    return path
+
+
+def checks_for(build):
+    out, _ = run_json("wheel_metadata.py", env=cell_env(OPMATRIX_BUILD=str(build)))
+    return out["checks"]
+
+
+@pytest.fixture(scope="module")
+def torch_version(torch_info):
+    return torch_info["version"].split("+")[0]
+
+
+def test_a_requirement_this_torch_misses_fails(tmp_path, torch_version):
+    major = int(torch_version.split(".")[0])
+    wheel(tmp_path / "wheel", ["torch>=%d.0" % (major + 1), "numpy"])
+    checks = checks_for(tmp_path)
+    assert [c["status"] for c in checks] == ["fail"]
+    assert checks[0]["diagnosis"]["kind"] == "torch_requirement"
+    assert torch_version in checks[0]["message"]
+    assert checks[0]["diagnosis"]["evidence"] == "Requires-Dist: torch>=%d.0" % (major + 1)
+
+
+def test_a_met_requirement_passes_and_reports_tags(tmp_path, torch_version):
+    wheel(tmp_path / "wheel", ["torch>=%s" % torch_version], tag="cp311-cp311-manylinux_2_28_x86_64")
+    checks = checks_for(tmp_path)
+    assert [c["status"] for c in checks] == ["pass"]
+    assert "manylinux_2_28_x86_64" in checks[0]["message"] and "met by torch" in checks[0]["message"]
+    assert "local platform tag" not in checks[0]["message"]
+
+
+def test_no_requirement_and_local_tag_are_said(tmp_path, torch_version):
+    wheel(tmp_path / "wheel", ["numpy", "torchvision>=0.1"])  # torchvision is not torch
+    checks = checks_for(tmp_path)
+    assert checks[0]["status"] == "pass"
+    assert "declares no torch requirement" in checks[0]["message"]
+    assert "local platform tag" in checks[0]["message"]
+
+
+def test_no_wheel_is_a_skip(tmp_path):
+    checks = checks_for(tmp_path / "cmake-build")
+    assert [c["status"] for c in checks] == ["skip"]
