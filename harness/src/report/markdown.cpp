@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "checks/registry.h"
 #include "report/extra_tables.h"
 #include "report/render.h"
 
@@ -23,6 +24,21 @@ std::string md_cell(const std::string& s, std::size_t limit = 300) {
   }
   if (s.size() > limit) out += " …";
   return out;
+}
+
+// The log of the step a check's result comes from (the registry names the steps): the one
+// that did not pass, else the first that ran.
+std::string log_of(const CellResult& r, const CheckResult& c) {
+  const CheckSpec* spec = find_check(c.check);
+  if (!spec) return "";
+  std::string first;
+  for (const auto& name : spec->steps)
+    for (const auto& s : r.steps) {
+      if (s.name != name || s.log.empty()) continue;
+      if (is_bad(s.status)) return s.log;
+      if (first.empty()) first = s.log;
+    }
+  return first;
 }
 
 }  // namespace
@@ -65,6 +81,9 @@ std::string render_markdown(const ResultsSet& set) {
       md += fmt::format("- **{}** ({}): {}\n  - fix: {}\n  - reproduce: `{}`\n", check_label(c), c.diagnosis->kind,
                         md_cell(c.diagnosis->summary, 500), md_cell(c.diagnosis->fix, 500),
                         md_cell(c.diagnosis->repro, 600));
+      if (!c.diagnosis->evidence.empty()) md += fmt::format("  - evidence: `{}`\n", md_cell(c.diagnosis->evidence, 500));
+      const std::string log = log_of(r, c);
+      if (!log.empty()) md += fmt::format("  - log: [{}]({})\n", log, log);
     }
   }
   return md;

@@ -49,6 +49,30 @@ TEST(Report, MarkdownTableHasRowsByTorchAndColumnsByCuda) {
   EXPECT_NE(md.find("reproduce: `python3 -c 'import torchvision'`"), std::string::npos);
 }
 
+// Every red carries its evidence and the log of the step it comes from (the registry names
+// the steps of each check).
+TEST(Report, MarkdownDiagnosesCarryEvidenceAndLog) {
+  ResultsSet set = load_results(kResults);
+  CellResult* cell = nullptr;
+  for (auto& r : set.cells)
+    if (!r.steps.empty()) cell = &r;
+  ASSERT_NE(cell, nullptr);
+  CheckResult c;
+  c.check = "correctness";
+  c.op = "nms";
+  c.status = Status::fail;
+  c.message = "nms keeps a box it should drop";
+  c.diagnosis = Diagnosis{"numerical_mismatch", "kept box 3", "fix nms", "ctest -R nms", "Expected: 3 Actual: 4"};
+  cell->checks.push_back(c);
+  std::string test_log;
+  for (const auto& s : cell->steps)
+    if (s.name == "test") test_log = s.log;
+  ASSERT_FALSE(test_log.empty());
+  const std::string md = render_markdown(set);
+  EXPECT_NE(md.find("  - evidence: `Expected: 3 Actual: 4`"), std::string::npos) << md;
+  EXPECT_NE(md.find("  - log: [" + test_log + "](" + test_log + ")"), std::string::npos) << md;
+}
+
 TEST(Report, JunitCountsMatchTheResults) {
   ResultsSet set = load_results(kResults);
   int checks = 0, bad = 0, skipped = 0;
