@@ -1,7 +1,8 @@
 // A fake Engine for unit tests of run_cell: it runs nothing and replays canned step outputs.
 //
 // For each step name (StepCommand::step: probe, torchvision, archs, nvrtc, configure, build,
-// load, test, torchvision-cpp, smoke, fatbin) a test scripts a CannedStep: the ProcessResult
+// load, test, smoke, fatbin, torchvision-cpp, and each script check's own step, e.g.
+// duplicate-extensions) a test scripts a CannedStep: the ProcessResult
 // run_step returns (exit code, signal, timed_out, started/start_error, stdout_text for
 // capture_stdout steps), text appended to the step's log (cmd.log_path, as a real engine
 // appends the program's output) and files written into the cell's host build folder
@@ -160,6 +161,16 @@ class FakeEngine : public Engine {
     return nullptr;
   }
   const std::vector<std::string>& unscripted() const { return unscripted_; }
+  // Forgets what was recorded (not the scripts, nor how far their sequences got): for a test
+  // that runs a cell more than once.
+  void clear_records() {
+    commands.clear();
+    images_used.clear();
+    unscripted_.clear();
+    ensure_image_calls = 0;
+    image_log_path.clear();
+    image_timeout_s = 0;
+  }
 
   // ---- Engine ----
   std::string name() const override { return config_.kind; }
