@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -73,6 +74,149 @@ const char* signal_name(int sig) {
   }
 }
 
+
+// The text of a line without the indentation pip adds to a subprocess's output.
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// --- Python extension builds (setup.py, pip wheel) --------------------------------------------
+
+// Something every cell image must provide for building a Python extension (docs/cell-contract.md).
+struct Prerequisite {
+  const char* what;     // what the image lacks, in words
+  const char* install;  // how an image of one's own gets it
+};
+
+// A prerequisite the image lacks, from the first line of the log that shows it.
+std::optional<Prerequisite> missing_prerequisite(const std::string& log, std::string& line) {
+  // gcc: "…/python_headers.h:12:10: fatal error: Python.h: No such file or directory"
+  // clang: "fatal error: 'Python.h' file not found"
+  static const std::regex header(R"(fatal error: '?(Python\.h|pybind11/[^\s:']+)'?:? (?:No such file or directory|file not found))");
+  // A stray dist-packages/setuptools folder without __init__.py imports as an empty namespace
+  // package: "cannot import name 'find_packages' from 'setuptools' (unknown location)",
+  // "module 'setuptools' has no attribute 'setup'".
+  static const std::regex setuptools_namespace(
+      R"((cannot import name '\w+' from 'setuptools' \(unknown location\)|module 'setuptools' has no attribute '\w+'))");
+  // "No module named 'setuptools'", "No module named 'setuptools.command'" (torch's
+  // cpp_extension on an empty setuptools), "/usr/bin/python3: No module named pip".
+  static const std::regex no_module(R"(No module named '?(setuptools|pybind11|wheel|pip)(\.[\w.]+)?(?:'|$|\s))");
+  // Without the `wheel` package, setuptools < 70.1 has no bdist_wheel command.
+  static const std::regex no_bdist_wheel(R"(invalid command 'bdist_wheel')");
+  std::smatch m;
+  if (find_line(log, header, line, m)) {
+    if (m[1].str() == "Python.h")
+      return Prerequisite{"Python's C headers (Python.h)",
+                          "python3-dev (Debian; for a venv, the python3-dev of the Python it was made from)"};
+    return Prerequisite{"pybind11's C++ headers", "pybind11-dev (Debian; pip torch ships them in torch/include)"};
+  }
+  if (find_line(log, setuptools_namespace, line, m))
+    return Prerequisite{"setuptools: a setuptools folder without its code imports as an empty namespace package",
+                        "python3-setuptools (Debian) or `pip install setuptools`, and remove the stray setuptools "
+                        "folder from site-packages/dist-packages"};
+  if (find_line(log, no_module, line, m)) {
+    const std::string mod = m[1].str();
+    if (mod == "setuptools")
+      return Prerequisite{"setuptools", "python3-setuptools (Debian) or `pip install setuptools`"};
+    if (mod == "pybind11")
+      return Prerequisite{"the pybind11 Python package", "python3-pybind11 (Debian) or `pip install pybind11`"};
+    if (mod == "wheel")
+      return Prerequisite{"the wheel package", "python3-wheel (Debian) or `pip install wheel`"};
+    return Prerequisite{"pip", "python3-pip (Debian); in a venv made without pip, `python -m ensurepip`"};
+  }
+  if (find_line(log, no_bdist_wheel, line, m))
+    return Prerequisite{"the wheel package (setuptools before 70.1 has no bdist_wheel without it)",
+                        "python3-wheel (Debian) or `pip install wheel`"};
+  return std::nullopt;
+}
+
+// setup.py raising because no GPU is visible: the exception line of a traceback that passed
+// through a setup.py ("NotImplementedError: Cuda is not availabel", "RuntimeError: CUDA is not
+// available", "RuntimeError: No CUDA GPUs are available"). `frame` is that setup.py's frame.
+bool setup_needs_gpu(const std::string& log, std::string& frame, std::string& exception) {
+  static const std::regex traceback(R"(Traceback \(most recent call last\))");
+  static const std::regex setup_frame(R"(File "[^"]*\bsetup\.py", line \d+)");
+  static const std::regex no_gpu(
+      R"(^\s*([A-Za-z_][\w.]*(?:Error|Exception)): (?:.*\bcuda\b.*\b(?:not\s+availab\w*|unavailable)|.*no cuda gpus? (?:is|are) available))",
+      std::regex::icase);
+  std::string seen;
+  for (const auto& l : lines_of(log)) {
+    if (std::regex_search(l, traceback)) seen.clear();
+    if (std::regex_search(l, setup_frame)) seen = trimmed(l);
+    if (!seen.empty() && std::regex_search(l, no_gpu)) {
+      frame = seen;
+      exception = trimmed(l);
+      return true;
+    }
+  }
+  return false;
+}
+
+// The torch release that introduced (or removed) a well-known Python API.
+struct TorchApi {
+  const char* name;
+  const char* added;    // first release that has it, or nullptr
+  const char* removed;  // first release without it, or nullptr
+  const char* instead = nullptr;  // what older torches offer instead
+};
+
+const TorchApi* known_torch_api(const std::string& name) {
+  // Each version checked against that release's documentation or release notes.
+  static const TorchApi apis[] = {
+      {"torch.library", "1.12", nullptr},
+      {"torch.library.Library", "1.12", nullptr},
+      {"torch.compile", "2.0", nullptr},
+      {"torch.func", "2.0", nullptr},
+      {"torch.vmap", "2.0", nullptr},
+      {"torch.export", "2.1", nullptr},
+      {"torch.float8_e4m3fn", "2.1", nullptr},
+      {"torch.float8_e5m2", "2.1", nullptr},
+      {"torch.library.impl_abstract", "2.2", nullptr, "torch.library.Library(ns, \"IMPL\").impl(op, fn, \"Meta\")"},
+      {"torch.library.get_ctx", "2.2", nullptr},
+      {"torch.library.register_fake", "2.4", nullptr, "torch.library.impl_abstract (torch 2.2, 2.3)"},
+      {"torch.library.custom_op", "2.4", nullptr, "TORCH_LIBRARY in C++, or torch.library.Library"},
+      {"torch.library.opcheck", "2.4", nullptr},
+      {"torch.library.register_autograd", "2.4", nullptr},
+      {"torch.library.register_kernel", "2.4", nullptr},
+      {"torch.amp.custom_fwd", "2.4", nullptr, "torch.cuda.amp.custom_fwd"},
+      {"torch.amp.custom_bwd", "2.4", nullptr, "torch.cuda.amp.custom_bwd"},
+      {"torch.library.triton_op", "2.6", nullptr},
+      {"torch._six", nullptr, "2.0", nullptr},
+  };
+  for (const auto& api : apis)
+    if (name == api.name) return &api;
+  return nullptr;
+}
+
+// A Python API of torch the code uses and this torch lacks: `api` gets its dotted name.
+bool missing_torch_api(const std::string& log, std::string& line, std::string& api) {
+  // "AttributeError: module 'torch.library' has no attribute 'register_fake'" (not "partially
+  // initialized module …", a circular import)
+  static const std::regex no_attribute(R"((partially initialized )?module '(torch(?:\.[\w.]+)?)' has no attribute '(\w+)')");
+  // "ImportError: cannot import name 'custom_op' from 'torch.library' (/usr/lib/…/library.py)"
+  static const std::regex no_name(R"(cannot import name '(\w+)' from '(torch(?:\.[\w.]+)?)')");
+  // "ModuleNotFoundError: No module named 'torch.export'"
+  static const std::regex no_module(R"(No module named '(torch\.[\w.]+)')");
+  for (const auto& l : lines_of(log)) {
+    std::smatch m;
+    if (std::regex_search(l, m, no_attribute) && !m[1].matched) {
+      api = m[2].str() + "." + m[3].str();
+    } else if (std::regex_search(l, m, no_name)) {
+      api = m[2].str() + "." + m[1].str();
+    } else if (std::regex_search(l, m, no_module) && m[1].str() != "torch._C") {
+      api = m[1].str();
+    } else {
+      continue;
+    }
+    line = trimmed(l);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Diagnosis diagnose_step(const StepFailure& f) {
@@ -123,11 +267,13 @@ Diagnosis diagnose_step(const StepFailure& f) {
   static const std::regex newer_libstdcxx(R"(undefined reference to `(__cxa_call_terminate|std::__glibcxx_assert_fail[^']*)')");
   static const std::regex no_lib(R"(cannot find -l(\S+))");
   static const std::regex undef_sym(R"(undefined symbol: (\S+))");
-  static const std::regex compile_err(R"(^(\S+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$)");
-  static const std::regex nvcc_err(R"(^(\S+?)\((\d+)\): error: (.*)$)");
+  static const std::regex compile_err(R"(^\s*(\S+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$)");  // pip indents
+  static const std::regex nvcc_err(R"(^\s*(\S+?)\((\d+)\): error: (.*)$)");
   static const std::regex cmake_err(R"(^CMake Error(?: at (\S+):(\d+))?)");
 
   static const std::regex disk_full(R"(No space left on device)");
+  static const std::regex thc_header(R"(fatal error: '?(THC/[^\s:']+)'?:? (?:No such file or directory|file not found))");
+  std::string frame, exception, api;
   static const std::regex missing_so(R"(error while loading shared libraries: (\S+): cannot open)");
   if (find_line(f.log, missing_so, line, m)) {
     d.kind = "missing_shared_library";
@@ -144,6 +290,50 @@ Diagnosis diagnose_step(const StepFailure& f) {
     d.summary = fmt::format("the {} step ran out of disk space", f.step);
     d.fix = "free disk space (podman image prune; remove old build trees under build/opmatrix/cells) and run the "
             "cell again";
+  } else if (auto need = missing_prerequisite(f.log, line)) {
+    // Before compile errors: "fatal error: Python.h: No such file or directory" is the image's
+    // fault, not a line of the library to fix.
+    d.kind = "image_missing_prerequisite";
+    d.summary = fmt::format("the cell image lacks {}, which building a Python extension needs: the image's fault, "
+                            "not the library's", need->what);
+    d.fix = fmt::format("rebuild the cell image with the current opmatrix Containerfiles, which provide it (an edited "
+                        "Containerfile gets a new image tag: `opmatrix run --images-only --cell CELL` builds it); in a "
+                        "Containerfile of your own, install {}", need->install);
+    line = trimmed(line);
+  } else if (setup_needs_gpu(f.log, frame, exception)) {
+    d.kind = "setup_needs_gpu";
+    d.summary = "setup.py refuses to build without a visible GPU (it tests torch.cuda.is_available() at build time): " +
+                exception;
+    d.fix = "gate the CUDA build on FORCE_CUDA / CUDA_HOME (torch.utils.cpp_extension.CUDA_HOME), not on a visible GPU; "
+            "build hosts and CI runners have none";
+    line = frame + "\n" + exception;
+  } else if (missing_torch_api(f.log, line, api)) {
+    const TorchApi* known = known_torch_api(api);
+    if (known && known->removed) {
+      d.kind = "torch_too_new";
+      d.summary = fmt::format("needs an older torch: {} was removed in torch {}", api, known->removed);
+      d.fix = fmt::format("port the code off {} (it is gone from torch {} on), or declare `torch<{}` and expect this "
+                          "cell to fail", api, known->removed, known->removed);
+    } else if (known) {
+      d.kind = "torch_too_old";
+      d.summary = fmt::format("needs a newer torch: {} first appeared in torch {}", api, known->added);
+      d.fix = fmt::format("declare `torch>={}` (install_requires / the README) and expect this cell to fail (`expect:` "
+                          "in matrix.yaml){}", known->added,
+                          known->instead ? fmt::format(", or fall back to {} where {} is missing", known->instead, api)
+                                         : std::string());
+    } else {
+      d.kind = "torch_too_old";
+      d.summary = fmt::format("needs a newer torch: {} is an API this torch lacks", api);
+      d.fix = fmt::format("find the torch release that added {} and declare `torch>=` it (install_requires / the "
+                          "README), and expect this cell to fail (`expect:` in matrix.yaml); if newer torches removed "
+                          "it instead, declare the upper bound", api);
+    }
+  } else if (find_line(f.log, thc_header, line, m)) {
+    d.kind = "torch_too_new";
+    d.summary = fmt::format("needs an older torch: {} is a THC header, and torch 1.11 removed THC", m[1].str());
+    d.fix = "port the THC calls to ATen/c10 (at::cuda::getCurrentCUDAStream, c10::cuda::CUDAGuard, at::ceil_div, "
+            "c10::cuda::CUDACachingAllocator), or declare `torch<1.11` and expect this cell to fail";
+    line = trimmed(line);
   } else if (find_line(f.log, cxx20, line, m)) {
     d.kind = "cxx_standard";
     d.summary = fmt::format("this torch's headers need C++{} but the op library was compiled with an older standard",
@@ -169,11 +359,21 @@ Diagnosis diagnose_step(const StepFailure& f) {
   } else if (find_line(f.log, compile_err, line, m)) {
     d.kind = "compile_error";
     d.summary = fmt::format("compile error in {}:{}: {}", m[1].str(), m[2].str(), m[4].str());
-    d.fix = "fix the code at that line for this torch version (APIs differ between torch releases), or guard it "
-            "with TORCH_VERSION_MAJOR/MINOR";
+    static const std::regex no_header(R"(^'?([^\s:']+)'?:? (?:No such file or directory|file not found))");
+    std::smatch h;
+    const std::string message = m[4].str();
+    if (std::regex_search(message, h, no_header))
+      d.fix = fmt::format("{} is not found: install what provides it in the image (a -dev package, the CUDA toolkit) "
+                          "or add its folder to the include path; if it is one of torch's own headers, this torch "
+                          "release does not have it", h[1].str());
+    else
+      d.fix = "fix the code at that line for this torch version (APIs differ between torch releases), or guard it "
+              "with TORCH_VERSION_MAJOR/MINOR";
+    line = trimmed(line);
   } else if (find_line(f.log, nvcc_err, line, m)) {
     d.kind = "compile_error";
     d.summary = fmt::format("CUDA compile error in {}:{}: {}", m[1].str(), m[2].str(), m[3].str());
+    line = trimmed(line);
     d.fix = "fix the CUDA code at that line for this toolkit/torch (nvcc and host compiler versions must agree)";
   } else if (find_line(f.log, newer_libstdcxx, line, m)) {
     d.kind = "libstdcxx_mismatch";

@@ -111,4 +111,221 @@ TEST(Diagnose, DemangleLeavesPlainNamesAlone) {
   EXPECT_EQ(demangle("plain_c_symbol"), "plain_c_symbol");
 }
 
+// --- Python extension builds: the image's fault, setup.py's GPU gate, the torch it needs ------
+// Log excerpts from real runs on the build host (Debian bookworm, torch 1.13.1, pip 23.0.1),
+// building examples/gpugated and examples/detrstyle with `pip wheel --no-deps
+// --no-build-isolation`; the image's faults reproduced by hiding the file in a private mount
+// namespace (`unshare -m`, `mount --bind EMPTY …`).
+
+TEST(Diagnose, PythonHeadersMissingIsTheImagesFault) {
+  Diagnosis d = step(
+      "  × python setup.py bdist_wheel did not run successfully.\n"
+      "  │ exit code: 1\n"
+      "  ╰─> [97 lines of output]\n"
+      "      [1/1] c++ -MMD -MF /tmp/ggA/build/temp.linux-x86_64-cpython-311/csrc/gpugated.o.d -fPIC "
+      "-I/usr/lib/python3/dist-packages/torch/include -I/usr/include/python3.11 -c -c /tmp/ggA/csrc/gpugated.cpp "
+      "-o /tmp/ggA/build/temp.linux-x86_64-cpython-311/csrc/gpugated.o -DTORCH_EXTENSION_NAME=_C -std=c++14\n"
+      "      FAILED: /tmp/ggA/build/temp.linux-x86_64-cpython-311/csrc/gpugated.o\n"
+      "      In file included from /usr/lib/python3/dist-packages/torch/include/torch/csrc/Device.h:4,\n"
+      "                       from /usr/lib/python3/dist-packages/torch/include/torch/extension.h:6,\n"
+      "                       from /tmp/ggA/csrc/gpugated.cpp:7:\n"
+      "      /usr/lib/python3/dist-packages/torch/include/torch/csrc/python_headers.h:12:10: fatal error: Python.h: "
+      "No such file or directory\n"
+      "         12 | #include <Python.h>\n"
+      "            |          ^~~~~~~~~~\n"
+      "      compilation terminated.\n"
+      "      ninja: build stopped: subcommand failed.\n"
+      "      RuntimeError: Error compiling objects for extension\n"
+      "  ERROR: Failed building wheel for gpugated\n");
+  EXPECT_EQ(d.kind, "image_missing_prerequisite");
+  EXPECT_NE(d.summary.find("lacks Python's C headers (Python.h)"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("the image's fault, not the library's"), std::string::npos);
+  EXPECT_EQ(d.summary.find("fix the code"), std::string::npos);
+  EXPECT_EQ(d.fix.find("fix the code at that line"), std::string::npos) << d.fix;
+  EXPECT_NE(d.fix.find("rebuild the cell image with the current opmatrix Containerfiles"), std::string::npos);
+  EXPECT_NE(d.fix.find("python3-dev"), std::string::npos);
+  EXPECT_EQ(d.evidence, "/usr/lib/python3/dist-packages/torch/include/torch/csrc/python_headers.h:12:10: fatal error: "
+                        "Python.h: No such file or directory");
+  // clang's wording, and nvcc (which reports with the host compiler's words)
+  EXPECT_EQ(step("/usr/include/torch/csrc/python_headers.h:12:10: fatal error: 'Python.h' file not found\n").kind,
+            "image_missing_prerequisite");
+}
+
+TEST(Diagnose, Pybind11HeadersMissingIsTheImagesFault) {
+  Diagnosis d = step("In file included from /usr/lib/python3/dist-packages/torch/include/torch/extension.h:6,\n"
+                     "                 from /tmp/ggB/csrc/gpugated.cpp:7:\n"
+                     "/usr/lib/python3/dist-packages/torch/include/torch/csrc/Exceptions.h:13:10: fatal error: "
+                     "pybind11/pybind11.h: No such file or directory\n"
+                     "   13 | #include <pybind11/pybind11.h>\n"
+                     "compilation terminated.\n");
+  EXPECT_EQ(d.kind, "image_missing_prerequisite");
+  EXPECT_NE(d.summary.find("pybind11's C++ headers"), std::string::npos);
+  EXPECT_NE(d.fix.find("pybind11-dev"), std::string::npos);
+}
+
+TEST(Diagnose, EmptySetuptoolsNamespacePackage) {
+  // A dist-packages/setuptools folder without its code: Python imports it as an empty namespace package.
+  Diagnosis d = step("  ╰─> [6 lines of output]\n"
+                     "      Traceback (most recent call last):\n"
+                     "        File \"<string>\", line 2, in <module>\n"
+                     "        File \"<pip-setuptools-caller>\", line 34, in <module>\n"
+                     "        File \"/tmp/ggB/setup.py\", line 15, in <module>\n"
+                     "          from setuptools import setup\n"
+                     "      ImportError: cannot import name 'setup' from 'setuptools' (unknown location)\n"
+                     "      [end of output]\n"
+                     "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+                     "note: This is an issue with the package mentioned above, not pip.\n");
+  EXPECT_EQ(d.kind, "image_missing_prerequisite");
+  EXPECT_NE(d.summary.find("empty namespace package"), std::string::npos) << d.summary;
+  EXPECT_NE(d.fix.find("python3-setuptools"), std::string::npos);
+  EXPECT_EQ(d.evidence, "ImportError: cannot import name 'setup' from 'setuptools' (unknown location)");
+  // The issue's own words, and the other faces of the same package.
+  EXPECT_EQ(step("ImportError: cannot import name 'find_packages' from 'setuptools' (unknown location)\n").kind,
+            "image_missing_prerequisite");
+  EXPECT_EQ(step("AttributeError: module 'setuptools' has no attribute 'setup'\n").kind, "image_missing_prerequisite");
+  // torch.utils.cpp_extension on that package
+  Diagnosis c = step("  File \"/usr/lib/python3/dist-packages/torch/utils/cpp_extension.py\", line 24, in <module>\n"
+                     "    from setuptools.command.build_ext import build_ext\n"
+                     "ModuleNotFoundError: No module named 'setuptools.command'\n");
+  EXPECT_EQ(c.kind, "image_missing_prerequisite");
+  EXPECT_NE(c.summary.find("lacks setuptools"), std::string::npos);
+}
+
+TEST(Diagnose, PythonBuildToolsMissing) {
+  struct Case {
+    const char* log;
+    const char* what;
+    const char* install;
+  };
+  const Case cases[] = {
+      {"ModuleNotFoundError: No module named 'setuptools'\n", "lacks setuptools,", "python3-setuptools"},
+      {"ModuleNotFoundError: No module named 'pybind11'\n", "pybind11 Python package", "python3-pybind11"},
+      {"ModuleNotFoundError: No module named 'wheel'\n", "the wheel package", "python3-wheel"},
+      {"/usr/bin/python3: No module named pip\n", "lacks pip,", "python3-pip"},
+      // bookworm's venv (ensurepip: pip 23.0.1 + setuptools 66.1.1, no wheel), pip wheel of a setup.py project
+      {"  × python setup.py bdist_wheel did not run successfully.\n  │ exit code: 1\n  ╰─> [6 lines of output]\n"
+       "      usage: setup.py [global_opts] cmd1 [cmd1_opts] [cmd2 [cmd2_opts] ...]\n"
+       "      error: invalid command 'bdist_wheel'\n      [end of output]\n",
+       "the wheel package", "pip install wheel"},
+  };
+  for (const auto& c : cases) {
+    Diagnosis d = step(c.log);
+    EXPECT_EQ(d.kind, "image_missing_prerequisite") << c.log;
+    EXPECT_NE(d.summary.find(c.what), std::string::npos) << d.summary;
+    EXPECT_NE(d.fix.find(c.install), std::string::npos) << d.fix;
+  }
+  // pip's own internals, or another package named like one, are not these.
+  EXPECT_NE(step("ModuleNotFoundError: No module named 'pip_tools'\n").kind, "image_missing_prerequisite");
+  EXPECT_NE(step("ModuleNotFoundError: No module named 'wheelhouse'\n").kind, "image_missing_prerequisite");
+}
+
+TEST(Diagnose, SetupPyThatNeedsAGpu) {
+  // examples/detrstyle (Deformable-DETR's gate) on the build host: pip wheel's metadata step
+  Diagnosis d = step("  × python setup.py egg_info did not run successfully.\n"
+                     "  │ exit code: 1\n"
+                     "  ╰─> [10 lines of output]\n"
+                     "      No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n"
+                     "      Traceback (most recent call last):\n"
+                     "        File \"<string>\", line 2, in <module>\n"
+                     "        File \"<pip-setuptools-caller>\", line 34, in <module>\n"
+                     "        File \"/work/main/examples/detrstyle/setup.py\", line 42, in <module>\n"
+                     "          ext_modules=extensions(),\n"
+                     "                      ^^^^^^^^^^^^\n"
+                     "        File \"/work/main/examples/detrstyle/setup.py\", line 28, in extensions\n"
+                     "          raise NotImplementedError(\"Cuda is not availabel\")\n"
+                     "      NotImplementedError: Cuda is not availabel\n"
+                     "      [end of output]\n"
+                     "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+                     "error: metadata-generation-failed\n");
+  EXPECT_EQ(d.kind, "setup_needs_gpu");
+  EXPECT_EQ(d.summary, "setup.py refuses to build without a visible GPU (it tests torch.cuda.is_available() at build "
+                       "time): NotImplementedError: Cuda is not availabel");
+  EXPECT_NE(d.fix.find("FORCE_CUDA / CUDA_HOME"), std::string::npos);
+  EXPECT_NE(d.fix.find("not on a visible GPU"), std::string::npos);
+  EXPECT_EQ(d.evidence, "File \"/work/main/examples/detrstyle/setup.py\", line 28, in extensions\n"
+                        "NotImplementedError: Cuda is not availabel");
+  // Other wordings, from `python setup.py build_ext` directly.
+  EXPECT_EQ(step("Traceback (most recent call last):\n  File \"/src/setup.py\", line 9, in <module>\n"
+                 "    raise RuntimeError(\"CUDA is not available\")\nRuntimeError: CUDA is not available\n").kind,
+            "setup_needs_gpu");
+  EXPECT_EQ(step("Traceback (most recent call last):\n  File \"/src/setup.py\", line 20, in <module>\n"
+                 "    major, minor = torch.cuda.get_device_capability()\n"
+                 "  File \"/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py\", line 314, in _lazy_init\n"
+                 "    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available\n").kind,
+            "setup_needs_gpu");
+  // The same words from a test, not from setup.py, are not this.
+  EXPECT_NE(step("Traceback (most recent call last):\n  File \"/src/smoke.py\", line 3, in <module>\n"
+                 "RuntimeError: CUDA is not available\n", "smoke").kind,
+            "setup_needs_gpu");
+}
+
+TEST(Diagnose, TorchTooOldForTheLibrary) {
+  // examples/gpugated's smoke in Debian bookworm's torch 1.13.1
+  Diagnosis d = step("Traceback (most recent call last):\n"
+                     "  File \"/work/main/examples/gpugated/smoke.py\", line 17, in <module>\n"
+                     "    import gpugated  # noqa: E402\n"
+                     "    ^^^^^^^^^^^^^^^\n"
+                     "  File \"/work/main/examples/gpugated/gpugated/__init__.py\", line 13, in <module>\n"
+                     "    from . import ops  # noqa: E402,F401  registers its fake kernel\n"
+                     "  File \"/work/main/examples/gpugated/gpugated/ops.py\", line 10, in <module>\n"
+                     "    @torch.library.register_fake(\"gpugated::scale\")\n"
+                     "     ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+                     "AttributeError: module 'torch.library' has no attribute 'register_fake'\n",
+                     "smoke");
+  EXPECT_EQ(d.kind, "torch_too_old");
+  EXPECT_EQ(d.summary, "needs a newer torch: torch.library.register_fake first appeared in torch 2.4");
+  EXPECT_NE(d.fix.find("declare `torch>=2.4`"), std::string::npos) << d.fix;
+  EXPECT_NE(d.fix.find("expect this cell to fail"), std::string::npos);
+  EXPECT_NE(d.fix.find("torch.library.impl_abstract"), std::string::npos);
+  EXPECT_EQ(d.evidence, "AttributeError: module 'torch.library' has no attribute 'register_fake'");
+
+  // The same torch, other APIs (each line as that torch prints it).
+  Diagnosis i = step("ImportError: cannot import name 'custom_op' from 'torch.library' "
+                     "(/usr/lib/python3/dist-packages/torch/library.py)\n", "smoke");
+  EXPECT_EQ(i.kind, "torch_too_old");
+  EXPECT_EQ(i.summary, "needs a newer torch: torch.library.custom_op first appeared in torch 2.4");
+  EXPECT_EQ(step("AttributeError: module 'torch' has no attribute 'compile'\n").summary,
+            "needs a newer torch: torch.compile first appeared in torch 2.0");
+  EXPECT_EQ(step("ModuleNotFoundError: No module named 'torch.export'\n").summary,
+            "needs a newer torch: torch.export first appeared in torch 2.1");
+  EXPECT_EQ(step("AttributeError: module 'torch' has no attribute 'library'\n").summary,
+            "needs a newer torch: torch.library first appeared in torch 1.12");
+  EXPECT_EQ(step("AttributeError: module 'torch.library' has no attribute 'impl_abstract'\n").summary,
+            "needs a newer torch: torch.library.impl_abstract first appeared in torch 2.2");
+  // Not in the table: no version is made up.
+  Diagnosis u = step("AttributeError: module 'torch.utils._pytree' has no attribute 'tree_map_only_'\n");
+  EXPECT_EQ(u.kind, "torch_too_old");
+  EXPECT_EQ(u.summary, "needs a newer torch: torch.utils._pytree.tree_map_only_ is an API this torch lacks");
+  // Removed APIs need an older torch.
+  Diagnosis r = step("ModuleNotFoundError: No module named 'torch._six'\n");
+  EXPECT_EQ(r.kind, "torch_too_new");
+  EXPECT_EQ(r.summary, "needs an older torch: torch._six was removed in torch 2.0");
+  // Not torch's API: a circular import, and torchvision.
+  EXPECT_NE(step("AttributeError: partially initialized module 'torch' has no attribute 'Tensor' (most likely due "
+                 "to a circular import)\n").kind,
+            "torch_too_old");
+  EXPECT_NE(step("AttributeError: module 'torchvision' has no attribute 'ops'\n").kind, "torch_too_old");
+}
+
+TEST(Diagnose, ThcHeadersNeedAnOlderTorch) {
+  Diagnosis d = step("/src/src/cuda/ms_deform_attn_cuda.cu:17:10: fatal error: THC/THC.h: No such file or directory\n");
+  EXPECT_EQ(d.kind, "torch_too_new");
+  EXPECT_NE(d.summary.find("torch 1.11 removed THC"), std::string::npos);
+}
+
+TEST(Diagnose, CompileErrorsIndentedByPip) {
+  // pip indents a subprocess's output by six spaces
+  Diagnosis d = step("      /tmp/x/csrc/op.cpp:12:5: error: 'parallel_for' is not a member of 'at'\n"
+                     "      ninja: build stopped: subcommand failed.\n");
+  EXPECT_EQ(d.kind, "compile_error");
+  EXPECT_EQ(d.summary, "compile error in /tmp/x/csrc/op.cpp:12: 'parallel_for' is not a member of 'at'");
+  EXPECT_EQ(d.evidence, "/tmp/x/csrc/op.cpp:12:5: error: 'parallel_for' is not a member of 'at'");
+  EXPECT_NE(d.fix.find("fix the code at that line"), std::string::npos);
+  // A header that is not there is not a line to fix.
+  Diagnosis h = step("/src/csrc/op.cu:3:10: fatal error: cub/cub.cuh: No such file or directory\n");
+  EXPECT_EQ(h.kind, "compile_error");
+  EXPECT_EQ(h.fix.find("fix the code at that line"), std::string::npos) << h.fix;
+  EXPECT_NE(h.fix.find("cub/cub.cuh is not found"), std::string::npos) << h.fix;
+}
+
 }  // namespace opmatrix
