@@ -234,6 +234,8 @@ class CellRun {
       c.capture_stdout = true;
       return c;
     }(), "arch");
+    // nvcc that did not answer says nothing about any arch: step() recorded why.
+    if (!r.ok()) return;
     const std::vector<std::string> parsed = parse_nvcc_gpu_archs(r.stdout_text);
     const std::set<std::string> listed(parsed.begin(), parsed.end());
     const std::string nvcc_version = result_.versions.value("nvcc", "?");
@@ -526,6 +528,9 @@ class CellRun {
     ProcessResult r = step(cmd, "torchvision");
     tv_python_ = nlohmann::json::parse(r.stdout_text, nullptr, false);
     tv_step_failed_ = !r.ok();
+    if (!tv_step_failed_ && !tv_python_.is_object())
+      result_.checks.push_back({"", "torchvision", "", Status::error, "torchvision: the script printed no JSON", "",
+                                r.seconds, {}, std::nullopt});
   }
 
   // How a C++ user sees it: the generic registration binary dlopens torchvision's _C library.
@@ -551,6 +556,16 @@ class CellRun {
       return r.exit_code == 1 && j.is_object();
     });
     if (!j.is_object()) j = nlohmann::json::parse(read_text_file(host_json), nullptr, false);
+    // A registration binary that died says nothing about torchvision's kernels: the cell's
+    // results must show it (step() records no check for this step).
+    const StepResult& s = result_.steps.back();
+    if (s.status == Status::crash || s.status == Status::timeout) {
+      StepFailure f{"torchvision-cpp", read_text_file(cmd.log_path), s.exit_code, s.signal, s.status == Status::timeout,
+                    cmd.timeout_s, s.command};
+      Diagnosis d = diagnose_step(f);
+      result_.checks.push_back({"", "torchvision", "", s.status, "torchvision's C++ view: " + d.summary, "", s.seconds,
+                                {}, d});
+    }
     if (!j.is_object()) return "the registration binary wrote no results";
     return summarize_registration_json(j);
   }
@@ -583,7 +598,7 @@ class CellRun {
     if (outcomes.empty()) {
       CheckResult c;
       c.check = "test";
-      c.status = r.timed_out ? Status::timeout : Status::error;
+      c.status = r.timed_out ? Status::timeout : r.signal != 0 ? Status::crash : Status::error;
       c.message = "no test results: no case binary ran (see the test log)";
       StepFailure f{"test", read_text_file(cmd.log_path), r.exit_code, r.signal, r.timed_out, cmd.timeout_s,
                     engine_.display(image_, cell_, cmd)};
