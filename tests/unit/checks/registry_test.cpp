@@ -59,6 +59,10 @@ TEST(CheckRegistry, InfrastructureKindsNeverCountAsTheOps) {
   EXPECT_FALSE(is_infrastructure("registration", "not_registered"));
   EXPECT_FALSE(is_infrastructure("build", "compile_error"));
   EXPECT_FALSE(is_infrastructure("load", "image_error"));
+  // Something the image lacks (Python.h, setuptools) is the image's fault, never the library's.
+  EXPECT_TRUE(is_infrastructure("build", "image_missing_prerequisite"));
+  EXPECT_TRUE(is_infrastructure("smoke", "image_missing_prerequisite"));
+  EXPECT_FALSE(is_infrastructure("build", "setup_needs_gpu"));
 }
 
 TEST(CheckRegistry, RunOrderKeepsTheBuildBeforeWhatNeedsIt) {
