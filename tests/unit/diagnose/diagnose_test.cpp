@@ -259,6 +259,45 @@ TEST(Diagnose, SetupPyThatNeedsAGpu) {
             "setup_needs_gpu");
 }
 
+TEST(Diagnose, RealLogsFromTheCellImagesBeforeTheyHadBuildTools) {
+  // examples/gpugated in the debian images of 2026-11-23, before their Python-extension layer:
+  // no pip at all, and `python3 setup.py build_ext` without setuptools.
+  EXPECT_EQ(step("/usr/bin/python3: No module named pip\n").kind, "image_missing_prerequisite");
+  Diagnosis trixie = step("Traceback (most recent call last):\n"
+                          "  File \"/tmp/gpugated/setup.py\", line 15, in <module>\n"
+                          "    from setuptools import setup\n"
+                          "ImportError: cannot import name 'setup' from 'setuptools' (unknown location)\n");
+  EXPECT_EQ(trixie.kind, "image_missing_prerequisite");
+  EXPECT_NE(trixie.summary.find("empty namespace package"), std::string::npos);
+  Diagnosis bookworm = step("Traceback (most recent call last):\n"
+                            "  File \"/tmp/gpugated/setup.py\", line 15, in <module>\n"
+                            "    from setuptools import setup\n"
+                            "ModuleNotFoundError: No module named 'setuptools'\n");
+  EXPECT_EQ(bookworm.kind, "image_missing_prerequisite");
+  EXPECT_EQ(bookworm.evidence, "ModuleNotFoundError: No module named 'setuptools'");
+}
+
+TEST(Diagnose, SetupPyThatNeedsAGpuInPython313) {
+  // examples/detrstyle in the trixie image (Python 3.13: carets and tildes under the frames)
+  Diagnosis d = step("  ╰─> [18 lines of output]\n"
+                     "      Traceback (most recent call last):\n"
+                     "        File \"<string>\", line 2, in <module>\n"
+                     "          exec(compile('''\n"
+                     "          ~~~~^^^^^^^^^^^^\n"
+                     "          ''' % ('/tmp/detrstyle/setup.py',), \"<pip-setuptools-caller>\", \"exec\"))\n"
+                     "        File \"<pip-setuptools-caller>\", line 35, in <module>\n"
+                     "        File \"/tmp/detrstyle/setup.py\", line 42, in <module>\n"
+                     "          ext_modules=extensions(),\n"
+                     "                      ~~~~~~~~~~^^\n"
+                     "        File \"/tmp/detrstyle/setup.py\", line 28, in extensions\n"
+                     "          raise NotImplementedError(\"Cuda is not availabel\")\n"
+                     "      NotImplementedError: Cuda is not availabel\n"
+                     "      [end of output]\n"
+                     "error: metadata-generation-failed\n");
+  EXPECT_EQ(d.kind, "setup_needs_gpu");
+  EXPECT_NE(d.evidence.find("/tmp/detrstyle/setup.py\", line 28"), std::string::npos) << d.evidence;
+}
+
 TEST(Diagnose, TorchTooOldForTheLibrary) {
   // examples/gpugated's smoke in Debian bookworm's torch 1.13.1
   Diagnosis d = step("Traceback (most recent call last):\n"
