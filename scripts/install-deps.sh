@@ -2,7 +2,9 @@
 # Installs what building and testing opmatrix needs on a Debian (bookworm or newer) host.
 # Idempotent: packages already present are skipped by apt. Needs root (or sudo).
 #   --harness   only the harness build + unit tests (no LibTorch, no containers)
-#   --host-cell also the host's LibTorch (libtorch-dev, python3-torch[vision]) for the host cell
+#   --host-cell also the host's LibTorch (libtorch-dev, python3-torch[vision]) for the host cell,
+#               and what building Python extensions needs (Python headers, setuptools, wheel,
+#               pip, pybind11), as every cell image has it (docs/cell-contract.md)
 #   --containers also podman, runc, mmdebstrap (to run cells in containers)
 #   --browser   also chromium (the HTML report's browser test)
 #   --fuzz      also clang and its compiler-rt (libFuzzer, ASan, UBSan) for harness/fuzz
@@ -24,7 +26,8 @@ done
 pkgs=(build-essential cmake ninja-build ccache pkg-config git python3 python3-venv python3-pytest
       libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
 if [ "$want_host_cell" = 1 ]; then
-  pkgs+=(libtorch-dev python3-torch python3-torchvision)
+  pkgs+=(libtorch-dev python3-torch python3-torchvision
+         python3-dev python3-setuptools python3-wheel python3-pip pybind11-dev python3-pybind11)
 fi
 if [ "$want_browser" = 1 ]; then
   pkgs+=(chromium fonts-dejavu-core)
