@@ -8,10 +8,11 @@ shadow the fresh one and fail with an undefined symbol (pytorch/ao #1981).
 Looks in each library's folder, in $OPMATRIX_BUILD and in $OPMATRIX_PROJECT_DIR (recursively).
 Prints {"checks": [...]} as the harness's script checks read it; never raises."""
 import importlib.machinery
-import json
 import os
 import re
 import sys
+
+from script_check import result, run
 
 CHECK = "duplicate_extension"
 # module name, then one of the suffixes Python gives extension modules on Linux.
@@ -56,28 +57,18 @@ def report(libraries, build, project):
         winner = f"this Python ({sys.version.split()[0]}) imports {module + wins}" if wins else \
             "this Python imports none of them"
         message = f"{module} exists {len(files)} times in {folder}: {', '.join(files)}; {winner}"
-        checks.append({"check": CHECK, "status": "fail", "message": message,
-                       "diagnosis": {"kind": "duplicate_extension",
-                                     "summary": message + "; whichever is stale can be the one imported, here or under another Python",
-                                     "fix": "delete the stale builds (keep the one your build makes) and clean the "
-                                            "build folder before packaging",
-                                     "evidence": ", ".join(os.path.join(folder, f) for f in files)}})
+        checks.append(result(CHECK, "fail", message, kind="duplicate_extension",
+                             summary=message + "; whichever is stale can be the one imported, here or under another Python",
+                             fix="delete the stale builds (keep the one your build makes) and clean the build folder "
+                                 "before packaging",
+                             evidence=", ".join(os.path.join(folder, f) for f in files)))
     if not checks:
         if not found and not libraries:
-            checks.append({"check": CHECK, "status": "skip", "message": "no built library to look beside"})
+            checks.append(result(CHECK, "skip", "no built library to look beside"))
         else:
-            checks.append({"check": CHECK, "status": "pass",
-                           "message": f"{len(found)} extension module(s), none built twice"})
-    return {"checks": checks}
-
-
-def main():
-    try:
-        out = report(sys.argv[1:], os.environ.get("OPMATRIX_BUILD", ""), os.environ.get("OPMATRIX_PROJECT_DIR", ""))
-    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
-        out = {"checks": [{"check": CHECK, "status": "error", "message": f"{type(e).__name__}: {e}"}]}
-    print(json.dumps(out))
+            checks.append(result(CHECK, "pass", f"{len(found)} extension module(s), none built twice"))
+    return checks
 
 
 if __name__ == "__main__":
-    main()
+    run(CHECK, lambda: report(sys.argv[1:], os.environ.get("OPMATRIX_BUILD", ""), os.environ.get("OPMATRIX_PROJECT_DIR", "")))

@@ -5,10 +5,10 @@ the cell it was built in: its tags (python, ABI, platform) and its torch require
 
 A requirement the cell's own torch does not satisfy means pip refuses the wheel here, or
 swaps torch under the user. Prints {"checks": [...]} as script checks do; never raises."""
-import json
 import os
-import sys
 import zipfile
+
+from script_check import result, run
 
 CHECK = "wheel"
 
@@ -54,7 +54,7 @@ def report(build):
     folder = os.path.join(build, "wheel")
     wheels = sorted(f for f in os.listdir(folder) if f.endswith(".whl")) if os.path.isdir(folder) else []
     if not wheels:
-        return [{"check": CHECK, "status": "skip", "message": "not a wheel build (a CMake project or kernels/)"}]
+        return [result(CHECK, "skip", "not a wheel build (a CMake project or kernels/)")]
     checks = []
     import torch
     version = torch.__version__
@@ -67,28 +67,18 @@ def report(build):
         ok = satisfied(req, version) if req else True
         if req and ok is False:
             message = f"{w} requires {req}, but this cell's torch is {version}"
-            checks.append({"check": CHECK, "status": "fail", "message": message,
-                           "diagnosis": {"kind": "torch_requirement",
-                                         "summary": message + ": pip refuses the wheel here, or replaces the torch",
-                                         "fix": "expect this cell to fail (the library does not support this torch), "
-                                                "or widen the requirement if it does",
-                                         "evidence": "Requires-Dist: " + req}})
+            checks.append(result(CHECK, "fail", message, kind="torch_requirement",
+                                 summary=message + ": pip refuses the wheel here, or replaces the torch",
+                                 fix="expect this cell to fail (the library does not support this torch), or widen "
+                                     "the requirement if it does",
+                                 evidence="Requires-Dist: " + req))
             continue
         what = f"requires {req} (met by torch {version})" if req else "declares no torch requirement"
         if req and ok is None:
             what = f"requires {req} (not checked: no packaging module here)"
-        checks.append({"check": CHECK, "status": "pass",
-                       "message": f"{w}: tags {', '.join(tags) or 'none'}{note}; {what}"})
+        checks.append(result(CHECK, "pass", f"{w}: tags {', '.join(tags) or 'none'}{note}; {what}"))
     return checks
 
 
-def main():
-    try:
-        checks = report(os.environ.get("OPMATRIX_BUILD", ""))
-    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
-        checks = [{"check": CHECK, "status": "error", "message": f"{type(e).__name__}: {e}"}]
-    print(json.dumps({"checks": checks}))
-
-
 if __name__ == "__main__":
-    main()
+    run(CHECK, lambda: report(os.environ.get("OPMATRIX_BUILD", "")))

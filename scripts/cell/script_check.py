@@ -1,0 +1,22 @@
+"""What every script check (docs/checks.md, "Adding a check") shares: its results in the form
+the harness reads, and a main that always prints them, never a traceback."""
+import json
+import sys
+
+
+def result(check, status, message, kind=None, summary=None, fix=None, evidence=None):
+    """One check result; a failure's diagnosis when `kind` is given."""
+    out = {"check": check, "status": status, "message": message}
+    if kind:
+        out["diagnosis"] = {"kind": kind, "summary": summary or message, "fix": fix or "", "evidence": evidence or ""}
+    return out
+
+
+def run(check, report):
+    """Prints {"checks": report()}; an exception becomes one `error` result of `check`."""
+    try:
+        checks = report()
+    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
+        checks = [result(check, "error", "%s: %s" % (type(e).__name__, e))]
+    print(json.dumps({"checks": checks}))
+    sys.stdout.flush()
