@@ -366,9 +366,8 @@ class CellRun {
     const std::string setup = p ? read_text_file(engine_.config().repo_root + "/" + p->path + "/setup.py") : "";
     const auto gate = setup.find("cuda.is_available()");
     if (gate != std::string::npos) {
-      const auto bol = setup.rfind('\n', gate), eol = setup.find('\n', gate);
-      d.evidence = "setup.py: " + setup.substr(bol == std::string::npos ? 0 : bol + 1,
-                                                 (eol == std::string::npos ? setup.size() : eol) - (bol == std::string::npos ? 0 : bol + 1));
+      const std::size_t bol = setup.rfind('\n', gate) == std::string::npos ? 0 : setup.rfind('\n', gate) + 1;
+      d.evidence = "setup.py: " + setup.substr(bol, setup.find('\n', gate) - bol);  // npos - bol: to the end
       d.summary = fmt::format("CUDA promised, built CPU-only: setup.py enables CUDA only when a GPU is visible "
                               "(torch.cuda.is_available() at build time){}; no built library holds device code",
                               setup.find("FORCE_CUDA") == std::string::npos ? " and ignores FORCE_CUDA=1" : "");
