@@ -1,5 +1,6 @@
 // Explains failures in plain words, with the fix and a command that shows them again.
-// Recognises the errors users actually meet (DESIGN.md's five failures and build errors).
+// Recognises the errors users actually meet (the five user-reported failures of docs/checks.md,
+// build errors, and what real extensions' setup.py builds end in).
 #pragma once
 
 #include <optional>

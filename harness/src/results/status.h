@@ -1,4 +1,4 @@
-// The statuses of DESIGN.md: what a check, a step or a whole cell came to.
+// The statuses (docs/results.md): what a check, a step or a whole cell came to.
 #pragma once
 
 #include <optional>
