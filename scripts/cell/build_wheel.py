@@ -14,7 +14,8 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
+
+from wheel_metadata import metadata
 
 
 def copy_tree(src, dst):
@@ -29,18 +30,6 @@ def copy_tree(src, dst):
             st = os.stat(s)
             if not os.path.exists(d) or os.stat(d).st_mtime != st.st_mtime or os.stat(d).st_size != st.st_size:
                 shutil.copy2(s, d)
-
-
-def metadata(wheel):
-    tags, requires = [], []
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            if name.endswith(".dist-info/WHEEL"):
-                tags = [l.split(":", 1)[1].strip() for l in z.read(name).decode().splitlines() if l.startswith("Tag:")]
-            elif name.endswith(".dist-info/METADATA"):
-                requires = [l.split(":", 1)[1].strip() for l in z.read(name).decode().splitlines()
-                            if l.startswith("Requires-Dist:")]
-    return tags, requires
 
 
 def run(argv):

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/escape.h"
+
 
 namespace opmatrix {
 
@@ -207,17 +209,6 @@ std::string script_of(const StepSpec& s) { return s.script.empty() ? "" : "scrip
 
 std::string what_runs(const StepSpec& s) { return s.script.empty() ? s.command : script_of(s); }
 
-// A Markdown table cell: pipes escaped, newlines folded.
-std::string md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 nlohmann::json registry_json() {
@@ -263,8 +254,8 @@ std::string checks_markdown() {
     const StepSpec* main = c.steps.empty() ? nullptr : find_step(c.steps.front());
     const std::string script = main && !main->script.empty() ? "`" + script_of(*main) + "`" : "";
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | `{}` |\n", c.name, to_string(c.per),
-                       c.steps.empty() ? "—" : fmt::format("{}", fmt::join(c.steps, ", ")), script, md(c.judge),
-                       md(c.catches), md(c.user_error));
+                       c.steps.empty() ? "—" : fmt::format("{}", fmt::join(c.steps, ", ")), script, escape_md_cell(c.judge),
+                       escape_md_cell(c.catches), escape_md_cell(c.user_error));
   }
   return out;
 }
@@ -274,7 +265,7 @@ std::string steps_markdown() {
   int i = 0;
   for (const auto& s : step_registry())
     out += fmt::format("| {} | `{}` | {} | {} | {:.0f} s | {} |\n", ++i, s.name, to_string(s.when),
-                       s.script.empty() ? md(s.command) : "`" + script_of(s) + "`", s.timeout_s, md(s.does));
+                       s.script.empty() ? escape_md_cell(s.command) : "`" + script_of(s) + "`", s.timeout_s, escape_md_cell(s.does));
   return out;
 }
 

@@ -154,12 +154,6 @@ Grid cross_load_table(const nlohmann::json& x) {
   return g;
 }
 
-std::string md_text(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-  return out;
-}
-
 }  // namespace
 
 std::vector<Grid> extra_tables(const ResultsSet& set) {
@@ -171,18 +165,18 @@ std::vector<Grid> extra_tables(const ResultsSet& set) {
 
 std::string grid_markdown(const Grid& g) {
   std::string md = fmt::format("\n## {}\n\n{}\n\n|", g.title, g.caption);
-  for (const auto& c : g.columns) md += " " + md_text(c) + " |";
+  for (const auto& c : g.columns) md += " " + escape_md_cell(c) + " |";
   md += "\n|";
   for (std::size_t i = 0; i < g.columns.size(); ++i) md += "---|";
   md += "\n";
   for (const auto& row : g.rows) {
     md += "|";
-    for (const auto& cell : row) md += " " + md_text(cell) + " |";
+    for (const auto& cell : row) md += " " + escape_md_cell(cell) + " |";
     md += "\n";
   }
   if (!g.legend.empty()) md += "\n" + g.legend + "\n";
   if (!g.notes.empty()) md += "\n";
-  for (const auto& n : g.notes) md += "- " + md_text(n.substr(0, 400)) + "\n";
+  for (const auto& n : g.notes) md += "- " + escape_md_cell(n.substr(0, 400)) + "\n";
   return md;
 }
 

@@ -3,6 +3,7 @@
 #include "checks/registry.h"
 #include "report/extra_tables.h"
 #include "report/render.h"
+#include "util/escape.h"
 
 namespace opmatrix {
 
@@ -16,14 +17,7 @@ namespace {
 
 // Markdown table cells cannot hold newlines or bare pipes.
 std::string md_cell(const std::string& s, std::size_t limit = 300) {
-  std::string out;
-  for (char c : s.substr(0, limit)) {
-    if (c == '\n') out += ' ';
-    else if (c == '|') out += "\\|";
-    else out += c;
-  }
-  if (s.size() > limit) out += " …";
-  return out;
+  return escape_md_cell(s.substr(0, limit)) + (s.size() > limit ? " …" : "");
 }
 
 // The log of the step a check's result comes from (the registry names the steps): the one

@@ -18,4 +18,15 @@ std::string escape_markup(const std::string& s) {
   return out;
 }
 
+std::string escape_md_cell(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace opmatrix

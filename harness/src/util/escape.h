@@ -8,4 +8,7 @@ namespace opmatrix {
 // forbids (even escaped) as spaces.
 std::string escape_markup(const std::string& s);
 
+// Text for one Markdown table cell: pipes escaped, newlines as spaces.
+std::string escape_md_cell(const std::string& s);
+
 }  // namespace opmatrix
