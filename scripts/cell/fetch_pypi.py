@@ -144,7 +144,9 @@ def newest_versions(releases, count=5):
 
 
 def release_listing(index, name, version):
-    """{"version", "files"} of the release, from the index."""
+    """{"version", "files"} of the release, from the index (asked by the normalised name, which
+    PyPI answers directly and mirrors key on)."""
+    name = normalise(name)
     page_url = "%s/pypi/%s/%s/json" % (index, name, version)
     page = get_json(page_url)
     if page is not None:
