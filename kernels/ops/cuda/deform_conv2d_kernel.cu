@@ -68,34 +68,55 @@ bool fits_int32(const Params& q, int64_t offset_groups) {
   return largest + int64_t(65536) * cuda::kThreads <= std::numeric_limits<int32_t>::max();
 }
 
-// One thread per column entry (c, k, p): columns[(c*K + k)*P + p].
+// Channels per im2col thread: as many as still leave about 2^20 threads to fill the GPU.
+int64_t im2col_chunk(const Params& q) {
+  const int64_t elements = q.in_channels * q.kernel_h * q.kernel_w * q.out_h * q.out_w;
+  return std::clamp<int64_t>(elements >> 20, 1, std::max<int64_t>(q.channels_per_offset_group, 1));
+}
+
+// columns[(c*K + k)*P + p]. One thread per (offset group, chunk of `chunk` channels, tap,
+// position): the sampling point and its corners are computed once and applied to every
+// channel of the chunk, as the CPU kernel does for the whole offset group. One thread per
+// column entry recomputed them per channel and ran the forward 1.3-1.4x slower than
+// torchvision at batch 8 on an H100 (its im2col alone 2.4x torchvision's).
 template <typename scalar_t, typename index_t>
-__global__ void deformable_im2col_kernel(Params q, const scalar_t* input, const scalar_t* offset,
+__global__ void deformable_im2col_kernel(Params q, int64_t offset_groups, int64_t chunk_,
+                                         const scalar_t* input, const scalar_t* offset,
                                          const scalar_t* mask, scalar_t* columns) {
   using T = at::opmath_type<scalar_t>;
   const index_t K = static_cast<index_t>(q.kernel_h * q.kernel_w);
   const index_t P = static_cast<index_t>(q.out_h * q.out_w);
   const index_t HW = static_cast<index_t>(q.in_h * q.in_w);
-  const index_t total = static_cast<index_t>(q.in_channels) * K * P;
   const index_t cpog = static_cast<index_t>(q.channels_per_offset_group);
+  const index_t chunk = static_cast<index_t>(chunk_);
+  const index_t chunks = (cpog + chunk - 1) / chunk;
+  const index_t total = static_cast<index_t>(offset_groups) * chunks * K * P;
   for (index_t e = index_t(blockIdx.x) * index_t(blockDim.x) + index_t(threadIdx.x); e < total;
        e += index_t(blockDim.x) * index_t(gridDim.x)) {
-    const index_t p = e % P, ck = e / P, k = ck % K, c = ck / K;
-    const index_t og = c / cpog;
+    const index_t p = e % P, r = e / P, k = r % K, gc = r / K;
+    const index_t og = gc / chunks;
+    const index_t c_begin = og * cpog + (gc % chunks) * chunk;
+    const index_t c_end = min(c_begin + chunk, (og + 1) * cpog);
+    scalar_t* dst = columns + (c_begin * K + k) * P + p;
     T y, x;
     sample_point(q, offset, og, k, p, y, x);
-    T v = 0;
-    if (cuda::inside_plane(y, x, q.in_h, q.in_w)) {
-      cuda::Corners<T> s;
-      cuda::corners(y, x, q.in_h, q.in_w, s);
+    if (!cuda::inside_plane(y, x, q.in_h, q.in_w)) {
+      for (index_t c = c_begin; c < c_end; ++c, dst += K * P) *dst = scalar_t(0);
+      continue;
+    }
+    cuda::Corners<T> s;
+    cuda::corners(y, x, q.in_h, q.in_w, s);
+    const T m = q.use_mask ? static_cast<T>(mask[(og * K + k) * P + p]) : T(1);
+    for (index_t c = c_begin; c < c_end; ++c, dst += K * P) {
       const scalar_t* plane = input + c * HW;
+      T v = 0;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         if (s.valid[j]) v += s.w[j] * static_cast<T>(plane[s.idx[j]]);
       }
-      if (q.use_mask) v *= static_cast<T>(mask[(og * K + k) * P + p]);
+      if (q.use_mask) v *= m;
+      *dst = static_cast<scalar_t>(v);
     }
-    columns[e] = static_cast<scalar_t>(v);
   }
 }
 
@@ -227,6 +248,9 @@ at::Tensor deform_conv2d_forward_kernel(
   const Params q = make_params(g, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w,
                                offset_groups, use_mask);
   const bool i32 = fits_int32(q, offset_groups);
+  const int64_t chunk = im2col_chunk(q);
+  const int64_t im2col_threads = offset_groups *
+      ((q.channels_per_offset_group + chunk - 1) / chunk) * q.kernel_h * q.kernel_w * q.out_h * q.out_w;
 
   at::Tensor output = at::empty({g.batch, g.out_channels, g.out_h, g.out_w}, t.input.options());
   if (g.batch == 0) return output;
@@ -241,10 +265,9 @@ at::Tensor deform_conv2d_forward_kernel(
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, t.input.scalar_type(),
                                   "opmatrix::deform_conv2d (CUDA)", [&] {
     for (int64_t n = 0; n < g.batch; ++n) {
-      const int64_t total = g.in_channels * K * P;
       OPMATRIX_LAUNCH_INDEXED(
-          deformable_im2col_kernel, i32, total, stream,
-          q, t.input.data_ptr<scalar_t>() + n * g.in_channels * HW,
+          deformable_im2col_kernel, i32, im2col_threads, stream,
+          q, offset_groups, chunk, t.input.data_ptr<scalar_t>() + n * g.in_channels * HW,
           t.offset.data_ptr<scalar_t>() + n * offset_groups * 2 * K * P,
           use_mask ? t.mask.data_ptr<scalar_t>() + n * offset_groups * K * P : nullptr,
           columns.data_ptr<scalar_t>());
@@ -277,6 +300,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
   const Params q = make_params(g, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w,
                                offset_groups, use_mask);
   const bool i32 = fits_int32(q, offset_groups);
+  const int64_t chunk = im2col_chunk(q);
+  const int64_t im2col_threads = offset_groups *
+      ((q.channels_per_offset_group + chunk - 1) / chunk) * q.kernel_h * q.kernel_w * q.out_h * q.out_w;
   const at::Tensor grad = grad_.contiguous();
 
   at::Tensor grad_input = at::zeros_like(t.input);
@@ -303,8 +329,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
       const scalar_t* offset = t.offset.data_ptr<scalar_t>() + n * offset_groups * 2 * K * P;
       const scalar_t* mask = use_mask ? t.mask.data_ptr<scalar_t>() + n * offset_groups * K * P : nullptr;
       const int64_t total = g.in_channels * K * P;
-      OPMATRIX_LAUNCH_INDEXED(deformable_im2col_kernel, i32, total, stream,
-                              q, input, offset, mask, columns.data_ptr<scalar_t>());
+      OPMATRIX_LAUNCH_INDEXED(deformable_im2col_kernel, i32, im2col_threads, stream,
+                              q, offset_groups, chunk, input, offset, mask,
+                              columns.data_ptr<scalar_t>());
       const at::Tensor grad_n = grad.select(0, n).view({groups, cout_g, P});
       for (int64_t grp = 0; grp < groups; ++grp) {
         const at::Tensor go = grad_n.select(0, grp);
