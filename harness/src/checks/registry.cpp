@@ -19,6 +19,8 @@ const std::vector<StepSpec> kBuiltinSteps = {
      "builds (or finds, by content hash) the cell's image", true},
     {"probe", "probe.py", "", 120, StepWhen::every_cell,
      "prints the cell's torch, torchvision, CUDA, nvcc, compiler and C++ ABI as one JSON object", true},
+    {"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
+     "downloads a pypi:/wheel: project's file from PyPI (the run's one step with network; cached by sha256)", true},
     {"torchvision", "torchvision_registrations.py", "", 120, StepWhen::every_cell,
      "imports torchvision as a Python user does and lists its ops' kernels per dispatch key"},
     {"archs", "", "nvcc --list-gpu-arch", 120, StepWhen::cuda_cell, "lists the archs the cell's nvcc can target"},
@@ -26,8 +28,8 @@ const std::vector<StepSpec> kBuiltinSteps = {
      "compiles a small kernel with the NVRTC torch loads, once per declared arch"},
     {"configure", "", "cmake -S (cases/ or the project) -B /build", 600, StepWhen::every_cell,
      "configures kernels/ + cases/ (or a CMake project) against the cell's LibTorch; setup.py projects have no configure"},
-    {"build", "", "cmake --build /build, or setup.py build_ext", 3600, StepWhen::every_cell,
-     "compiles and links the op library (and the cases)"},
+    {"build", "", "cmake --build /build; pip wheel (setup.py, an sdist); pip install --no-deps (a wheel)", 3600,
+     StepWhen::every_cell, "compiles and links the op library (and the cases), or installs a prebuilt wheel"},
     {"load", "load_library.py", "", 600, StepWhen::built,
      "dlopen(RTLD_NOW) of every built library in the cell's own torch, then its namespace's kernels"},
     {"test", "", "ctest --test-dir /build", 1800, StepWhen::own_kernels,
@@ -50,6 +52,10 @@ const std::vector<CheckSpec> kBuiltinChecks = {
     {"versions", {"probe"}, "check_versions", CheckPer::cell,
      "the cell's torch, torchvision and CUDA are the ones it declares, and torch has CUDA where the cell promises it",
      "AssertionError: Torch not compiled with CUDA enabled", {}},
+    {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
+     "a pypi:/wheel: project's release exists on PyPI with a file for the cell (an sdist; a wheel this Python and "
+     "platform accept), its sha256 the one PyPI lists",
+     "ERROR: Could not find a version that satisfies the requirement fbgemm-gpu-cpu==1.0.0", {"network"}, true},
     {"build", {"configure", "build", "image"}, "the step's exit status + diagnose_step", CheckPer::cell,
      "the op library compiles and links against the cell's LibTorch (and CUDA), with its log and the line that broke",
      "error: command '/usr/bin/g++' failed with exit code 1", {"image_error", "image_missing_prerequisite"}, true},
@@ -189,6 +195,7 @@ const char* to_string(StepWhen when) {
     case StepWhen::built_cuda: return "CUDA cells, after a build";
     case StepWhen::own_kernels: return "kernels/ cells, after a build";
     case StepWhen::project_smoke: return "project cells with smoke, after a build";
+    case StepWhen::pypi_project: return "projects from PyPI (pypi:, wheel:)";
   }
   return "?";
 }

@@ -19,6 +19,7 @@ enum class StepWhen {
   built_cuda,       // after a successful build, in a CUDA cell
   own_kernels,      // opmatrix's kernels/ + cases/, after a successful build
   project_smoke,    // a project with a `smoke:` command, after a successful build
+  pypi_project,     // a project that comes from PyPI (`pypi:` sdist or `wheel:`)
 };
 
 struct StepSpec {

@@ -212,9 +212,11 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         if (!img.ok) images_failed = true;
         continue;
       }
-      // A project cell's result also depends on that project's files.
+      // A path project's result also depends on its files; a PyPI one's on its pinned release (in the cell).
       const std::string cell_sources =
-          job.cell->project ? sources + tree_hash(config.repo_root, {job.cell->project->path}) : sources;
+          job.cell->project && !job.cell->project->path.empty()
+              ? sources + tree_hash(config.repo_root, {job.cell->project->path})
+              : sources;
       const std::string key = job.skip_reason.empty()
                                   ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources) : "";
       if (auto old = reusable(*job.cell, key)) {

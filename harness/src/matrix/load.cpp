@@ -29,7 +29,7 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project"};
-const std::vector<std::string> kProjectKeys = {"path", "kind", "namespace", "ops", "smoke", "import"};
+const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
@@ -459,6 +459,24 @@ class Loader {
     for (const auto& e : resolve_builtin_image(*recipe, options, pos, c)) d_.error(e.pos, e.message);
   }
 
+  // A project folder: the matrix's own folder ("."), or one under it; only that is mounted.
+  bool read_project_path(const YamlEntry& e, Project& p) {
+    auto s = scalar(*e.value, "'path'");
+    if (!s) return false;
+    const fs::path given(*s);
+    if (given.is_absolute() || std::any_of(given.begin(), given.end(), [](const fs::path& part) { return part == ".."; })) {
+      d_.error(e.value->pos, fmt::format("project path '{}' is outside the matrix's folder {}: only that folder is "
+                                         "mounted into the cells. Put the matrix file at the root of the repository "
+                                         "that holds the project (path: . for the repository itself)",
+                                         *s, fs::absolute(base_dir_).lexically_normal().string()));
+      return false;
+    }
+    if (!check_repo_path(*s, e.value->pos, "project path", true)) return false;
+    p.path = *s;
+    while (p.path.size() > 1 && p.path.back() == '/') p.path.pop_back();
+    return true;
+  }
+
   // Containerfiles and projects must live inside the repository: only it is mounted (/src)
   // and hashed.
   bool check_repo_path(const std::string& path, SourcePos pos, const char* what = "containerfile",
@@ -484,28 +502,58 @@ class Loader {
     if (!expect_kind(n, Kind::map, "'project'")) return;
     check_keys(n, kProjectKeys, "in 'project'");
     Project p;
-    const YamlEntry* path = require(n, "path", n.pos);
-    if (!path) return;
-    auto s = scalar(*path->value, "'path'");
-    if (!s || !check_repo_path(*s, path->value->pos, "project path", true)) return;
-    p.path = *s;
-    while (p.path.size() > 1 && p.path.back() == '/') p.path.pop_back();
-    const fs::path dir = fs::path(base_dir_) / p.path;
+    const YamlEntry* path = n.find("path");
+    const YamlEntry* pypi = n.find("pypi");
+    const YamlEntry* wheel = n.find("wheel");
+    if ((path ? 1 : 0) + (pypi ? 1 : 0) + (wheel ? 1 : 0) != 1) {
+      d_.error(n.pos, "'project' needs exactly one of 'path' (a folder under the matrix's folder), 'pypi' (an sdist "
+                      "from PyPI, NAME==VERSION) or 'wheel' (a prebuilt wheel from PyPI, NAME==VERSION)");
+      return;
+    }
+    if (path && !read_project_path(*path, p)) return;
+    for (const YamlEntry* e : {pypi, wheel}) {
+      if (!e) continue;
+      auto s = scalar(*e->value, fmt::format("'{}'", e->key));
+      if (!s) return;
+      // Pinned: a result must say which release it judged, and a re-run must judge the same one.
+      if (!matches(*s, "^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?==[0-9][A-Za-z0-9.!+_-]{0,63}$")) {
+        d_.error(e->value->pos, fmt::format("{} '{}' must be a pinned release, NAME==VERSION (e.g. "
+                                            "torch-scatter==2.1.2), so that every run judges the same files", e->key, *s));
+        return;
+      }
+      (e == pypi ? p.pypi : p.wheel) = *s;
+    }
     if (const YamlEntry* e = n.find("kind")) {
       if (auto k = scalar(*e->value, "'kind'")) {
         p.kind = *k;
-        if (*k != "cmake" && *k != "setuptools")
+        if (wheel)
+          d_.error(e->value->pos, "a 'wheel' project is installed, not built: remove 'kind'");
+        else if (pypi && *k != "setuptools")
+          d_.error(e->value->pos, fmt::format("a 'pypi' project is built from its sdist by pip (kind setuptools, "
+                                              "whatever its build backend), not '{}'", *k));
+        else if (*k != "cmake" && *k != "setuptools")
           d_.error(e->value->pos, fmt::format("project kind must be cmake or setuptools, not '{}'{}", *k,
                                               did_you_mean(*k, {"cmake", "setuptools"})));
       }
-    } else {
-      p.kind = fs::exists(dir / "CMakeLists.txt") ? "cmake" : fs::exists(dir / "setup.py") ? "setuptools" : "";
-      if (p.kind.empty())
-        d_.error(path->value->pos, fmt::format("project '{}' has neither CMakeLists.txt nor setup.py; set 'kind'", p.path));
     }
-    const char* marker = p.kind == "setuptools" ? "setup.py" : "CMakeLists.txt";
-    if (!p.kind.empty() && !fs::exists(dir / marker))
-      d_.error(path->value->pos, fmt::format("project '{}' is kind {} but has no {}", p.path, p.kind, marker));
+    if (pypi) p.kind = "setuptools";
+    if (wheel) p.kind = "wheel";
+    if (path && !n.find("kind")) {
+      const fs::path dir = fs::path(base_dir_) / p.path;
+      p.kind = fs::exists(dir / "CMakeLists.txt") ? "cmake"
+               : fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml") ? "setuptools" : "";
+      if (p.kind.empty())
+        d_.error(path->value->pos, fmt::format("project '{}' has no CMakeLists.txt, setup.py or pyproject.toml; set "
+                                               "'kind'", p.path));
+    }
+    if (path && (p.kind == "cmake" || p.kind == "setuptools")) {
+      const fs::path dir = fs::path(base_dir_) / p.path;
+      const bool has = p.kind == "cmake" ? fs::exists(dir / "CMakeLists.txt")
+                                         : fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml");
+      if (!has)
+        d_.error(path->value->pos, fmt::format("project '{}' is kind {} but has no {}", p.path, p.kind,
+                                               p.kind == "cmake" ? "CMakeLists.txt" : "setup.py or pyproject.toml"));
+    }
     if (const YamlEntry* e = n.find("namespace")) {
       if (auto ns = scalar(*e->value, "'namespace'")) {
         p.ns = *ns;

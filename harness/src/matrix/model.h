@@ -32,12 +32,19 @@ enum class Runner { container, host };
 
 // Another op library to check instead of kernels/ + cases/ (docs/projects.md).
 struct Project {
-  std::string path;                // folder, relative to the matrix file's folder
-  std::string kind;                // cmake | setuptools
+  // Where it comes from: exactly one of the three.
+  std::string path;                // folder, relative to the matrix file's folder ("." = that folder)
+  std::string pypi;                // "NAME==VERSION": its sdist from PyPI, built in the cell
+  std::string wheel;               // "NAME==VERSION": a prebuilt wheel from PyPI, installed next to the cell's torch
+  std::string kind;                // cmake | setuptools (a `pypi:` sdist: setuptools) | wheel
   std::string ns;                  // dispatcher namespace its ops register in ("" = none)
   std::vector<std::string> ops;    // ops to check (empty = every op in the namespace)
   std::vector<std::string> smoke;  // argv run in the cell after the build (empty = none)
   std::string import_module;       // Python module users import ("" = none): imported before judging
+
+  bool from_pypi() const { return !pypi.empty() || !wheel.empty(); }
+  // How the project is named to a person: "examples/boxops", "pypi torch-scatter==2.1.2".
+  std::string label() const { return !pypi.empty() ? "pypi " + pypi : !wheel.empty() ? "wheel " + wheel : path; }
 };
 
 struct Cell {

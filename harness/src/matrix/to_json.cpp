@@ -44,7 +44,10 @@ nlohmann::json cell_to_json(const Cell& cell) {
   if (!cell.notes.empty()) j["notes"] = cell.notes;
   if (cell.project) {
     const Project& p = *cell.project;
-    j["project"] = {{"path", p.path}, {"kind", p.kind}, {"namespace", p.ns}, {"ops", p.ops}, {"smoke", p.smoke}};
+    j["project"] = {{"kind", p.kind}, {"namespace", p.ns}, {"ops", p.ops}, {"smoke", p.smoke}, {"label", p.label()}};
+    if (!p.path.empty()) j["project"]["path"] = p.path;
+    if (!p.pypi.empty()) j["project"]["pypi"] = p.pypi;
+    if (!p.wheel.empty()) j["project"]["wheel"] = p.wheel;
     if (!p.import_module.empty()) j["project"]["import"] = p.import_module;
   }
   return j;

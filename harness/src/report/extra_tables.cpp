@@ -39,7 +39,7 @@ Grid projects_table(const ResultsSet& set) {
   for (const auto& r : set.cells) {
     if (!r.cell.contains("project")) continue;
     const auto& p = r.cell["project"];
-    std::vector<std::string> row = {cell_id(r), fmt::format("{} ({}, namespace {})", p.value("path", ""), p.value("kind", ""),
+    std::vector<std::string> row = {cell_id(r), fmt::format("{} ({}, namespace {})", p.value("label", p.value("path", "")), p.value("kind", ""),
                                                             p.value("namespace", "-")),
                                     r.cell.value("torch", ""), r.cell.value("cuda", "")};
     std::vector<std::string> cls = {"", "", ""};

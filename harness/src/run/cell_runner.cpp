@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <filesystem>
 #include <map>
@@ -39,6 +40,18 @@ double timeout_for(const Cell& cell, const std::string& step, double fallback) {
   return fallback;
 }
 
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (std::size_t at = 0; at <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', at), dirs.size());
+    std::error_code ec;
+    if (end > at && fs::is_regular_file(fs::path(dirs.substr(at, end - at)) / program, ec)) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 Status status_of_process(const ProcessResult& r) {
   if (r.timed_out) return Status::timeout;
   if (r.interrupted) return Status::error;
@@ -62,6 +75,7 @@ class CellRun {
     fs::create_directories(log_dir_);
     fs::create_directories(engine_.host_build_dir(cell_));
     fs::create_directories(engine_.host_ccache_dir());
+    fs::create_directories(engine_.host_downloads_dir());
 
     // The sequence is the registry's (checks/registry.h): each step runs where its `when`
     // holds; a failed `ends_cell` step (image, probe) ends the cell.
@@ -84,6 +98,7 @@ class CellRun {
       case StepWhen::built_cuda: return built_ && cell_.has_cuda() && !built_libraries_.empty();
       case StepWhen::own_kernels: return built_ && !cell_.project;
       case StepWhen::project_smoke: return built_ && cell_.project && !cell_.project->smoke.empty();
+      case StepWhen::pypi_project: return cell_.project && cell_.project->from_pypi();
     }
     return false;
   }
@@ -93,6 +108,7 @@ class CellRun {
     const std::string& n = spec.name;
     if (n == "image") return image();
     if (n == "probe") return probe();
+    if (n == "fetch") return fetch();
     if (n == "torchvision") return torchvision_python_view(), true;
     if (n == "archs") return supported_archs(), true;
     if (n == "nvrtc") return nvrtc(), true;
@@ -225,9 +241,76 @@ class CellRun {
     return true;
   }
 
+  // A pypi:/wheel: project's file, from PyPI into the shared downloads folder (the one step
+  // with network), chosen by the cell's own Python as pip would, sha256 checked against PyPI's.
+  bool fetch() {
+    const Project& p = *cell_.project;
+    StepCommand cmd = command("fetch", {paths_.scripts + "/python.sh", paths_.scripts + "/fetch_pypi.py", "--kind",
+                                        p.wheel.empty() ? "sdist" : "wheel", "--requirement",
+                                        p.wheel.empty() ? p.pypi : p.wheel, "--cache", paths_.downloads},
+                              timeout_of("fetch"));
+    cmd.network = true;
+    cmd.capture_stdout = true;
+    const std::string repro = engine_.display(image_, cell_, cmd);
+    ProcessResult r = step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+    nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
+    CheckResult c = fetch_check(j, r, repro);
+    if (c.status == Status::pass) fetched_ = json_text(j, "path");
+    result_.checks.push_back(c);
+    return c.status == Status::pass && !fetched_.empty();
+  }
+
+  CheckResult fetch_check(const nlohmann::json& j, const ProcessResult& r, const std::string& repro) const {
+    CheckResult c;
+    c.check = "fetch";
+    c.seconds = r.seconds;
+    const std::string what = cell_.project->label();
+    if (j.is_object() && j.value("ok", false)) {
+      c.status = Status::pass;
+      c.message = fmt::format("{} from {}: {} ({} bytes, sha256 {}){}", what, json_text(j, "url").empty() ? "PyPI" : json_text(j, "url"),
+                              json_text(j, "filename"), j.value("size", 0), json_text(j, "sha256"),
+                              j.value("cached", false) ? ", from the downloads cache" : "");
+      return c;
+    }
+    Diagnosis d;
+    d.kind = j.is_object() ? json_text(j, "error") : "";
+    d.summary = j.is_object() ? json_text(j, "message") : "";
+    if (d.kind.empty()) d.kind = r.timed_out ? "network" : "fetch_error";
+    if (d.summary.empty())
+      d.summary = r.timed_out ? "the download from PyPI ran past its time limit"
+                              : fmt::format("fetch_pypi.py printed no result (exit {}; see the log)", r.exit_code);
+    // A network failure says nothing about the library: it is the run's, and is retried.
+    c.status = d.kind == "network" ? Status::error : Status::fail;
+    d.fix = d.kind == "network" ? "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again"
+          : d.kind == "no_compatible_wheel" ? "pick a release that ships a wheel for this cell's Python and platform, or "
+                                              "another cell; users of this cell get the same 'no matching distribution'"
+          : d.kind == "no_sdist" ? "use `wheel:` for a release that ships wheels only"
+                                 : "fix the project's NAME==VERSION in the matrix";
+    d.repro = repro;
+    d.evidence = read_text_file(log_path("fetch")).substr(0, 2000);
+    c.message = d.summary;
+    c.diagnosis = d;
+    return c;
+  }
+
+  // Where the project's sources are: a path project's folder under /src, a pypi: sdist's
+  // extracted copy in the build folder, a wheel's build folder (it has no sources).
+  std::string project_dir_in_cell() const {
+    const Project& p = *cell_.project;
+    if (!p.pypi.empty()) return paths_.build + "/src";
+    if (!p.wheel.empty()) return paths_.build;
+    return paths_.src + "/" + p.path;
+  }
+  std::string project_dir_on_host() const {
+    const Project& p = *cell_.project;
+    if (!p.pypi.empty()) return engine_.host_build_dir(cell_) + "/src";
+    if (!p.wheel.empty()) return engine_.host_build_dir(cell_);
+    return engine_.config().repo_root + "/" + p.path;
+  }
+
   // The archs this cell's nvcc can compile for; each declared arch becomes an `arch` check.
   void supported_archs() {
-    const std::string root = result_.versions.value("cuda_root", "");
+    const std::string root = json_text(result_.versions, "cuda_root");
     const std::string nvcc = root.empty() ? std::string("nvcc") : root + "/bin/nvcc";
     ProcessResult r = step([&] {
       StepCommand c = command("archs", {nvcc, "--list-gpu-arch"}, timeout_of("archs"));
@@ -238,7 +321,7 @@ class CellRun {
     if (!r.ok()) return;
     const std::vector<std::string> parsed = parse_nvcc_gpu_archs(r.stdout_text);
     const std::set<std::string> listed(parsed.begin(), parsed.end());
-    const std::string nvcc_version = result_.versions.value("nvcc", "?");
+    const std::string nvcc_version = (json_text(result_.versions, "nvcc").empty() ? std::string("?") : json_text(result_.versions, "nvcc"));
     for (const auto& arch : cell_.cuda_archs) {
       CheckResult c;
       c.check = "arch";
@@ -305,7 +388,7 @@ class CellRun {
         {"OPMATRIX_OPS", fmt::format("{}", fmt::join(ops, ","))},
         {"OPMATRIX_CUDA_ARCHS", fmt::format("{}", fmt::join(cell_.cuda_archs, ","))},
         {"OPMATRIX_BUILD", paths_.build},
-        {"OPMATRIX_PROJECT_DIR", p ? paths_.src + "/" + p->path : std::string()}};
+        {"OPMATRIX_PROJECT_DIR", p ? project_dir_in_cell() : std::string()}};
     std::vector<std::pair<std::string, std::string>> all = env;
     for (auto& kv : project_env()) all.push_back(kv);
     std::string repro;
@@ -321,7 +404,7 @@ class CellRun {
 
   // Does the cell's NVRTC accept each declared arch (what torch's runtime compilation uses).
   void nvrtc() {
-    std::vector<std::string> args = {"--cuda-root", result_.versions.value("cuda_root", "")};
+    std::vector<std::string> args = {"--cuda-root", json_text(result_.versions, "cuda_root")};
     args.insert(args.end(), cell_.cuda_archs.begin(), cell_.cuda_archs.end());
     std::string repro;
     nlohmann::json j = script_json("nvrtc", "nvrtc_probe.py", args, "nvrtc", &repro);
@@ -333,7 +416,7 @@ class CellRun {
   void fatbin() {
     for (const auto& lib : built_libraries_) {
       std::string repro;
-      nlohmann::json j = script_json("fatbin", "fatbin.py", {"--cuda-root", result_.versions.value("cuda_root", ""), lib},
+      nlohmann::json j = script_json("fatbin", "fatbin.py", {"--cuda-root", json_text(result_.versions, "cuda_root"), lib},
                                      "fatbin", &repro);
       if (!j.is_object()) continue;
       if (json_text(j, "error").empty()) {
@@ -363,7 +446,7 @@ class CellRun {
     d.kind = "built_cpu_only";
     d.repro = fmt::format("opmatrix run --cell {}", cell_.id);
     const Project* p = cell_.project ? &*cell_.project : nullptr;
-    const std::string setup = p ? read_text_file(engine_.config().repo_root + "/" + p->path + "/setup.py") : "";
+    const std::string setup = p ? read_text_file(project_dir_on_host() + "/setup.py") : "";
     const auto gate = setup.find("cuda.is_available()");
     if (gate != std::string::npos) {
       const std::size_t bol = setup.rfind('\n', gate) == std::string::npos ? 0 : setup.rfind('\n', gate) + 1;
@@ -375,8 +458,9 @@ class CellRun {
               "not only when a GPU is visible: build machines and CI runners have none";
     } else {
       d.summary = "CUDA promised, built CPU-only: no built library holds device code (no SASS, no PTX)";
-      d.fix = p && p->kind == "cmake" ? "compile the CUDA sources when OPMATRIX_WITH_CUDA=ON (CMAKE_CUDA_ARCHITECTURES is set)"
-                                      : "compile the CUDA sources when FORCE_CUDA=1 (TORCH_CUDA_ARCH_LIST is set)";
+      d.fix = p && p->kind == "cmake"   ? "compile the CUDA sources when OPMATRIX_WITH_CUDA=ON (CMAKE_CUDA_ARCHITECTURES is set)"
+              : p && p->kind == "wheel" ? "this wheel is a CPU build: a CUDA cell needs the library's CUDA wheel"
+                                        : "compile the CUDA sources when FORCE_CUDA=1 (TORCH_CUDA_ARCH_LIST is set)";
       d.evidence = "fatbin: no SASS or PTX in " + fmt::format("{}", fmt::join(built_libraries_, ", "));
     }
     build->message = d.summary;
@@ -436,8 +520,7 @@ class CellRun {
   // Runs a command from the project's folder (argv only: the folder is an argument, never
   // spliced into the script text).
   std::vector<std::string> in_project_dir(const std::vector<std::string>& argv) const {
-    std::vector<std::string> out = {"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
-                                    paths_.src + "/" + cell_.project->path};
+    std::vector<std::string> out = {"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", project_dir_in_cell()};
     out.insert(out.end(), argv.begin(), argv.end());
     return out;
   }
@@ -448,11 +531,14 @@ class CellRun {
                                           const std::vector<std::string>& archs) const {
     std::vector<std::string> argv = {"cmake", "-S", source, "-B", paths_.build, "-G", "Ninja",
                                      "-DCMAKE_BUILD_TYPE=Release",
-                                     "-DCMAKE_PREFIX_PATH=" + result_.versions.value("torch_cmake_prefix", ""),
-                                     "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                                     "-DCMAKE_PREFIX_PATH=" + json_text(result_.versions, "torch_cmake_prefix"),
                                      std::string("-DOPMATRIX_WITH_CUDA=") + (cell_.has_cuda() ? "ON" : "OFF")};
+    // Every image has ccache; a host (a GPU machine as it is) may not: compiling then must
+    // not fail with "ccache: not found".
+    const bool ccache = engine_.name() != "host" || on_path("ccache");
+    if (ccache) argv.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
     if (cell_.has_cuda()) {
-      argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
+      if (ccache) argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
       argv.push_back(fmt::format("-D{}={}", archs_var, fmt::join(archs, ";")));
     }
     return argv;
@@ -463,7 +549,7 @@ class CellRun {
   bool configure() {
     const Project* p = cell_.project ? &*cell_.project : nullptr;
     if (p && p->kind != "cmake") return configured_ = true;
-    StepCommand cmd = p ? command("configure", configure_argv(paths_.src + "/" + p->path, "CMAKE_CUDA_ARCHITECTURES", archs_),
+    StepCommand cmd = p ? command("configure", configure_argv(project_dir_in_cell(), "CMAKE_CUDA_ARCHITECTURES", archs_),
                                   timeout_of("configure"))
                         : command("configure", configure_argv(paths_.src + "/cases", "OPMATRIX_CUDA_ARCHS", archs_),
                                   timeout_of("configure"));
@@ -484,7 +570,8 @@ class CellRun {
     if (p && p->kind != "cmake") {
       // Built as users get it: a wheel against the cell's torch, installed into project_output().
       cmd.argv = {paths_.scripts + "/python.sh", paths_.scripts + "/build_wheel.py",
-                  paths_.src + "/" + p->path, paths_.build};
+                  p->pypi.empty() ? paths_.src + "/" + p->path : fetched_, paths_.build};
+      if (!p->wheel.empty()) cmd.argv = {paths_.scripts + "/python.sh", paths_.scripts + "/install_wheel.py", fetched_, paths_.build};
       cmd.capture_stdout = true;
       cmd.env.emplace_back("MAX_JOBS", jobs);
       cmd.env.emplace_back("FORCE_CUDA", cell_.has_cuda() ? "1" : "0");
@@ -498,10 +585,12 @@ class CellRun {
     built.check = "build";
     built.status = Status::pass;
     // CUDA cells: whether device code was built is the fatbin step's to say (reconcile_cuda_build).
-    const std::string what = !p ? "kernels and cases" : fmt::format("{} project {}", p->kind, p->path);
+    const std::string what = !p ? "kernels and cases" : fmt::format("{} project {}", p->kind, p->label());
     const std::string wheel = wheel_.is_object() ? " as " + fs::path(json_text(wheel_, "wheel")).filename().string() : "";
     built.message = !p ? fmt::format("{} built{}", what, cell_.has_cuda() ? " with CUDA kernels" : " (CPU only)")
-                       : fmt::format("{} built{}{}", what, wheel, cell_.has_cuda() ? "" : " (CPU only)");
+                    : !p->wheel.empty() ? fmt::format("prebuilt {} installed with pip install --no-deps next to torch {}",
+                                                      fs::path(fetched_).filename().string(), cell_.torch)
+                                        : fmt::format("{} built{}{}", what, wheel, cell_.has_cuda() ? "" : " (CPU only)");
     built.seconds = build_seconds_ + b.seconds;
     result_.checks.push_back(built);
     built_ = true;
@@ -534,7 +623,7 @@ class CellRun {
 
   // How a C++ user sees it: the generic registration binary dlopens torchvision's _C library.
   std::string torchvision_cpp_view() {
-    const std::string ext = result_.versions.value("torchvision_ext", "");
+    const std::string ext = json_text(result_.versions, "torchvision_ext");
     if (!built_ || cell_.project || ext.empty()) return "";
     const std::string out_json = "/torchvision-registration.json";
     StepCommand cmd = command("torchvision-cpp", {paths_.build + "/registration",
@@ -650,6 +739,7 @@ class CellRun {
   std::string image_;
   int fatbin_read_ = 0, with_device_code_ = 0;  // built libraries fatbin read / that hold SASS or PTX
   nlohmann::json wheel_;  // build_wheel.py's report (setup.py projects)
+  std::string fetched_;   // a pypi:/wheel: project's file, as the cell sees it
   bool configured_ = false;
   bool built_ = false;
   double build_seconds_ = 0;       // the configure step's

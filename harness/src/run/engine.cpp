@@ -61,7 +61,7 @@ class ContainerEngine : public Engine {
     return std::nullopt;
   }
 
-  CellPaths paths(const Cell&) const override { return {"/src", "/build", "/ccache", kScriptsInCell}; }
+  CellPaths paths(const Cell&) const override { return {"/src", "/build", "/ccache", kScriptsInCell, "/downloads"}; }
 
   std::string planned_image(const Cell& cell) override {
     if (!cell.image.ref.empty()) return cell.image.ref;
@@ -155,6 +155,8 @@ class ContainerEngine : public Engine {
 
   ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) override {
     const std::string name = container_name(cmd);
+    std::error_code ec;
+    fs::create_directories(host_downloads_dir(), ec);  // mounted in every step: it must exist
     hand_volumes_to_user(cell, cmd);
     ProcessSpec spec;
     spec.argv = run_argv(image, cell, cmd, name);
@@ -200,9 +202,9 @@ class ContainerEngine : public Engine {
                              "-v", host_build_dir(cell) + ":/build",
                              "-v", host_ccache_dir() + ":/ccache",
                              "-v", config_.data_root + "/" + kBuildContext + ":" + kScriptsInCell + ":ro",
+                             "-v", host_downloads_dir() + ":/downloads" + (cmd.network ? "" : ":ro"),
                              "-w", "/build"});
     for (const auto& [host, inside] : cmd.read_only_mounts) argv.insert(argv.end(), {"-v", host + ":" + inside + ":ro"});
-    for (const auto& [host, inside] : cmd.read_write_mounts) argv.insert(argv.end(), {"-v", host + ":" + inside});
     // The networked step reaches PyPI through the same CA bundle as image builds.
     if (cmd.network && !config_.extra_ca.empty())
       argv.insert(argv.end(), {"-v", config_.extra_ca + ":/run/opmatrix-ca.crt:ro", "-e", "SSL_CERT_FILE=/run/opmatrix-ca.crt"});
@@ -235,7 +237,7 @@ class ContainerEngine : public Engine {
       }
     };
     own(host_build_dir(cell));
-    for (const auto& [host, inside] : cmd.read_write_mounts) own(host);
+    if (cmd.network) own(host_downloads_dir());
     std::call_once(ccache_owned_, [&] { own(host_ccache_dir()); });  // later entries are the user's own
   }
   std::once_flag ccache_owned_;
@@ -297,7 +299,8 @@ class HostEngine : public Engine {
   std::string planned_image(const Cell&) override { return ""; }
 
   CellPaths paths(const Cell& cell) const override {
-    return {config_.repo_root, host_build_dir(cell), host_ccache_dir(), config_.data_root + "/" + kBuildContext};
+    return {config_.repo_root, host_build_dir(cell), host_ccache_dir(), config_.data_root + "/" + kBuildContext,
+            host_downloads_dir()};
   }
 
   ProcessResult run_step(const std::string&, const Cell&, const StepCommand& cmd) override {

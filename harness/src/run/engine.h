@@ -34,7 +34,8 @@ struct EngineConfig {
 // Paths as the commands inside the cell see them.
 struct CellPaths {
   std::string src, build, ccache;
-  std::string scripts;  // the in-cell scripts (scripts/cell)
+  std::string scripts;    // the in-cell scripts (scripts/cell)
+  std::string downloads;  // projects fetched from PyPI (read-only but in the fetch step)
 };
 
 struct StepCommand {
@@ -48,8 +49,6 @@ struct StepCommand {
   // Extra host folders the step reads (host path, path inside the container), mounted
   // read-only; the host engine sees the host paths themselves.
   std::vector<std::pair<std::string, std::string>> read_only_mounts;
-  // Extra host folders the step writes (handed to the step's user first).
-  std::vector<std::pair<std::string, std::string>> read_write_mounts;
   // The one kind of step that reaches the network (downloading a project from PyPI); every
   // other step runs with --network=none.
   bool network = false;
@@ -85,6 +84,8 @@ class Engine {
     return config_.work_dir + "/cells/" + cell.id + "/" + config_.kind + "-build";
   }
   std::string host_ccache_dir() const { return config_.work_dir + "/ccache"; }
+  // Shared by every cell: a release is downloaded once per run folder.
+  std::string host_downloads_dir() const { return config_.work_dir + "/downloads"; }
   const EngineConfig& config() const { return config_; }
 
  protected:

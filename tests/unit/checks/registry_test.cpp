@@ -78,7 +78,7 @@ TEST(CheckRegistry, RunOrderKeepsTheBuildBeforeWhatNeedsIt) {
 }
 
 TEST(CheckRegistry, ReportColumnsComeFromTheRegistry) {
-  EXPECT_EQ(project_columns(), (std::vector<std::string>{"build", "load", "registration", "meta", "smoke"}));
+  EXPECT_EQ(project_columns(), (std::vector<std::string>{"fetch", "build", "load", "registration", "meta", "smoke"}));
   EXPECT_EQ(arch_columns(), (std::vector<std::string>{"arch", "nvrtc", "fatbin"}));
 }
 

@@ -131,14 +131,37 @@ TEST(LoadMatrix, ProjectCellReadsItsFieldsAndDetectsTheKind) {
 }
 
 TEST(LoadMatrix, ProjectOutsideTheRepositoryOrMalformedIsRefused) {
-  EXPECT_NE(errors_of(load_project_cell("{path: ../proj}")).find("leaves the repository"), std::string::npos);
-  EXPECT_NE(errors_of(load_project_cell("{path: /etc}")).find("must be a relative path"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: ../proj}")).find("is outside the matrix's folder"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: /etc}")).find("path: . for the repository itself"), std::string::npos);
   EXPECT_NE(errors_of(load_project_cell("{path: proj, kind: bazel}")).find("cmake or setuptools"), std::string::npos);
-  EXPECT_NE(errors_of(load_project_cell("{path: proj, kind: setuptools}")).find("has no setup.py"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, kind: setuptools}")).find("has no setup.py or pyproject.toml"),
+            std::string::npos);
   EXPECT_NE(errors_of(load_project_cell("{path: proj, ops: [a]}")).find("needs the 'namespace'"), std::string::npos);
   EXPECT_NE(errors_of(load_project_cell("{path: proj, namespace: \"a;b\"}")).find("not a C++ identifier"),
             std::string::npos);
   EXPECT_NE(errors_of(load_project_cell("{path: proj, smoke: \"rm -rf /\"}")).find("'smoke'"), std::string::npos);
+}
+
+TEST(LoadMatrix, ProjectFromPypiIsAPinnedReleaseAndOneSourceOnly) {
+  LoadResult sdist = load_project_cell("{pypi: torch-scatter==2.1.2, namespace: torch_scatter, import: torch_scatter}");
+  ASSERT_TRUE(sdist.matrix.has_value()) << errors_of(sdist);
+  const Project& p = *sdist.matrix->cells.at(0).project;
+  EXPECT_EQ(p.pypi, "torch-scatter==2.1.2");
+  EXPECT_EQ(p.kind, "setuptools");  // pip builds the sdist, whatever its backend
+  EXPECT_TRUE(p.path.empty());
+  EXPECT_EQ(p.label(), "pypi torch-scatter==2.1.2");
+  LoadResult wheel = load_project_cell("{wheel: fbgemm-gpu-cpu==1.0.0, namespace: fbgemm}");
+  ASSERT_TRUE(wheel.matrix.has_value()) << errors_of(wheel);
+  EXPECT_EQ(wheel.matrix->cells.at(0).project->kind, "wheel");
+
+  EXPECT_NE(errors_of(load_project_cell("{pypi: torch-scatter}")).find("must be a pinned release, NAME==VERSION"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{wheel: \"x>=1\"}")).find("pinned release"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, pypi: a==1}")).find("exactly one of 'path'"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{namespace: a}")).find("exactly one of 'path'"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{wheel: a==1, kind: cmake}")).find("installed, not built"), std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{pypi: a==1, kind: cmake}")).find("built from its sdist by pip"),
+            std::string::npos);
 }
 
 }  // namespace opmatrix

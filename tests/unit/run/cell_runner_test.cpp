@@ -494,7 +494,7 @@ class RunCell : public ::testing::Test {
   // are left out of order comparisons: ScriptChecksRunAfterTheBuildBeforeTheClosingSteps
   // places them, so adding one to the registry changes no test here.
   static std::vector<std::string> known(const std::vector<std::string>& names) {
-    static const std::set<std::string> steps = {"image", "probe", "torchvision", "archs",  "nvrtc",
+    static const std::set<std::string> steps = {"image", "probe", "fetch", "torchvision", "archs",  "nvrtc",
                                                 "configure", "build", "load", "test", "smoke", "fatbin",
                                                 "torchvision-cpp"};
     std::vector<std::string> out;
@@ -1657,6 +1657,67 @@ TEST_F(RunCell, SetuptoolsCudaProjectMeetsItsExpectations) {
   EXPECT_EQ(check(r, "wheel")->status, Status::pass);
   EXPECT_EQ(r.status, Status::xfail) << all_checks(r);
   EXPECT_TRUE(r.meets_expectations);
+}
+
+// scripts/cell/fetch_pypi.py's answer for a wheel this cell's Python accepts.
+json fetch_json(const std::string& filename) {
+  return {{"ok", true}, {"kind", "wheel"}, {"requirement", "fbgemm-gpu-cpu==1.0.0"},
+          {"file", "fbgemm-gpu-cpu-1.0.0/" + filename}, {"path", "/downloads/fbgemm-gpu-cpu-1.0.0/" + filename},
+          {"filename", filename}, {"sha256", "5d1c"}, {"size", 3000000}, {"cached", false},
+          {"url", "https://files.pythonhosted.org/packages/" + filename}};
+}
+
+TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
+  Cell c = cpu_cell();
+  c.id = "fbgemm-trixie-torch2.6-cpu";
+  c.project = project("wheel", {});
+  c.project->path.clear();
+  c.project->wheel = "fbgemm-gpu-cpu==1.0.0";
+  c.project->ns = "fbgemm";
+  c.project->ops = {"asynchronous_complete_cumsum"};
+  script_passing_project(c, {"/build/site/fbgemm_gpu/fbgemm_gpu_py.so"});
+  const std::string whl = "fbgemm_gpu_cpu-1.0.0-cp311-cp311-manylinux2014_x86_64.whl";
+  engine_->on("fetch", CannedStep::prints(fetch_json(whl).dump() + "\n"));
+  const CellResult r = run(c);
+  EXPECT_EQ(ran(), (Steps{"probe", "fetch", "torchvision", "build", "load"})) << "a wheel has no configure";
+  const StepCommand* fetch = engine_->command("fetch");
+  ASSERT_TRUE(fetch);
+  EXPECT_TRUE(fetch->network) << "the fetch step is the one that reaches PyPI";
+  EXPECT_TRUE(has_arg(*fetch, "fbgemm-gpu-cpu==1.0.0"));
+  for (const auto& cmd : engine_->commands)
+    if (cmd.step != "fetch") EXPECT_FALSE(cmd.network) << cmd.step << " must run with --network=none";
+  const StepCommand* build = engine_->command("build");
+  ASSERT_TRUE(build);
+  EXPECT_TRUE(has_arg(*build, "/opmatrix/cell/install_wheel.py"));
+  EXPECT_TRUE(has_arg(*build, "/downloads/fbgemm-gpu-cpu-1.0.0/" + whl));
+  ASSERT_TRUE(check(r, "fetch"));
+  EXPECT_EQ(check(r, "fetch")->status, Status::pass);
+  EXPECT_NE(check(r, "fetch")->message.find("sha256 5d1c"), std::string::npos) << check(r, "fetch")->message;
+  EXPECT_NE(check(r, "build")->message.find("prebuilt " + whl + " installed"), std::string::npos)
+      << check(r, "build")->message;
+  EXPECT_EQ(r.status, Status::pass) << all_checks(r);
+}
+
+TEST_F(RunCell, WheelForAnotherPythonEndsTheCellWithPypisOwnFacts) {
+  Cell c = cpu_cell();
+  c.id = "fbgemm-sid-cpu";
+  c.project = project("wheel", {});
+  c.project->path.clear();
+  c.project->wheel = "fbgemm-gpu-cpu==1.0.0";
+  script_passing_project(c, {});
+  const std::string why = "fbgemm-gpu-cpu 1.0.0 has cp39, cp310, cp311, cp312 wheels for manylinux2014 x86_64/aarch64; "
+                          "this cell's Python 3.13 needs cp313";
+  CannedStep refused = CannedStep::exits(1, "fetch_pypi.py: " + why + "\n");
+  refused.result.stdout_text = json{{"ok", false}, {"error", "no_compatible_wheel"}, {"message", why}}.dump() + "\n";
+  engine_->on("fetch", refused);
+  const CellResult r = run(c);
+  EXPECT_EQ(ran(), (Steps{"probe", "fetch"})) << "nothing to build or load without the file";
+  ASSERT_TRUE(check(r, "fetch"));
+  EXPECT_EQ(check(r, "fetch")->status, Status::fail);
+  ASSERT_TRUE(check(r, "fetch")->diagnosis);
+  EXPECT_EQ(check(r, "fetch")->diagnosis->kind, "no_compatible_wheel");
+  EXPECT_NE(check(r, "fetch")->message.find("needs cp313"), std::string::npos);
+  EXPECT_EQ(r.status, Status::fail);
 }
 
 TEST_F(RunCell, CmakeCudaProjectPassesTheArchsToCmakeAndTorch) {

@@ -187,8 +187,9 @@ class FakeEngine : public Engine {
   std::string planned_image(const Cell&) override { return config_.kind == "host" ? "" : image.tag; }
 
   CellPaths paths(const Cell& cell) const override {
-    if (config_.kind == "host") return {config_.repo_root, host_build_dir(cell), host_ccache_dir(), "/opmatrix-data/scripts/cell"};
-    return {"/src", "/build", "/ccache", "/opmatrix/cell"};
+    if (config_.kind == "host") return {config_.repo_root, host_build_dir(cell), host_ccache_dir(), "/opmatrix-data/scripts/cell",
+                                         host_downloads_dir()};
+    return {"/src", "/build", "/ccache", "/opmatrix/cell", "/downloads"};
   }
 
   ProcessResult run_step(const std::string& image_tag, const Cell& cell, const StepCommand& cmd) override {
