@@ -184,7 +184,7 @@ def main():
     if readme.exists():
         date = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%cs", "--", str(readme)],
                               capture_output=True, text=True).stdout.strip() or "?"
-        add(f"## Kernel CPU speed vs torchvision (cited from bench/kernels/README.md, committed {date}; not rerun here)")
+        add(f"## Kernel speed vs torchvision, CPU and GPU (cited from bench/kernels/README.md, committed {date}; not rerun here)")
         add("")
         text = readme.read_text().splitlines()
         for i, line in enumerate(text):

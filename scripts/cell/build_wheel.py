@@ -3,26 +3,54 @@
 
     build_wheel.py SOURCE BUILD
 
-SOURCE (read-only) is copied over BUILD/src (timestamps kept, earlier build products kept, so
-a rebuild is incremental), `pip wheel --no-deps --no-build-isolation` writes BUILD/wheel/,
-and `pip install --no-deps --no-index --target BUILD/site` installs it (put BUILD/site on
+SOURCE (read-only) is a project folder or an sdist (.tar.gz, .tgz, .tar.bz2, .tar.xz, .zip).
+A folder is copied over BUILD/src (timestamps kept, earlier build products kept, so a rebuild
+is incremental; .git, __pycache__, .opmatrix, *.egg-info and a top-level build/ or dist/ are
+not copied: a project at the matrix's own folder "." would copy the harness's work folder into
+itself, and host build products into the cell's build). An sdist is unpacked safely into
+BUILD/src (its one top-level folder's contents), and not again while its sha256 matches
+BUILD/src.sha256, so setuptools and ccache reuse the objects of an earlier build.
+`pip wheel --no-deps --no-build-isolation` writes BUILD/wheel/, and
+`pip install --no-deps --no-index --target BUILD/site` installs it (put BUILD/site on
 PYTHONPATH to import it). pip's own output goes to stderr (the step's log); the last line on
-stdout is one JSON object: {"wheel": path, "site": folder, "tags": [...], "requires": [...]}.
-Exit status: pip's, when it fails."""
+stdout is one JSON object: {"ok": true, "wheel": path, "site": folder, "tags": [...],
+"requires": [...], "libraries": [.so files under site]}, or {"ok": false, "error": KIND,
+"message": ...} for an sdist that is refused. Exit status: pip's, when it fails."""
+import fnmatch
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
+import zipfile
 
 from wheel_metadata import metadata
 
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "--no-cache-dir"]
+SKIP_ANYWHERE = (".git", "__pycache__", ".opmatrix", "*.egg-info")
+SKIP_AT_TOP = ("build", "dist")  # deeper down, a folder of these names may be the project's source
+ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip")
 
-def copy_tree(src, dst):
+
+class Refused(Exception):
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+def copy_tree(src, dst, build=None):
     """SOURCE over BUILD/src: new and changed files copied with their times, nothing removed
-    but what vanished from SOURCE's own files (build products stay for incremental builds)."""
+    but what vanished from SOURCE's own files (build products stay for incremental builds).
+    `build` (BUILD itself) is never walked into, wherever it lies."""
+    own = os.path.realpath(build) if build else None
     for root, dirs, files in os.walk(src):
-        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
+        top = root == src  # os.walk's first folder is SOURCE as given
+        dirs[:] = [d for d in dirs if not any(fnmatch.fnmatch(d, p) for p in SKIP_ANYWHERE)
+                   and not (top and d in SKIP_AT_TOP) and os.path.realpath(os.path.join(root, d)) != own]
         rel = os.path.relpath(root, src)
         os.makedirs(os.path.join(dst, rel), exist_ok=True)
         for f in files:
@@ -32,22 +60,141 @@ def copy_tree(src, dst):
                 shutil.copy2(s, d)
 
 
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def outside(name):
+    """An archive member name that would land outside the folder it is unpacked into."""
+    parts = name.replace("\\", "/").split("/")
+    return name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) is not None or ".." in parts
+
+
+def check_tar(archive, members):
+    for m in members:
+        if outside(m.name):
+            raise Refused("unsafe_archive", "%s holds %r, a path outside the folder it unpacks into: refused, "
+                          "nothing unpacked" % (archive, m.name))
+        if m.issym() or m.islnk():
+            # A symlink's target is relative to its folder, a hard link's to the archive's root.
+            target = os.path.join(os.path.dirname(m.name), m.linkname) if m.issym() else m.linkname
+            if os.path.isabs(m.linkname) or outside(os.path.normpath(target)):
+                raise Refused("unsafe_archive", "%s holds the link %r -> %r, which leaves the folder it unpacks "
+                              "into: refused, nothing unpacked" % (archive, m.name, m.linkname))
+        elif not (m.isfile() or m.isdir()):
+            raise Refused("unsafe_archive", "%s holds %r, a device or fifo, which no sdist has: refused, nothing "
+                          "unpacked" % (archive, m.name))
+
+
+def extract(archive, dest):
+    """Unpacks archive into dest after checking every member: no absolute path, no '..', no link
+    leaving dest. Python's "data" filter (3.12, and backported) checks the same again."""
+    try:
+        if archive.endswith(".zip"):
+            with zipfile.ZipFile(archive) as z:
+                for name in z.namelist():
+                    if outside(name):
+                        raise Refused("unsafe_archive", "%s holds %r, a path outside the folder it unpacks into: "
+                                      "refused, nothing unpacked" % (archive, name))
+                z.extractall(dest)  # zipfile writes links as plain files
+            return
+        with tarfile.open(archive) as t:
+            check_tar(archive, t.getmembers())
+            if hasattr(tarfile, "data_filter"):
+                t.extractall(dest, filter="data")
+            else:
+                t.extractall(dest)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
+        if isinstance(e, getattr(tarfile, "FilterError", ())):  # what the checks above missed
+            raise Refused("unsafe_archive", "%s: %s: refused" % (archive, e))
+        raise Refused("bad_archive", "%s cannot be unpacked (%s: %s): fetch it again" % (archive, type(e).__name__, e))
+
+
+def unpack(archive, src):
+    """archive's one top-level folder becomes src (the whole archive when it has several
+    entries at the top), unless src came from this very archive already."""
+    digest, stamp = sha256_of(archive), src + ".sha256"
+    try:
+        with open(stamp) as f:
+            if f.read().strip() == digest and os.path.isdir(src):
+                print("build_wheel.py: %s unpacked already (sha256 %s): reusing %s" % (archive, digest[:12], src),
+                      file=sys.stderr, flush=True)
+                return
+    except OSError:
+        pass
+    parent = os.path.dirname(os.path.abspath(src))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=parent, prefix=".unpack-")
+    try:
+        extract(archive, tmp)
+        entries = os.listdir(tmp)
+        top = os.path.join(tmp, entries[0]) if len(entries) == 1 and os.path.isdir(os.path.join(tmp, entries[0])) else tmp
+        if os.path.exists(stamp):
+            os.unlink(stamp)
+        shutil.rmtree(src, ignore_errors=True)
+        os.rename(top, src)
+        with open(stamp, "w") as f:
+            f.write(digest + "\n")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def prepare(source, src, build):
+    """BUILD/src from SOURCE, a folder or an sdist."""
+    if os.path.isdir(source):
+        stamp = src + ".sha256"
+        if os.path.exists(stamp):  # src was an sdist's: start over, not on top of it
+            os.unlink(stamp)
+            shutil.rmtree(src, ignore_errors=True)
+        copy_tree(source, src, build)
+    elif source.endswith(ARCHIVES) and os.path.isfile(source):
+        unpack(source, src)
+    else:
+        raise Refused("bad_source", "%s is neither a project folder nor an sdist (%s)" % (source, ", ".join(ARCHIVES)))
+
+
 def run(argv):
     print("+", " ".join(argv), file=sys.stderr, flush=True)
     return subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr).returncode
 
 
-def main():
-    if len(sys.argv) != 3:
-        print("usage: build_wheel.py SOURCE BUILD", file=sys.stderr)
-        return 2
-    source, build = sys.argv[1], sys.argv[2]
-    src, wheel_dir, site = os.path.join(build, "src"), os.path.join(build, "wheel"), os.path.join(build, "site")
-    copy_tree(source, src)
+def install(wheel, site):
+    """What a user's `pip install --no-deps` gets, into site (emptied first). Returns pip's exit
+    status and its output, which also goes to stderr (the step's log)."""
+    shutil.rmtree(site, ignore_errors=True)
+    argv = PIP + ["install", "--no-deps", "--no-index", "--no-compile", "--target", site, wheel]
+    print("+", " ".join(argv), file=sys.stderr, flush=True)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    sys.stderr.write(p.stdout)
+    sys.stderr.flush()
+    return p.returncode, p.stdout
+
+
+def summary(wheel, site):
+    """The JSON object both build_wheel.py and install_wheel.py print."""
+    tags, requires = metadata(wheel)
+    libraries = sorted(os.path.relpath(os.path.join(root, f), site) for root, _, files in os.walk(site)
+                       for f in files if re.search(r"\.so(\.[0-9]+)*$", f))
+    return {"ok": True, "wheel": wheel, "site": site, "tags": tags, "requires": requires, "libraries": libraries}
+
+
+def fail(kind, message):
+    """A refusal: plain words on stderr (the log) and one JSON object on stdout; exit 1."""
+    print("%s: %s" % (os.path.basename(sys.argv[0]), message), file=sys.stderr)
+    print(json.dumps({"ok": False, "error": kind, "message": message}))
+    return 1
+
+
+def build(source, build_dir):
+    src, wheel_dir, site = (os.path.join(build_dir, d) for d in ("src", "wheel", "site"))
+    prepare(source, src, build_dir)
     shutil.rmtree(wheel_dir, ignore_errors=True)
     shutil.rmtree(site, ignore_errors=True)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "--no-cache-dir"]
-    rc = run(pip + ["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheel_dir, src])
+    rc = run(PIP + ["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheel_dir, src])
     if rc != 0:
         return rc
     wheels = sorted(f for f in os.listdir(wheel_dir) if f.endswith(".whl"))
@@ -55,12 +202,23 @@ def main():
         print("build_wheel.py: expected one wheel in %s, found %s" % (wheel_dir, wheels or "none"), file=sys.stderr)
         return 1
     wheel = os.path.join(wheel_dir, wheels[0])
-    rc = run(pip + ["install", "--no-deps", "--no-index", "--no-compile", "--target", site, wheel])
+    rc, _ = install(wheel, site)
     if rc != 0:
         return rc
-    tags, requires = metadata(wheel)
-    print(json.dumps({"wheel": wheel, "site": site, "tags": tags, "requires": requires}))
+    print(json.dumps(summary(wheel, site)))
     return 0
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: build_wheel.py SOURCE BUILD", file=sys.stderr)
+        return 2
+    try:
+        return build(sys.argv[1], sys.argv[2])
+    except Refused as e:
+        return fail(e.kind, str(e))
+    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
+        return fail("internal", "%s: %s" % (type(e).__name__, e))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@
 #include "run/cross_load.h"
 #include "run/engine.h"
 #include "util/atomic_write.h"
+#include "util/data_root.h"
 #include "util/suggest.h"
 
 namespace fs = std::filesystem;
@@ -64,6 +65,7 @@ EngineConfig engine_config_for(const RunOptions& opts) {
   EngineConfig config;
   config.kind = opts.engine;
   config.repo_root = repo_root_for(opts);
+  config.data_root = data_root();
   if (!opts.memory.empty()) config.memory = opts.memory;
   config.work_dir = absolute(opts.work_dir.empty() ? config.repo_root + "/build/opmatrix" : opts.work_dir);
   config.pip_cache = opts.pip_cache.empty() ? "/var/cache/opmatrix/pip" : absolute(opts.pip_cache);
@@ -111,6 +113,11 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   }
 
   const EngineConfig config = engine_config_for(opts);
+  if (config.data_root.empty()) {
+    err << "opmatrix run: error: cannot find opmatrix's Containerfiles and in-cell scripts (share/opmatrix next to "
+           "the binary's bin/, or $OPMATRIX_DATA_DIR): reinstall with `cmake --install BUILD --prefix PREFIX`\n";
+    return kExitUsage;
+  }
   auto engine = make_engine(config);
   const std::string results_dir = absolute(opts.results);
 
@@ -127,6 +134,16 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     if (opts.cells.empty() && !opts.where.empty() && !cell_selected(c, opts.where)) continue;
     jobs.push_back({&c, not_runnable_reason(c, opts, chosen || !opts.where.empty())});
   }
+  // A cell without a project checks opmatrix's own kernels/ and cases/: only opmatrix's
+  // repository has them, not a library's folder with an installed opmatrix.
+  for (const auto& j : jobs)
+    if (j.skip_reason.empty() && !j.cell->project && !fs::is_regular_file(config.repo_root + "/cases/CMakeLists.txt")) {
+      err << fmt::format("opmatrix run: error: {}:{}: cell '{}' has no 'project:', so it would check opmatrix's own "
+                         "kernels/ and cases/, which {} does not hold; give the cell a project (e.g. "
+                         "project: {{path: .}}; `opmatrix init` writes one)\n",
+                         opts.matrix, j.cell->pos.line, j.cell->id, config.repo_root);
+      return kExitUsage;
+    }
   const bool any_to_run = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); });
   if (any_to_run) {
     if (auto why = engine->unavailable_reason()) {
@@ -155,7 +172,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     err << fmt::format("[{:7.1f}s] {}: {}\n", elapsed(), cell, line) << std::flush;
   };
 
-  const std::string sources = sources_hash(config.repo_root);
+  const std::string sources = sources_hash(config.repo_root, config.data_root);
   // The last result of a cell stands when its key matches; infrastructure failures never do.
   auto reusable = [&](const Cell& cell, const std::string& key) -> std::optional<CellResult> {
     if (opts.no_cache || key.empty()) return std::nullopt;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "matrix/builtin_images.h"
 #include "matrix/expand.h"
 #include "matrix/versions.h"
 #include "matrix/yaml_tree.h"
@@ -29,7 +30,7 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project"};
 const std::vector<std::string> kProjectKeys = {"path", "kind", "namespace", "ops", "smoke", "import"};
-const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref"};
+const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
 
@@ -397,12 +398,28 @@ class Loader {
       return;
     }
     const YamlNode& img = *image->value;
+    // `image: pypi` / `image: debian:trixie`: a built-in recipe by name.
+    if (img.kind == Kind::scalar) {
+      const auto colon = img.text.find(':');
+      std::vector<BuiltinOption> options;
+      if (colon != std::string::npos) options.push_back({"suite", img.text.substr(colon + 1), img.pos});
+      read_builtin_image(img.text.substr(0, colon), img.pos, options, c);
+      return;
+    }
     if (!expect_kind(img, Kind::map, "'image'")) return;
+    if (const YamlEntry* b = img.find("builtin")) {
+      std::vector<BuiltinOption> options;
+      for (const auto& e : img.entries)
+        if (e.key != "builtin")
+          if (auto v = scalar(*e.value, fmt::format("'{}'", e.key))) options.push_back({e.key, *v, e.key_pos});
+      if (auto name = scalar(*b->value, "'builtin'")) read_builtin_image(*name, b->value->pos, options, c);
+      return;
+    }
     check_keys(img, kImageKeys, "in 'image'");
     const YamlEntry* file = img.find("containerfile");
     const YamlEntry* ref = img.find("ref");
     if (!file == !ref) {
-      d_.error(img.pos, "'image' needs exactly one of 'containerfile' or 'ref'");
+      d_.error(img.pos, "'image' needs exactly one of 'builtin', 'containerfile' or 'ref'");
       return;
     }
     if (ref) {
@@ -428,6 +445,18 @@ class Loader {
         c.image.args.emplace_back(a.key, *v);
       }
     }
+  }
+
+  void read_builtin_image(const std::string& name, SourcePos pos, const std::vector<BuiltinOption>& options, Cell& c) {
+    const BuiltinImageRecipe* recipe = find_builtin_image(name);
+    if (!recipe) {
+      std::vector<std::string> names;
+      for (const auto& r : builtin_image_recipes()) names.push_back(r.name);
+      d_.error(pos, fmt::format("no built-in image '{}' (built-in: {}; or give your own: image: {{containerfile: "
+                                "FILE}}){}", name, fmt::join(names, ", "), did_you_mean(name, names)));
+      return;
+    }
+    for (const auto& e : resolve_builtin_image(*recipe, options, pos, c)) d_.error(e.pos, e.message);
   }
 
   // Containerfiles and projects must live inside the repository: only it is mounted (/src)

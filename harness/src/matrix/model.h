@@ -20,6 +20,9 @@ struct Expectation {
 };
 
 struct ImageSpec {
+  // A built-in recipe (debian, debian-cuda, debian-cuda-toolkit, pypi; matrix/builtin_images.h):
+  // `containerfile` is then relative to opmatrix's data root and `args` derived from the cell.
+  std::string builtin;
   std::string containerfile;  // relative to the matrix file's folder; empty when `ref` is set
   std::vector<std::pair<std::string, std::string>> args;  // build args, in file order
   std::string ref;            // a prebuilt image reference instead of a Containerfile

@@ -23,6 +23,7 @@ nlohmann::json cell_to_json(const Cell& cell) {
   j["runner"] = cell.runner == Runner::host ? "host" : "container";
   if (cell.runner == Runner::container) {
     nlohmann::json image;
+    if (!cell.image.builtin.empty()) image["builtin"] = cell.image.builtin;
     if (!cell.image.ref.empty()) image["ref"] = cell.image.ref;
     else image["containerfile"] = cell.image.containerfile;
     image["args"] = args_object(cell.image);

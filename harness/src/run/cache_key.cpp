@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "checks/registry.h"
 #include "matrix/to_json.h"
 #include "util/atomic_write.h"
 #include "util/hash.h"
@@ -13,14 +14,26 @@ namespace fs = std::filesystem;
 
 namespace opmatrix {
 
-std::string sources_hash(const std::string& repo_root) { return tree_hash(repo_root, {"kernels", "cases", "scripts/cell"}); }
+std::string sources_hash(const std::string& repo_root, const std::string& data_root) {
+  return tree_hash(repo_root, {"kernels", "cases"}) + tree_hash(data_root, {"scripts/cell"});
+}
+
+bool is_generated_folder(const std::string& name) {
+  static const char* const kNames[] = {".git", "build", "dist", "__pycache__", ".opmatrix", ".eggs"};
+  for (const char* n : kNames)
+    if (name == n) return true;
+  return name.size() > 9 && name.compare(name.size() - 9, 9, ".egg-info") == 0;
+}
 
 std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs) {
   std::vector<std::string> files;
   for (const auto& dir : dirs) {
     std::error_code ec;
-    for (const auto& e : fs::recursive_directory_iterator(fs::path(repo_root) / dir, ec))
-      if (e.is_regular_file()) files.push_back(e.path().string());
+    for (auto it = fs::recursive_directory_iterator(fs::path(repo_root) / dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_directory(ec) && is_generated_folder(it->path().filename().string())) it.disable_recursion_pending();
+      else if (it->is_regular_file(ec)) files.push_back(it->path().string());
+    }
   }
   std::sort(files.begin(), files.end());
   Fnv64 h;
@@ -30,7 +43,15 @@ std::string tree_hash(const std::string& repo_root, const std::vector<std::strin
 
 std::string cell_cache_key(const Cell& cell, const std::string& image, const std::string& sources) {
   if (image.empty()) return "";
-  return Fnv64().add("opmatrix-cache-v1").add(kOpmatrixVersion).add(cell_to_json(cell).dump()).add(image).add(sources).hex();
+  // The registry decides which checks run and how they are judged: a changed one is a new result.
+  return Fnv64()
+      .add("opmatrix-cache-v1")
+      .add(kOpmatrixVersion)
+      .add(registry_json().dump())
+      .add(cell_to_json(cell).dump())
+      .add(image)
+      .add(sources)
+      .hex();
 }
 
 }  // namespace opmatrix

@@ -1,6 +1,6 @@
 // When a cell's last result can stand: the key covers everything that can change it — the
 // cell's declaration, its image (content-hash tag), the sources and build files the cell
-// builds (kernels/, cases/, scripts/cell/), and the harness version.
+// builds (kernels/, cases/, scripts/cell/), the check registry and the harness version.
 #pragma once
 
 #include <string>
@@ -10,8 +10,15 @@
 
 namespace opmatrix {
 
-std::string sources_hash(const std::string& repo_root);
-// Names and contents of every file under `dirs` (relative to repo_root).
+// kernels/ and cases/ of the repository, scripts/cell of opmatrix's data root.
+std::string sources_hash(const std::string& repo_root, const std::string& data_root);
+// Names and contents of every file under `dirs` (relative to repo_root), leaving out what
+// builds and version control make (.git, build, dist, *.egg-info, __pycache__, .opmatrix):
+// a project at the matrix's own folder holds the run's work folder.
+std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs);
+
+// A folder tree_hash() and the in-cell copy of a project leave out.
+bool is_generated_folder(const std::string& name);
 std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs);
 
 // "" when the image is unknown (nothing can be reused then).

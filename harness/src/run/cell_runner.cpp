@@ -209,7 +209,7 @@ class CellRun {
   }
 
   bool probe() {
-    StepCommand cmd = command("probe", {paths_.src + "/scripts/cell/python.sh", paths_.src + "/scripts/cell/probe.py"},
+    StepCommand cmd = command("probe", {paths_.scripts + "/python.sh", paths_.scripts + "/probe.py"},
                               timeout_of("probe"));
     cmd.capture_stdout = true;
     ProcessResult r = step(cmd, "versions");
@@ -270,7 +270,7 @@ class CellRun {
   nlohmann::json script_json(const std::string& step_name, const std::string& script, std::vector<std::string> args,
                              const std::string& check, std::string* repro = nullptr,
                              const std::vector<std::pair<std::string, std::string>>& env = {}) {
-    std::vector<std::string> argv = {paths_.src + "/scripts/cell/python.sh", paths_.src + "/scripts/cell/" + script};
+    std::vector<std::string> argv = {paths_.scripts + "/python.sh", paths_.scripts + "/" + script};
     argv.insert(argv.end(), args.begin(), args.end());
     StepCommand cmd = command(step_name, argv, timeout_of(step_name));
     cmd.env.insert(cmd.env.end(), env.begin(), env.end());
@@ -483,7 +483,7 @@ class CellRun {
     StepCommand cmd = command("build", {"cmake", "--build", paths_.build, "-j", jobs}, timeout_of("build"));
     if (p && p->kind != "cmake") {
       // Built as users get it: a wheel against the cell's torch, installed into project_output().
-      cmd.argv = {paths_.src + "/scripts/cell/python.sh", paths_.src + "/scripts/cell/build_wheel.py",
+      cmd.argv = {paths_.scripts + "/python.sh", paths_.scripts + "/build_wheel.py",
                   paths_.src + "/" + p->path, paths_.build};
       cmd.capture_stdout = true;
       cmd.env.emplace_back("MAX_JOBS", jobs);
@@ -520,8 +520,8 @@ class CellRun {
 
   // How a Python user sees torchvision in this cell (import + registrations).
   void torchvision_python_view() {
-    StepCommand cmd = command("torchvision", {paths_.src + "/scripts/cell/python.sh",
-                                              paths_.src + "/scripts/cell/torchvision_registrations.py"},
+    StepCommand cmd = command("torchvision", {paths_.scripts + "/python.sh",
+                                              paths_.scripts + "/torchvision_registrations.py"},
                               timeout_of("torchvision"));
     cmd.capture_stdout = true;
     ProcessResult r = step(cmd, "torchvision");

@@ -39,10 +39,10 @@ std::string ops_list(const Matrix& m) {
   return out;
 }
 
-std::string scripts_hash(const std::string& repo_root) {
+std::string scripts_hash(const std::string& data_root) {
   Fnv64 h;
   for (const char* f : {"cross_load.py", "load_library.py", "dispatcher.py", "python.sh"})
-    h.add(read_text_file(repo_root + "/scripts/cell/" + f));
+    h.add(read_text_file(data_root + "/scripts/cell/" + f));
   return h.hex();
 }
 
@@ -119,8 +119,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       builds.push_back(s);
     }
   }
-  const std::string repo = engine.config().repo_root;
-  const std::string scripts = scripts_hash(repo);
+  const std::string scripts = scripts_hash(engine.config().data_root);
   nlohmann::json out = {{"schema_version", 1},
                         {"kind", "opmatrix-cross-load"},
                         {"harness_version", kOpmatrixVersion},
@@ -169,7 +168,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     StepCommand cmd;
     cmd.cell_id = rt.cell->id;
     cmd.step = "cross-load";
-    cmd.argv = {engine.paths(*rt.cell).src + "/scripts/cell/python.sh", engine.paths(*rt.cell).src + "/scripts/cell/cross_load.py",
+    cmd.argv = {engine.paths(*rt.cell).scripts + "/python.sh", engine.paths(*rt.cell).scripts + "/cross_load.py",
                 "--namespace", "opmatrix", "--ops", ops_list(matrix)};
     const bool host = engine.name() == "host";
     for (const auto& b : builds) {

@@ -23,8 +23,9 @@ namespace opmatrix {
 
 namespace {
 
-// Image builds read only this folder (the Containerfiles' build context).
+// Image builds read only this folder of the data root (the Containerfiles' build context).
 constexpr const char* kBuildContext = "scripts/cell";
+constexpr const char* kScriptsInCell = "/opmatrix/cell";
 
 std::string arg_value(const Cell& cell, const std::string& key, const std::string& fallback) {
   for (const auto& [k, v] : cell.image.args)
@@ -60,7 +61,7 @@ class ContainerEngine : public Engine {
     return std::nullopt;
   }
 
-  CellPaths paths(const Cell&) const override { return {"/src", "/build", "/ccache"}; }
+  CellPaths paths(const Cell&) const override { return {"/src", "/build", "/ccache", kScriptsInCell}; }
 
   std::string planned_image(const Cell& cell) override {
     if (!cell.image.ref.empty()) return cell.image.ref;
@@ -74,7 +75,7 @@ class ContainerEngine : public Engine {
         if (id.empty()) return "";
       base_id = fmt::format("{}", fmt::join(ids, ","));
     }
-    return image_tag_for(cell, config_.repo_root, base_id);
+    return image_tag_for(cell, config_, base_id);
   }
 
   ImageOutcome ensure_image(const Cell& cell, const std::string& log_path, double timeout_s) override {
@@ -105,7 +106,7 @@ class ContainerEngine : public Engine {
         const std::string base_suite = v.substr(7);
         const std::string base = "localhost/opmatrix-base:" + base_suite;
         if (!image_exists(base)) {
-          ProcessResult made = run({config_.repo_root + "/scripts/make-base-image.sh", base_suite}, log_path, timeout_s);
+          ProcessResult made = run({config_.data_root + "/scripts/make-base-image.sh", base_suite}, log_path, timeout_s);
           if (!made.ok()) {
             out.process = made;
             out.error = fmt::format("could not make the base image {} with mmdebstrap (see the log)", base);
@@ -117,12 +118,12 @@ class ContainerEngine : public Engine {
       }
       base_id = fmt::format("{}", fmt::join(ids, ","));
     }
-    out.tag = image_tag_for(cell, config_.repo_root, base_id);
+    out.tag = image_tag_for(cell, config_, base_id);
     if (image_exists(out.tag)) {
       out.ok = true;
       return out;
     }
-    std::vector<std::string> argv = {config_.kind, "build", "-f", config_.repo_root + "/" + cell.image.containerfile,
+    std::vector<std::string> argv = {config_.kind, "build", "-f", containerfile_path(cell, config_),
                                      "-t", out.tag};
     for (const auto& [k, v] : args) {
       argv.push_back("--build-arg");
@@ -141,7 +142,7 @@ class ContainerEngine : public Engine {
       argv.push_back("--build-arg");
       argv.push_back("PIP_CERT=/run/opmatrix-ca.crt");
     }
-    argv.push_back(config_.repo_root + "/" + kBuildContext);
+    argv.push_back(config_.data_root + "/" + kBuildContext);
     out.process = run(argv, log_path, timeout_s);
     out.seconds = out.process.seconds;
     out.built = true;
@@ -154,7 +155,7 @@ class ContainerEngine : public Engine {
 
   ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) override {
     const std::string name = container_name(cmd);
-    hand_volumes_to_user(cell);
+    hand_volumes_to_user(cell, cmd);
     ProcessSpec spec;
     spec.argv = run_argv(image, cell, cmd, name);
     spec.env = env();
@@ -180,7 +181,7 @@ class ContainerEngine : public Engine {
  private:
   std::vector<std::pair<std::string, std::string>> env() const {
     if (config_.kind != "podman") return {};
-    return {{"CONTAINERS_CONF", config_.repo_root + "/containers/podman/containers.conf"}};
+    return {{"CONTAINERS_CONF", config_.data_root + "/containers/podman/containers.conf"}};
   }
 
   std::string container_name(const StepCommand& cmd) const {
@@ -191,14 +192,20 @@ class ContainerEngine : public Engine {
                                     const std::string& name) const {
     std::vector<std::string> argv = {config_.kind, "run", "--rm"};
     if (!name.empty()) argv.insert(argv.end(), {"--name", name});
-    argv.insert(argv.end(), {"--network=none", "--memory=" + config_.memory,
+    if (!cmd.network) argv.push_back("--network=none");
+    argv.insert(argv.end(), {"--memory=" + config_.memory,
                              "--pids-limit=" + std::to_string(config_.pids_limit),
                              "--security-opt=no-new-privileges",
                              "-v", config_.repo_root + ":/src:ro",
                              "-v", host_build_dir(cell) + ":/build",
                              "-v", host_ccache_dir() + ":/ccache",
+                             "-v", config_.data_root + "/" + kBuildContext + ":" + kScriptsInCell + ":ro",
                              "-w", "/build"});
     for (const auto& [host, inside] : cmd.read_only_mounts) argv.insert(argv.end(), {"-v", host + ":" + inside + ":ro"});
+    for (const auto& [host, inside] : cmd.read_write_mounts) argv.insert(argv.end(), {"-v", host + ":" + inside});
+    // The networked step reaches PyPI through the same CA bundle as image builds.
+    if (cmd.network && !config_.extra_ca.empty())
+      argv.insert(argv.end(), {"-v", config_.extra_ca + ":/run/opmatrix-ca.crt:ro", "-e", "SSL_CERT_FILE=/run/opmatrix-ca.crt"});
     // ccache keeps its temporary files (the compiler's captured stderr among them) next to
     // the cache by default: with the build volume full, a failed compile then says nothing.
     // The container's own /tmp keeps "No space left on device" in the log.
@@ -214,7 +221,7 @@ class ContainerEngine : public Engine {
 
   // The build and ccache folders belong to the step's user: the harness (root on the host)
   // creates folders and stamps in them between steps.
-  void hand_volumes_to_user(const Cell& cell) {
+  void hand_volumes_to_user(const Cell& cell, const StepCommand& cmd) {
     if (config_.user.empty() || ::geteuid() != 0) return;  // only root can give folders away
     unsigned uid = 0, gid = 0;
     if (std::sscanf(config_.user.c_str(), "%u:%u", &uid, &gid) != 2) return;
@@ -228,6 +235,7 @@ class ContainerEngine : public Engine {
       }
     };
     own(host_build_dir(cell));
+    for (const auto& [host, inside] : cmd.read_write_mounts) own(host);
     std::call_once(ccache_owned_, [&] { own(host_ccache_dir()); });  // later entries are the user's own
   }
   std::once_flag ccache_owned_;
@@ -289,7 +297,7 @@ class HostEngine : public Engine {
   std::string planned_image(const Cell&) override { return ""; }
 
   CellPaths paths(const Cell& cell) const override {
-    return {config_.repo_root, host_build_dir(cell), host_ccache_dir()};
+    return {config_.repo_root, host_build_dir(cell), host_ccache_dir(), config_.data_root + "/" + kBuildContext};
   }
 
   ProcessResult run_step(const std::string&, const Cell&, const StepCommand& cmd) override {
@@ -376,15 +384,19 @@ std::vector<std::string> copied_context_files(const std::string& containerfile_t
   return files;
 }
 
-std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id) {
-  const std::string containerfile = read_text_file(repo_root + "/" + cell.image.containerfile);
+std::string containerfile_path(const Cell& cell, const EngineConfig& config) {
+  return (cell.image.builtin.empty() ? config.repo_root : config.data_root) + "/" + cell.image.containerfile;
+}
+
+std::string image_tag_for(const Cell& cell, const EngineConfig& config, const std::string& base_id) {
+  const std::string containerfile = read_text_file(containerfile_path(cell, config));
   Fnv64 h;
   h.add("opmatrix-image-v2").add(containerfile).add(base_id);
   std::vector<std::pair<std::string, std::string>> args = cell.image.args;
   std::sort(args.begin(), args.end());
   for (const auto& [k, v] : args) h.add(k + "=" + v);
-  for (const auto& f : copied_context_files(containerfile, fs::path(repo_root) / kBuildContext))
-    h.add(f.substr(repo_root.size())).add(read_text_file(f));
+  for (const auto& f : copied_context_files(containerfile, fs::path(config.data_root) / kBuildContext))
+    h.add(f.substr(config.data_root.size())).add(read_text_file(f));
   return "localhost/opmatrix/" + stem_of(cell.image.containerfile) + ":" + h.hex();
 }
 

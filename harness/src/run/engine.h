@@ -16,7 +16,10 @@ namespace opmatrix {
 
 struct EngineConfig {
   std::string kind;       // podman | docker | host
-  std::string repo_root;  // absolute; mounted read-only as /src
+  std::string repo_root;  // absolute; the matrix's folder, mounted read-only as /src
+  // absolute; opmatrix's own Containerfiles and in-cell scripts (util/data_root.h). Its
+  // scripts/cell is mounted read-only as /opmatrix/cell: the user's repository holds none.
+  std::string data_root;
   std::string work_dir;   // absolute; per-cell build folders and the shared ccache live here
   std::string pip_cache;  // absolute; shared by every image build ("" = none)
   std::string extra_ca;   // CA bundle handed to image builds for HTTPS ("" = none)
@@ -31,6 +34,7 @@ struct EngineConfig {
 // Paths as the commands inside the cell see them.
 struct CellPaths {
   std::string src, build, ccache;
+  std::string scripts;  // the in-cell scripts (scripts/cell)
 };
 
 struct StepCommand {
@@ -44,6 +48,11 @@ struct StepCommand {
   // Extra host folders the step reads (host path, path inside the container), mounted
   // read-only; the host engine sees the host paths themselves.
   std::vector<std::pair<std::string, std::string>> read_only_mounts;
+  // Extra host folders the step writes (handed to the step's user first).
+  std::vector<std::pair<std::string, std::string>> read_write_mounts;
+  // The one kind of step that reaches the network (downloading a project from PyPI); every
+  // other step runs with --network=none.
+  bool network = false;
 };
 
 struct ImageOutcome {
@@ -91,7 +100,11 @@ int signal_of_exit_status(int exit_code);
 
 // The image tag for a cell: a content hash of its Containerfile, build args, base image and
 // build context, so an image is rebuilt exactly when something that goes into it changed.
-std::string image_tag_for(const Cell& cell, const std::string& repo_root, const std::string& base_id);
+std::string image_tag_for(const Cell& cell, const EngineConfig& config, const std::string& base_id);
+
+// The Containerfile a cell's image is built from (absolute): a built-in recipe from the data
+// root, or the user's own from the matrix's folder.
+std::string containerfile_path(const Cell& cell, const EngineConfig& config);
 
 // The files of the build context `context` that a Containerfile's COPY/ADD lines take in
 // (sorted, absolute); every file of the context when a source has a wildcard or is unknown.

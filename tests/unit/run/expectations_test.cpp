@@ -156,11 +156,29 @@ TEST(CacheKey, SourcesHashFollowsFileContents) {
   fs::remove_all(root);
   fs::create_directories(root / "kernels");
   std::ofstream(root / "kernels/a.cpp") << "int a;";
-  const std::string h1 = sources_hash(root.string());
+  const std::string h1 = sources_hash(root.string(), root.string());
   std::ofstream(root / "kernels/a.cpp") << "int b;";
-  const std::string h2 = sources_hash(root.string());
+  const std::string h2 = sources_hash(root.string(), root.string());
   fs::remove_all(root);
   EXPECT_NE(h1, h2);
+}
+
+// A project at the matrix's own folder holds the run's work folder (build/opmatrix) and
+// .git: hashing them would make every run a cache miss (the results change the hash).
+TEST(CacheKey, TreeHashLeavesOutWhatBuildsAndGitMake) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "opmatrix-tree-hash";
+  fs::remove_all(root);
+  for (const char* d : {"src", "build/opmatrix", ".git", "dist", "mylib.egg-info", "src/__pycache__"})
+    fs::create_directories(root / d);
+  std::ofstream(root / "src/op.cpp") << "int a;";
+  const std::string h1 = tree_hash(root.string(), {"."});
+  for (const char* f : {"build/opmatrix/x.json", ".git/HEAD", "dist/m.whl", "mylib.egg-info/PKG-INFO", "src/__pycache__/m.pyc"})
+    std::ofstream(root / f) << "changed";
+  EXPECT_EQ(tree_hash(root.string(), {"."}), h1);
+  std::ofstream(root / "src/op.cpp") << "int b;";
+  EXPECT_NE(tree_hash(root.string(), {"."}), h1);
+  fs::remove_all(root);
 }
 
 }  // namespace opmatrix

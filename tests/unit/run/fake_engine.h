@@ -187,8 +187,8 @@ class FakeEngine : public Engine {
   std::string planned_image(const Cell&) override { return config_.kind == "host" ? "" : image.tag; }
 
   CellPaths paths(const Cell& cell) const override {
-    if (config_.kind == "host") return {config_.repo_root, host_build_dir(cell), host_ccache_dir()};
-    return {"/src", "/build", "/ccache"};
+    if (config_.kind == "host") return {config_.repo_root, host_build_dir(cell), host_ccache_dir(), "/opmatrix-data/scripts/cell"};
+    return {"/src", "/build", "/ccache", "/opmatrix/cell"};
   }
 
   ProcessResult run_step(const std::string& image_tag, const Cell& cell, const StepCommand& cmd) override {
@@ -232,6 +232,7 @@ class FakeEngine : public Engine {
     EngineConfig c;
     c.kind = kind;
     c.repo_root = repo_root;
+    c.data_root = "/opmatrix-data";
     c.work_dir = work_dir;
     return c;
   }

@@ -1,0 +1,155 @@
+"""scripts/cell/build_wheel.py with a tiny pure-Python setuptools project, offline: from a folder
+(what the copy leaves out), from an sdist (unpacked once per archive), and sdists that try to
+write outside the build folder (refused, nothing written)."""
+import io
+import os
+import subprocess
+import tarfile
+import zipfile
+
+import pytest
+
+from conftest import CELL_PYTHON, run_json, run_script
+
+SCRIPT = "build_wheel.py"
+SETUP = 'from setuptools import setup\nsetup(name="opm-tiny", version="1.0", packages=["opm_tiny"])\n'
+
+
+@pytest.fixture(scope="module")
+def can_build():
+    """Building needs setuptools, wheel and pip; refusing an sdist needs none of them."""
+    code = "import setuptools, wheel, pip"
+    if subprocess.run([CELL_PYTHON, "-c", code], stderr=subprocess.DEVNULL).returncode != 0:
+        pytest.skip("%s lacks setuptools, wheel or pip (python3-setuptools, python3-wheel, python3-pip)" % CELL_PYTHON)
+
+
+def project(folder, value=1):
+    (folder / "opm_tiny").mkdir(parents=True, exist_ok=True)
+    (folder / "setup.py").write_text(SETUP)
+    (folder / "opm_tiny" / "__init__.py").write_text("VALUE = %d\n" % value)
+    return folder
+
+
+def built(source, build):
+    out, r = run_json(SCRIPT, source, build)
+    assert out["ok"] is True and out["tags"] == ["py3-none-any"], out
+    assert (build / "site" / "opm_tiny" / "__init__.py").is_file()
+    return out, r
+
+
+@pytest.mark.usefixtures("can_build")
+def test_the_folder_copy_leaves_out_vcs_build_products_and_work_folders(tmp_path):
+    src = project(tmp_path / "proj")
+    for junk in [".git/HEAD", "build/lib/stale.so", "dist/old.whl", "junk.egg-info/PKG-INFO",
+                 "opm_tiny/__pycache__/x.pyc", ".opmatrix/cells/x/build/src/setup.py"]:
+        (src / junk).parent.mkdir(parents=True, exist_ok=True)
+        (src / junk).write_text("junk\n")
+    (src / "opm_tiny" / "build").mkdir()  # deeper down, a folder named build is the project's own
+    (src / "opm_tiny" / "build" / "keep.txt").write_text("kept\n")
+    build = tmp_path / "b"
+    built(src, build)
+    copied = {os.path.relpath(os.path.join(r, f), str(build / "src")) for r, _, fs in os.walk(str(build / "src")) for f in fs}
+    assert {"setup.py", "opm_tiny/__init__.py", "opm_tiny/build/keep.txt"} <= copied
+    left_out = [p for p in copied if p.startswith((".git", "build/lib/stale", "dist", "junk.egg-info", ".opmatrix"))
+                or "__pycache__" in p]
+    assert left_out == []
+
+
+@pytest.mark.usefixtures("can_build")
+def test_a_build_folder_inside_the_project_is_not_copied_into_itself(tmp_path):
+    src = project(tmp_path / "proj")
+    build = src / "work" / "b"  # a project at "." with the harness's work folder inside it
+    built(src, build)
+    assert not (build / "src" / "work").exists()
+    built(src, build)  # and again, with the first build's files now inside the project
+
+
+def sdist(path, members, top="opm_tiny-1.0"):
+    """A .tar.gz or .zip of {name: text}, under one top-level folder."""
+    if str(path).endswith(".zip"):
+        with zipfile.ZipFile(str(path), "w") as z:
+            for name, text in members.items():
+                z.writestr(top + "/" + name, text)
+        return path
+    with tarfile.open(str(path), "w:gz") as t:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(top + "/" + name)
+            info.size, info.mtime = len(data), 1700000000
+            t.addfile(info, io.BytesIO(data))
+    return path
+
+
+TINY = {"setup.py": SETUP, "opm_tiny/__init__.py": "VALUE = 1\n", "PKG-INFO": "Name: opm-tiny\nVersion: 1.0\n"}
+
+
+@pytest.mark.usefixtures("can_build")
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+def test_an_sdist_builds_from_its_top_folder(tmp_path, suffix):
+    archive = sdist(tmp_path / ("opm_tiny-1.0" + suffix), TINY)
+    build = tmp_path / "b"
+    out, _ = built(archive, build)
+    assert (build / "src" / "setup.py").read_text() == SETUP  # the top folder's contents are src
+    assert (build / "src.sha256").is_file()
+    assert out["wheel"].endswith("opm_tiny-1.0-py3-none-any.whl")
+
+
+@pytest.mark.usefixtures("can_build")
+def test_the_same_sdist_is_not_unpacked_again(tmp_path):
+    archive = sdist(tmp_path / "opm_tiny-1.0.tar.gz", TINY)
+    build = tmp_path / "b"
+    built(archive, build)
+    (build / "src" / "marker").write_text("from the first build\n")  # stands for setuptools' objects
+    _, r = built(archive, build)
+    assert (build / "src" / "marker").is_file() and "unpacked already" in r.stderr
+    # Another archive (another release) replaces src.
+    other = sdist(tmp_path / "opm_tiny-1.1.tar.gz", dict(TINY, **{"opm_tiny/__init__.py": "VALUE = 2\n"}))
+    built(other, build)
+    assert not (build / "src" / "marker").exists()
+    assert (build / "site" / "opm_tiny" / "__init__.py").read_text() == "VALUE = 2\n"
+
+
+def evil_tar(path, kind):
+    with tarfile.open(str(path), "w:gz") as t:
+        info = tarfile.TarInfo("opm_tiny-1.0/setup.py")
+        info.size = len(SETUP)
+        t.addfile(info, io.BytesIO(SETUP.encode()))
+        if kind == "dotdot":
+            info = tarfile.TarInfo("opm_tiny-1.0/../../evil")
+        elif kind == "absolute":
+            info = tarfile.TarInfo(str(path.parent / "evil"))
+        elif kind == "symlink":
+            info = tarfile.TarInfo("opm_tiny-1.0/link")
+            info.type, info.linkname = tarfile.SYMTYPE, "../../.."
+        elif kind == "hardlink":
+            info = tarfile.TarInfo("opm_tiny-1.0/link")
+            info.type, info.linkname = tarfile.LNKTYPE, "../evil"
+        info.size = 0 if kind in ("symlink", "hardlink") else 5
+        t.addfile(info, io.BytesIO(b"evil\n"))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "hardlink", "zip"])
+def test_an_sdist_reaching_outside_is_refused(tmp_path, kind):
+    if kind == "zip":
+        archive = tmp_path / "a" / "opm_tiny-1.0.zip"
+        archive.parent.mkdir()
+        with zipfile.ZipFile(str(archive), "w") as z:
+            z.writestr("opm_tiny-1.0/setup.py", SETUP)
+            z.writestr("opm_tiny-1.0/../../evil", "evil\n")
+    else:
+        (tmp_path / "a").mkdir()
+        archive = evil_tar(tmp_path / "a" / "opm_tiny-1.0.tar.gz", kind)
+    build = tmp_path / "a" / "b"
+    r = run_script(SCRIPT, archive, build)
+    assert r.returncode == 1 and r.json and r.json["ok"] is False, (r.stdout, r.stderr)
+    assert r.json["error"] == "unsafe_archive" and "refused" in r.json["message"]
+    assert "Traceback" not in r.stderr
+    assert not any("evil" in f for _, _, fs in os.walk(str(tmp_path)) for f in fs)
+    assert not (build / "src").exists() and os.listdir(str(build)) == []  # no temporary folder left
+
+
+def test_neither_folder_nor_sdist(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    r = run_script(SCRIPT, tmp_path / "notes.txt", tmp_path / "b")
+    assert r.returncode == 1 and r.json["error"] == "bad_source"

@@ -1,0 +1,79 @@
+"""scripts/cell/install_wheel.py with tiny wheels made here (a dist-info and a stand-in .so):
+installed into BUILD/site and summarised; a wheel for another platform, a file that is no wheel."""
+import base64
+import hashlib
+import subprocess
+import zipfile
+
+import pytest
+
+from conftest import CELL, CELL_PYTHON, run_json, run_script
+
+SCRIPT = "install_wheel.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def has_pip():
+    if subprocess.run([CELL_PYTHON, "-m", "pip", "--version"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        pytest.skip("%s has no pip (python3-pip)" % CELL_PYTHON)
+
+
+@pytest.fixture(scope="module")
+def best_tag():
+    code = "import sys; sys.path.insert(0, %r); import wheel_tags; print(wheel_tags.interpreter_tags()[0])"
+    return subprocess.run([CELL_PYTHON, "-c", code % str(CELL)], stdout=subprocess.PIPE,
+                          universal_newlines=True, check=True).stdout.strip()
+
+
+def make_wheel(folder, tag, requires=()):
+    """opm_tiny-1.0-TAG.whl with opm_tiny/__init__.py, opm_tiny/_C.so (not a real library: pip does
+    not look inside) and a valid RECORD."""
+    files = {"opm_tiny/__init__.py": b"VALUE = 42\n", "opm_tiny/_C.so": b"\x7fELF stand-in\n",
+             "opm_tiny-1.0.dist-info/METADATA": ("Metadata-Version: 2.1\nName: opm-tiny\nVersion: 1.0\n" + "".join(
+                 "Requires-Dist: %s\n" % r for r in requires)).encode(),
+             "opm_tiny-1.0.dist-info/WHEEL": ("Wheel-Version: 1.0\nGenerator: opmatrix-tests\nRoot-Is-Purelib: false\n"
+                                              "Tag: %s\n" % tag).encode()}
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append("%s,sha256=%s,%d" % (path, digest, len(data)))
+    record.append("opm_tiny-1.0.dist-info/RECORD,,")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / ("opm_tiny-1.0-%s.whl" % tag)
+    with zipfile.ZipFile(str(path), "w") as z:
+        for p, data in files.items():
+            z.writestr(p, data)
+        z.writestr("opm_tiny-1.0.dist-info/RECORD", "\n".join(record) + "\n")
+    return path
+
+
+def test_installs_into_site_and_lists_the_libraries(tmp_path, best_tag):
+    wheel = make_wheel(tmp_path / "fetched", best_tag, requires=["torch>=2.0", "numpy"])
+    build = tmp_path / "b"
+    (build / "site" / "stale").mkdir(parents=True)  # an earlier install's leftovers go
+    out, _ = run_json(SCRIPT, wheel, build)
+    assert out["ok"] is True
+    assert out["site"] == str(build / "site") and out["wheel"] == str(build / "wheel" / wheel.name)
+    assert out["libraries"] == ["opm_tiny/_C.so"]
+    assert out["tags"] == [best_tag] and out["requires"] == ["torch>=2.0", "numpy"]
+    assert (build / "site" / "opm_tiny" / "__init__.py").read_text() == "VALUE = 42\n"
+    assert not (build / "site" / "stale").exists()
+    assert (build / "wheel" / wheel.name).read_bytes() == wheel.read_bytes()  # for the `wheel` check
+
+
+@pytest.mark.parametrize("which", ["platform", "python"])
+def test_a_wheel_pip_refuses_here_is_said_in_plain_words(tmp_path, best_tag, which):
+    interp, abi, _ = best_tag.split("-")
+    tag = "%s-%s-win_arm64" % (interp, abi) if which == "platform" else "cp27-cp27mu-%s" % best_tag.split("-")[2]
+    r = run_script(SCRIPT, make_wheel(tmp_path, tag), tmp_path / "b")
+    assert r.returncode == 1 and r.json["ok"] is False and r.json["error"] == "wrong_platform", r.stdout
+    words = "the wheel is for another platform" if which == "platform" else "needs %s" % interp
+    assert words in r.json["message"], r.json["message"]
+
+
+def test_not_a_wheel(tmp_path):
+    (tmp_path / "x.whl").write_text("not a zip")
+    for path in (tmp_path / "x.whl", tmp_path / "absent.whl"):
+        r = run_script(SCRIPT, path, tmp_path / "b")
+        assert r.returncode == 1 and r.json["error"] == "not_a_wheel"
