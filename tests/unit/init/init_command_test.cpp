@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/app.h"
+#include "matrix/load.h"
 #include "temp_folder.h"
 #include "util/atomic_write.h"
 
@@ -64,6 +65,24 @@ void expect_known_cells(const YAML::Node& m, const std::string& prefix) {
   EXPECT_EQ(m["version"].as<int>(), 1);
   EXPECT_EQ(strings(m["cuda_archs"]), (std::vector<std::string>{"8.0", "9.0"}));
   EXPECT_FALSE(m["ops"]) << "top-level ops are for opmatrix's own kernels/";
+}
+
+// What init writes, the loader takes: no error, and no warning but the one the starting cells
+// carry on purpose (torch 2.15.0 with the torchvision 0.29.2 pip resolves next to it).
+void expect_loads(const fs::path& matrix) {
+  const LoadResult r = load_matrix_file(matrix.string());
+  EXPECT_TRUE(r.matrix.has_value()) << matrix;
+  for (const auto& d : r.diagnostics) {
+    const std::string text = format_diagnostic(d);
+    EXPECT_EQ(d.severity, Severity::warning) << text;
+    EXPECT_TRUE(contains(text, "torch 2.15.0 is released with torchvision 0.30, not 0.29.2")) << text;
+  }
+  if (!r.matrix) return;
+  ASSERT_EQ(r.matrix->cells.size(), 3u);
+  for (const auto& c : r.matrix->cells) {
+    ASSERT_TRUE(c.project.has_value()) << c.id;
+    EXPECT_FALSE(c.image.containerfile.empty()) << c.id << ": the built-in image names its Containerfile";
+  }
 }
 
 void write_setuptools_library(const TempFolder& dir) {
@@ -128,6 +147,7 @@ TEST(InitCommand, SetuptoolsLibraryWithMultiLineDefsAndACudaFile) {
   EXPECT_EQ(strings(p["ops"]), (std::vector<std::string>{"rotate", "blend", "warp"}));
   EXPECT_EQ(p["import"].as<std::string>(), "fancy_ops");
   EXPECT_EQ(strings(p["smoke"]), (std::vector<std::string>{"python3", "smoke.py"}));
+  expect_loads(dir.path / "opmatrix.yaml");
 }
 
 TEST(InitCommand, CmakeLibraryOfFragmentsPicksTheBiggestNamespace) {
@@ -150,6 +170,7 @@ TEST(InitCommand, CmakeLibraryOfFragmentsPicksTheBiggestNamespace) {
   EXPECT_EQ(p["kind"].as<std::string>(), "cmake");
   EXPECT_EQ(p["namespace"].as<std::string>(), "geo");
   EXPECT_EQ(strings(p["ops"]), (std::vector<std::string>{"area", "length"}));
+  expect_loads(dir / "opmatrix.yaml");
 }
 
 TEST(InitCommand, Pybind11OnlyExtensionHasNoNamespaceAndImportsItsModule) {
@@ -175,6 +196,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   const YAML::Node p = m["defaults"]["project"];
   EXPECT_EQ(keys(p), (std::vector<std::string>{"path", "kind", "import"}));
   EXPECT_EQ(p["import"].as<std::string>(), "DetrStyleOps");
+  expect_loads(dir.path / "opmatrix.yaml");
 }
 
 TEST(InitCommand, PythonCustomOpsInAFoundPackage) {
@@ -202,6 +224,7 @@ torch.library.define("pyops::shift(Tensor x, float s) -> Tensor")
   EXPECT_EQ(strings(p["ops"]), (std::vector<std::string>{"scale", "shift"}));
   EXPECT_EQ(p["import"].as<std::string>(), "pyops");
   EXPECT_FALSE(p["smoke"]);
+  expect_loads(dir.path / "opmatrix.yaml");
 }
 
 TEST(InitCommand, ALongOpListWrapsAndStillReadsBack) {
@@ -263,6 +286,7 @@ TEST(InitCommand, PrintWritesNothingAndOutputGoesElsewhere) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(YAML::Load(read_text_file(out.string()))["defaults"]["project"]["path"].as<std::string>(), "lib");
   EXPECT_FALSE(fs::exists(dir.path / "lib/opmatrix.yaml"));
+  expect_loads(out);
 
   const CliRun outside = init({(dir.path / "lib").string(), "--output", (dir.path / "other/x.yaml").string()});
   EXPECT_EQ(outside.status, 2);
