@@ -68,6 +68,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   app.set_version_flag("--version", std::string(kOpmatrixVersion));
   std::function<int()> action;
 
+  InitOptions init;
+  auto* in = app.add_subcommand("init", "write DIR/opmatrix.yaml for the op library in DIR: its build, namespace, ops "
+                                        "and import module as its files show them, and three starting cells");
+  in->add_option("dir", init.dir, "the op library's folder (default: .)");
+  in->add_option("--output", init.output, "write this file instead of DIR/opmatrix.yaml");
+  in->add_option("--name", init.name, "start the cell ids with NAME (default: the distribution's or folder's name)");
+  in->add_flag("--force", init.force, "overwrite an existing file");
+  in->add_flag("--print", init.print, "print the file on stdout and write nothing");
+  in->callback([&] { action = [&] { return init_command(init, out, err); }; });
+
   ValidateOptions validate;
   auto* v = app.add_subcommand("validate", "check matrix.yaml; errors as FILE:LINE:COL: error: MESSAGE");
   v->add_option("--matrix", validate.matrix, kMatrixHelp);

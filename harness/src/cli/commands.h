@@ -18,6 +18,16 @@ constexpr int kExitUsage = 2;
 // Loads and validates; prints every diagnostic to `err`. nullopt when there are errors.
 std::optional<Matrix> load_matrix_or_report(const std::string& path, std::ostream& err);
 
+struct InitOptions {
+  std::string dir = ".";  // the op library's folder
+  std::string output;     // "" = DIR/opmatrix.yaml
+  std::string name;       // cell id prefix; "" = the distribution's or folder's name
+  bool force = false;     // overwrite an existing file
+  bool print = false;     // stdout instead of a file
+};
+// `opmatrix init`: a starting matrix for the op library in DIR, from what its files show.
+int init_command(const InitOptions& opts, std::ostream& out, std::ostream& err);
+
 struct ValidateOptions {
   std::string matrix = "matrix.yaml";
   bool werror = false;
