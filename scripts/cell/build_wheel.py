@@ -17,7 +17,6 @@ stdout is one JSON object: {"ok": true, "wheel": path, "site": folder, "tags": [
 "requires": [...], "libraries": [.so files under site]}, or {"ok": false, "error": KIND,
 "message": ...} for an sdist that is refused. Exit status: pip's, when it fails."""
 import fnmatch
-import hashlib
 import json
 import os
 import re
@@ -28,6 +27,7 @@ import tarfile
 import tempfile
 import zipfile
 
+from fetch_pypi import sha256_of
 from wheel_metadata import metadata
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "--no-cache-dir"]
@@ -58,14 +58,6 @@ def copy_tree(src, dst, build=None):
             st = os.stat(s)
             if not os.path.exists(d) or os.stat(d).st_mtime != st.st_mtime or os.stat(d).st_size != st.st_size:
                 shutil.copy2(s, d)
-
-
-def sha256_of(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def outside(name):

@@ -6,21 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/app.h"
+#include "cli_run.h"
 
 namespace opmatrix {
 namespace {
-
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliRun cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int status = run_cli(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 const std::string kValid = std::string(OPMATRIX_TEST_DATA) + "/valid/matrix.yaml";
 const std::string kRepoMatrix = std::string(OPMATRIX_SOURCE_DIR) + "/matrix.yaml";

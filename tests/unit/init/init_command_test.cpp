@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cli/app.h"
+#include "../cli/cli_run.h"
 #include "matrix/load.h"
 #include "temp_folder.h"
 #include "util/atomic_write.h"
@@ -15,17 +15,9 @@ namespace opmatrix {
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
 CliRun init(std::vector<std::string> args) {
   args.insert(args.begin(), "init");
-  std::ostringstream out, err;
-  const int status = run_cli(args, out, err);
-  return {status, out.str(), err.str()};
+  return cli(args);
 }
 
 std::vector<std::string> strings(const YAML::Node& list) {
