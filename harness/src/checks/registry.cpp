@@ -55,7 +55,8 @@ const std::vector<CheckSpec> kBuiltinChecks = {
     {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
      "a pypi:/wheel: project's release exists on PyPI with a file for the cell (an sdist; a wheel this Python and "
      "platform accept), its sha256 the one PyPI lists",
-     "ERROR: Could not find a version that satisfies the requirement fbgemm-gpu-cpu==1.0.0", {"network"}, true},
+     "ERROR: Could not find a version that satisfies the requirement fbgemm-gpu-cpu==1.0.0",
+     {"network", "hash_mismatch", "cache", "fetch_error", "internal", "image_missing_prerequisite"}, true},
     {"build", {"configure", "build", "image"}, "the step's exit status + diagnose_step", CheckPer::cell,
      "the op library compiles and links against the cell's LibTorch (and CUDA), with its log and the line that broke",
      "error: command '/usr/bin/g++' failed with exit code 1", {"image_error", "image_missing_prerequisite"}, true},

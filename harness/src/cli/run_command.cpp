@@ -215,7 +215,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       // A path project's result also depends on its files; a PyPI one's on its pinned release (in the cell).
       const std::string cell_sources =
           job.cell->project && !job.cell->project->path.empty()
-              ? sources + tree_hash(config.repo_root, {job.cell->project->path})
+              ? sources + tree_hash(config.repo_root, {job.cell->project->path}, {results_dir, config.work_dir})
               : sources;
       const std::string key = job.skip_reason.empty()
                                   ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources) : "";

@@ -166,10 +166,16 @@ std::vector<BuiltinImageError> resolve_builtin_image(const BuiltinImageRecipe& r
   if (from == "debian" && toolkit_suite) arg("NVCC_BASE", std::string("debian:") + toolkit_suite);
 
   // torch before 2.3 was built against numpy 1 but does not pin it: pip would take numpy 2.
-  if (const BuiltinOption* o = option("pip_extra")) arg("PIP_EXTRA", o->value);
-  else if (older_than(cell.torch, 2, 3)) arg("PIP_EXTRA", "numpy==1.26.4");
+  static const std::regex requirement("[A-Za-z0-9._:/+=@,~-]{0,512}");  // what a build arg may hold
+  if (const BuiltinOption* o = option("pip_extra")) {
+    if (!std::regex_match(o->value, requirement))
+      errors.push_back({o->pos, fmt::format("pip_extra '{}' holds characters a build arg may not (spaces, <, >, quotes…): "
+                                            "pin with ==, e.g. numpy==1.26.4", o->value)});
+    arg("PIP_EXTRA", o->value);
+  }
+  if (!option("pip_extra") && older_than(cell.torch, 2, 3)) arg("PIP_EXTRA", "numpy==1.26.4");
   if (const BuiltinOption* o = option("index_url")) {
-    static const std::regex url("https://[A-Za-z0-9._:/+=@,~-]{1,400}");  // what a build arg may hold
+    static const std::regex url("https://[A-Za-z0-9._:/+=@,~-]{1,400}");
     if (!std::regex_match(o->value, url))
       errors.push_back({o->pos, fmt::format("index_url '{}' is not an https:// URL", o->value)});
     arg("PIP_INDEX_URL", o->value);

@@ -540,8 +540,10 @@ class Loader {
     if (wheel) p.kind = "wheel";
     if (path && !n.find("kind")) {
       const fs::path dir = fs::path(base_dir_) / p.path;
-      p.kind = fs::exists(dir / "CMakeLists.txt") ? "cmake"
-               : fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml") ? "setuptools" : "";
+      // As `opmatrix init` decides: with both, the setup.py build is what users pip-install.
+      p.kind = fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml") ? "setuptools"
+               : fs::exists(dir / "CMakeLists.txt")                                 ? "cmake"
+                                                                                    : "";
       if (p.kind.empty())
         d_.error(path->value->pos, fmt::format("project '{}' has no CMakeLists.txt, setup.py or pyproject.toml; set "
                                                "'kind'", p.path));

@@ -25,13 +25,21 @@ bool is_generated_folder(const std::string& name) {
   return name.size() > 9 && name.compare(name.size() - 9, 9, ".egg-info") == 0;
 }
 
-std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs) {
+std::string tree_hash(const std::string& repo_root, const std::vector<std::string>& dirs,
+                      const std::vector<std::string>& skip) {
   std::vector<std::string> files;
+  auto skipped = [&](const fs::path& p) {
+    if (is_generated_folder(p.filename().string())) return true;
+    std::error_code ec;
+    for (const auto& s : skip)
+      if (fs::equivalent(p, s, ec)) return true;
+    return false;
+  };
   for (const auto& dir : dirs) {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(fs::path(repo_root) / dir, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_directory(ec) && is_generated_folder(it->path().filename().string())) it.disable_recursion_pending();
+      if (it->is_directory(ec) && skipped(it->path())) it.disable_recursion_pending();
       else if (it->is_regular_file(ec)) files.push_back(it->path().string());
     }
   }

@@ -251,6 +251,8 @@ class CellRun {
                               timeout_of("fetch"));
     cmd.network = true;
     cmd.capture_stdout = true;
+    // A PyPI mirror the host is told to use is the cell's too.
+    if (const char* index = std::getenv("OPMATRIX_PYPI_URL"); index && *index) cmd.env.emplace_back("OPMATRIX_PYPI_URL", index);
     const std::string repro = engine_.display(image_, cell_, cmd);
     ProcessResult r = step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
     nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
@@ -279,18 +281,32 @@ class CellRun {
     if (d.summary.empty())
       d.summary = r.timed_out ? "the download from PyPI ran past its time limit"
                               : fmt::format("fetch_pypi.py printed no result (exit {}; see the log)", r.exit_code);
-    // A network failure says nothing about the library: it is the run's, and is retried.
+    // A network failure says nothing about the library: it is the run's, and is retried (the
+    // registry lists the fetch kinds that are never cached).
     c.status = d.kind == "network" ? Status::error : Status::fail;
-    d.fix = d.kind == "network" ? "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again"
-          : d.kind == "no_compatible_wheel" ? "pick a release that ships a wheel for this cell's Python and platform, or "
-                                              "another cell; users of this cell get the same 'no matching distribution'"
-          : d.kind == "no_sdist" ? "use `wheel:` for a release that ships wheels only"
-                                 : "fix the project's NAME==VERSION in the matrix";
+    d.fix = fetch_fix(d.kind);
     d.repro = repro;
     d.evidence = read_text_file(log_path("fetch")).substr(0, 2000);
     c.message = d.summary;
     c.diagnosis = d;
     return c;
+  }
+
+  std::string fetch_fix(const std::string& kind) const {
+    const std::string folder = engine_.host_downloads_dir();
+    if (kind == "network") return "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again";
+    if (kind == "no_compatible_wheel")
+      return "pick a release that ships a wheel for this cell's Python and platform, or another cell; users of this "
+             "cell get the same 'no matching distribution'";
+    if (kind == "no_sdist") return "use `wheel:` for a release that ships wheels only";
+    if (kind == "no_such_project" || kind == "no_such_version" || kind == "bad_requirement")
+      return "fix the project's NAME==VERSION in the matrix";
+    if (kind == "hash_mismatch")
+      return "the file is not the one PyPI lists (a proxy that rewrites downloads shows up so): remove " + folder +
+             " and run again";
+    if (kind == "cache") return "the downloads folder " + folder + " cannot be written: check its owner and free space";
+    if (kind == "image_missing_prerequisite") return "the cell's image has neither pip nor packaging: use a built-in image";
+    return "run the reproduction command and read fetch_pypi.py's message in the log";
   }
 
   // Where the project's sources are: a path project's folder under /src, a pypi: sdist's

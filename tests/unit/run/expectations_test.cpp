@@ -176,6 +176,12 @@ TEST(CacheKey, TreeHashLeavesOutWhatBuildsAndGitMake) {
   for (const char* f : {"build/opmatrix/x.json", ".git/HEAD", "dist/m.whl", "mylib.egg-info/PKG-INFO", "src/__pycache__/m.pyc"})
     std::ofstream(root / f) << "changed";
   EXPECT_EQ(tree_hash(root.string(), {"."}), h1);
+  // The run's own results folder, wherever the user put it, is left out when named.
+  fs::create_directories(root / "results");
+  std::ofstream(root / "results/cell.json") << "{}";
+  EXPECT_NE(tree_hash(root.string(), {"."}), h1);
+  EXPECT_EQ(tree_hash(root.string(), {"."}, {(root / "results").string()}), h1);
+  fs::remove_all(root / "results");
   std::ofstream(root / "src/op.cpp") << "int b;";
   EXPECT_NE(tree_hash(root.string(), {"."}), h1);
   fs::remove_all(root);
