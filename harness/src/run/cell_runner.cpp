@@ -16,6 +16,7 @@
 #include "diagnose/diagnose.h"
 #include "matrix/to_json.h"
 #include "results/test_outcomes.h"
+#include "run/fetch_check.h"
 #include "run/library_checks.h"
 #include "run/nvcc_archs.h"
 #include "run/torchvision_check.h"
@@ -256,57 +257,11 @@ class CellRun {
     const std::string repro = engine_.display(image_, cell_, cmd);
     ProcessResult r = step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
     nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
-    CheckResult c = fetch_check(j, r, repro);
+    const CheckResult c = fetch_check(j, {cell_.project->label(), repro, read_text_file(log_path("fetch")),
+                                          engine_.host_downloads_dir(), r.seconds, r.timed_out, r.exit_code});
     if (c.status == Status::pass) fetched_ = json_text(j, "path");
     result_.checks.push_back(c);
     return c.status == Status::pass && !fetched_.empty();
-  }
-
-  CheckResult fetch_check(const nlohmann::json& j, const ProcessResult& r, const std::string& repro) const {
-    CheckResult c;
-    c.check = "fetch";
-    c.seconds = r.seconds;
-    const std::string what = cell_.project->label();
-    if (j.is_object() && j.value("ok", false)) {
-      c.status = Status::pass;
-      c.message = fmt::format("{} from {}: {} ({} bytes, sha256 {}){}", what, json_text(j, "url").empty() ? "PyPI" : json_text(j, "url"),
-                              json_text(j, "filename"), j.value("size", 0), json_text(j, "sha256"),
-                              j.value("cached", false) ? ", from the downloads cache" : "");
-      return c;
-    }
-    Diagnosis d;
-    d.kind = j.is_object() ? json_text(j, "error") : "";
-    d.summary = j.is_object() ? json_text(j, "message") : "";
-    if (d.kind.empty()) d.kind = r.timed_out ? "network" : "fetch_error";
-    if (d.summary.empty())
-      d.summary = r.timed_out ? "the download from PyPI ran past its time limit"
-                              : fmt::format("fetch_pypi.py printed no result (exit {}; see the log)", r.exit_code);
-    // A network failure says nothing about the library: it is the run's, and is retried (the
-    // registry lists the fetch kinds that are never cached).
-    c.status = d.kind == "network" ? Status::error : Status::fail;
-    d.fix = fetch_fix(d.kind);
-    d.repro = repro;
-    d.evidence = read_text_file(log_path("fetch")).substr(0, 2000);
-    c.message = d.summary;
-    c.diagnosis = d;
-    return c;
-  }
-
-  std::string fetch_fix(const std::string& kind) const {
-    const std::string folder = engine_.host_downloads_dir();
-    if (kind == "network") return "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again";
-    if (kind == "no_compatible_wheel")
-      return "pick a release that ships a wheel for this cell's Python and platform, or another cell; users of this "
-             "cell get the same 'no matching distribution'";
-    if (kind == "no_sdist") return "use `wheel:` for a release that ships wheels only";
-    if (kind == "no_such_project" || kind == "no_such_version" || kind == "bad_requirement")
-      return "fix the project's NAME==VERSION in the matrix";
-    if (kind == "hash_mismatch")
-      return "the file is not the one PyPI lists (a proxy that rewrites downloads shows up so): remove " + folder +
-             " and run again";
-    if (kind == "cache") return "the downloads folder " + folder + " cannot be written: check its owner and free space";
-    if (kind == "image_missing_prerequisite") return "the cell's image has neither pip nor packaging: use a built-in image";
-    return "run the reproduction command and read fetch_pypi.py's message in the log";
   }
 
   // Where the project's sources are: a path project's folder under /src, a pypi: sdist's
