@@ -8,7 +8,15 @@ For a library that does not load, the whole list of symbols it needs and this ru
 missing. For a namespace, which ops have CPU / CUDA / Meta / Autograd kernels afterwards
 ("ops": {op: {key: true/false/null}}, served by dispatcher.py's rule) and which registration
 serves each ("served_by": {op: {key: "CPU"/"CompositeExplicitAutograd"/.../null}}).
-The cross-load check runs this on a library built in another cell."""
+The cross-load check runs this on a library built in another cell.
+
+Each library is first dlopened alone, in a process of its own: a package may ship variants of
+one library that must never share a process (torch-scatter's _scatter_cpu.so and
+_scatter_cuda.so register the same ops; together they abort with "Tried to register an operator
+... multiple times"), and one that aborts must not take the others' verdicts with it. With
+--import, the ops are then judged as a Python user gets them: after `import MODULE` alone, which
+loads the libraries it chooses; kernels missing when only those libraries are dlopened (in
+another process) were registered from Python."""
 import argparse
 import ctypes
 import json
@@ -163,6 +171,48 @@ def load_one(dl, path):
     return out
 
 
+def load_isolated(path):
+    """load_one(path) in a fresh process: a library whose load aborts (a duplicate registration,
+    a static initialiser that throws) is reported as such, with the line that says why."""
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--just-load", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    try:
+        return json.loads(p.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        err = p.stderr.decode("utf-8", "replace")
+        why = [line.strip() for line in err.splitlines() if "what():" in line or "Error" in line][:1]
+        how = "signal %d" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode
+        return {"path": path, "loaded": False, "error_kind": "other", "undefined": [], "undefined_count": 0,
+                "missing_libraries": [],
+                "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
+
+
+def loaded_under(roots):
+    """The shared libraries this process has mapped from under `roots` (what an import loaded)."""
+    found = []
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(None, 5)[-1].strip() if line.count(" ") >= 5 else ""
+                if path.endswith(".so") or ".so." in path:
+                    if any(path.startswith(r.rstrip("/") + "/") for r in roots) and path not in found:
+                        found.append(path)
+    except OSError:
+        pass
+    return found
+
+
+def cpp_only_kernels(libraries, namespace, ops):
+    """kernel_table after dlopening exactly `libraries` (no Python import), in another process."""
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--table-after-load", "--namespace", namespace,
+                        "--ops", ",".join(ops)] + libraries, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       timeout=600)
+    try:
+        return json.loads(p.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {}
+
+
 def import_module(name):
     """Imports `name` as a user would; what it exposes, or the error (its last traceback lines)."""
     import importlib
@@ -193,6 +243,8 @@ def main():
     ap.add_argument("--find", default="", help="also load every .so under this folder")
     ap.add_argument("--import", dest="module", default="",
                     help="then import this Python module, as users do: kernels it registers from Python count")
+    ap.add_argument("--just-load", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--table-after-load", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("libraries", nargs="*")
     args = ap.parse_args()
     out = {"torch": None, "torch_cuda": None, "libraries": [], "namespace": args.namespace or None,
@@ -200,6 +252,8 @@ def main():
     saved = os.dup(1)
     os.dup2(2, 1)  # anything a library prints at load time goes to stderr; stdout is the JSON
     try:
+        if args.just_load or args.table_after_load:
+            return helper(args)
         try:
             import torch
             out["torch"], out["torch_cuda"] = torch.__version__, torch.version.cuda
@@ -209,26 +263,41 @@ def main():
         paths = list(args.libraries) + (find_libraries(args.find) if args.find else [])
         if not paths:
             out["error"] = "no library to load (none built?)"
-        dl = libc()
-        out["libraries"] = [load_one(dl, p) for p in paths]
-        before = {}
-        if args.namespace and args.module:
-            ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
-            before = kernel_table(torch, args.namespace, ops)
+        out["libraries"] = [load_isolated(p) for p in paths]
         if args.module:
+            # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)
+        else:
+            dl = libc()
+            for lib in out["libraries"]:
+                if lib["loaded"]:
+                    dl.dlopen(lib["path"].encode(), RTLD_NOW | RTLD_GLOBAL)
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)
             out["served_by"] = served_by(torch, args.namespace, ops)
             if args.module:
-                # Kernels that exist only after the import were registered from Python.
+                # Kernels missing when only the libraries the import loaded are dlopened were
+                # registered from Python.
+                roots = [os.path.dirname(p) for p in paths] + ([args.find] if args.find else [])
+                before = cpp_only_kernels(loaded_under(roots), args.namespace, list(out["ops"]))
                 out["from_python"] = {op: [k for k, v in row.items() if v and not before.get(op, {}).get(k)]
                                       for op, row in out["ops"].items()}
         return out
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)
+
+
+def helper(args):
+    """The child processes of load_isolated() and cpp_only_kernels()."""
+    import torch  # noqa: F401 - libraries resolve torch's symbols from it, as after `import torch`
+    dl = libc()
+    if args.just_load:
+        return load_one(dl, args.libraries[0])
+    for path in args.libraries:
+        dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL)
+    return kernel_table(torch, args.namespace, [o for o in args.ops.split(",") if o])
 
 
 if __name__ == "__main__":
