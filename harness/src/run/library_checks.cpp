@@ -113,18 +113,20 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     };
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
     std::vector<std::string> missing;
-    if (!exists) missing.push_back("the op itself");
-    else {
+    if (exists) {
       if (!has("CPU")) missing.push_back("CPU");
       if (expect_cuda && !has("CUDA")) missing.push_back("CUDA");
     }
-    CheckResult reg = make(op, "registration", "", missing.empty() ? Status::pass : Status::fail,
-                           missing.empty() ? fmt::format("{}::{} has {}{}{}{} kernels", ns, op, named("CPU"),
+    const bool ok = exists && missing.empty();
+    CheckResult reg = make(op, "registration", "", ok ? Status::pass : Status::fail,
+                           !exists ? fmt::format("{}::{} is not registered at all in this runtime (no schema: its "
+                                                 "library did not load, or does not define it)", ns, op)
+                           : ok    ? fmt::format("{}::{} has {}{}{}{} kernels", ns, op, named("CPU"),
                                                          has("CUDA") ? ", " + named("CUDA") : "",
                                                          has("Meta") ? ", " + named("Meta") : "",
                                                          has("Autograd") ? ", " + named("Autograd") : "")
-                                           : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
-    if (!missing.empty())
+                                   : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
+    if (!ok)
       reg.diagnosis = diagnosis(
           "not_registered",
           expect_cuda && !has("CUDA") && exists

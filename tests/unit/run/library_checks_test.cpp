@@ -53,6 +53,20 @@ TEST(NamespaceChecks, MissingCudaKernelIsTheUsersBackendError) {
   EXPECT_EQ(find(namespace_checks(report, "boxops", false, "r"), "registration", "", "box_iou")->status, Status::pass);
 }
 
+// fbgemm-gpu-cpu 1.0.0 next to torch 2.15: its library does not load, `import fbgemm_gpu`
+// still succeeds, and its ops simply are not there. Said in words, one red per op, no Meta line.
+TEST(NamespaceChecks, AnOpThatDoesNotExistIsSaidSo) {
+  const auto report = nlohmann::json::parse(
+      R"({"ops": {"tbe_input_combine": {"CPU": null, "CUDA": null, "Meta": null, "Autograd": null}}})");
+  const auto checks = namespace_checks(report, "fbgemm", false, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::fail);
+  EXPECT_EQ(checks[0].message, "fbgemm::tbe_input_combine is not registered at all in this runtime (no schema: its "
+                               "library did not load, or does not define it)");
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "not_registered");
+}
+
 // The one registration rule: a Composite kernel serving a key counts, and the message says which.
 TEST(NamespaceChecks, CompositeKernelsServeAndAreNamed) {
   const auto report = nlohmann::json::parse(R"({
