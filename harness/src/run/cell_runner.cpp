@@ -390,12 +390,16 @@ class CellRun {
       nlohmann::json j = script_json("fatbin", "fatbin.py", {"--cuda-root", json_text(result_.versions, "cuda_root"), lib},
                                      "fatbin", &repro);
       if (!j.is_object()) continue;
+      const bool device_code =
+          !j.value("elf", nlohmann::json::array()).empty() || !j.value("ptx", nlohmann::json::array()).empty();
       if (json_text(j, "error").empty()) {
         ++fatbin_read_;
-        if (!j.value("elf", nlohmann::json::array()).empty() || !j.value("ptx", nlohmann::json::array()).empty())
-          ++with_device_code_;
+        if (device_code) ++with_device_code_;
       }
-      for (auto& c : fatbin_checks(j, cell_.cuda_archs, repro)) result_.checks.push_back(std::move(c));
+      for (auto& c : fatbin_checks(j, cell_.cuda_archs, repro)) {
+        if (!device_code && json_text(j, "error").empty()) host_only_fatbin_.push_back(result_.checks.size());
+        result_.checks.push_back(std::move(c));
+      }
     }
   }
 
@@ -410,6 +414,16 @@ class CellRun {
     if (with_device_code_ > 0) {
       if (cell_.project)
         build->message += fmt::format(" with CUDA (device code in {} of {} libraries)", with_device_code_, fatbin_read_);
+      // A package ships host-only libraries next to its CUDA ones (torch-scatter's
+      // _scatter_cpu.so beside _scatter_cuda.so): the archs are judged on those with device code.
+      for (std::size_t i : host_only_fatbin_) {
+        CheckResult& c = result_.checks[i];
+        if (c.status != Status::fail) continue;
+        c.status = Status::skip;
+        c.message = c.message.substr(0, c.message.find(' ')) +
+                    " is a host-only library (no SASS, no PTX): the archs are judged on the libraries that hold device code";
+        c.diagnosis.reset();
+      }
       return;
     }
     build->status = Status::fail;
@@ -711,6 +725,7 @@ class CellRun {
   int fatbin_read_ = 0, with_device_code_ = 0;  // built libraries fatbin read / that hold SASS or PTX
   nlohmann::json wheel_;  // build_wheel.py's report (setup.py projects)
   std::string fetched_;   // a pypi:/wheel: project's file, as the cell sees it
+  std::vector<std::size_t> host_only_fatbin_;  // result_.checks indices: fatbin checks of libraries without device code
   bool configured_ = false;
   bool built_ = false;
   double build_seconds_ = 0;       // the configure step's

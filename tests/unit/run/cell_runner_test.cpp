@@ -1749,6 +1749,27 @@ TEST_F(RunCell, FatbinRunsForEveryLoadedLibrary) {
   EXPECT_EQ(sm90, 2);
 }
 
+// torch-scatter's CUDA build: _scatter_cuda.so holds the kernels, _scatter_cpu.so (loaded when
+// no GPU is visible) none. The archs are judged on the first; the second is no red.
+TEST_F(RunCell, HostOnlyLibrariesBesideCudaOnesAreNoFatbinRed) {
+  const Cell c = setuptools_project_cell();
+  const std::string cuda_lib = "/build/site/torch_scatter/_scatter_cuda.so";
+  const std::string cpu_lib = "/build/site/torch_scatter/_scatter_cpu.so";
+  script_passing_project(c, {cuda_lib, cpu_lib});
+  engine_->on("fatbin", cpu_lib, CannedStep::prints(fatbin_json(c, cpu_lib, {}, {}).dump()));
+  const CellResult r = run(c);
+  int host_only = 0;
+  for (const auto& ch : r.checks)
+    if (ch.check == "fatbin" && ch.message.rfind("_scatter_cpu.so is a host-only library", 0) == 0) {
+      EXPECT_EQ(ch.status, Status::skip);
+      ++host_only;
+    }
+  EXPECT_EQ(host_only, 3) << all_checks(r);  // one per declared arch
+  EXPECT_EQ(check(r, "fatbin", "", "9.0")->status, Status::pass);
+  EXPECT_NE(check(r, "build")->message.find("device code in 1 of 2 libraries"), std::string::npos);
+  EXPECT_EQ(r.status, Status::xfail) << all_checks(r);  // only the declared sm_100 items
+}
+
 TEST_F(RunCell, SmokeFailureIsAFailedSmokeCheck) {
   const Cell c = cmake_project_cell();
   script_passing_project(c, {"/build/libboxops.so"});
