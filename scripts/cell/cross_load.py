@@ -34,6 +34,10 @@ def one(lib, namespace, ops, timeout):
         entry["report"] = json.loads(p.stdout.decode("utf-8", "replace"))
     except ValueError:
         pass
+    # load_library.py loads the library in a child of its own: a crash there is this load's.
+    for lib in (entry["report"] or {}).get("libraries", []):
+        if lib.get("error_kind") == "crash" and entry["signal"] is None:
+            entry["signal"], entry["exit_code"] = lib.get("signal"), None
     return entry
 
 

@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -181,9 +182,10 @@ def load_isolated(path):
     except (ValueError, IndexError):
         err = p.stderr.decode("utf-8", "replace")
         why = [line.strip() for line in err.splitlines() if "what():" in line or "Error" in line][:1]
-        how = "signal %d" % -p.returncode if p.returncode < 0 else "exit %d" % p.returncode
-        return {"path": path, "loaded": False, "error_kind": "other", "undefined": [], "undefined_count": 0,
-                "missing_libraries": [],
+        died = p.returncode < 0
+        how = signal.Signals(-p.returncode).name if died else "exit %d" % p.returncode
+        return {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
+                "undefined": [], "undefined_count": 0, "missing_libraries": [],
                 "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
 
 

@@ -148,3 +148,14 @@ def test_without_torch_reports_the_import_error(c_libs):
     out, _ = run_json("load_library.py", c_libs["plain"], python_args=["-S"], env=cell_env(PYTHONPATH=None))
     assert out["torch"] is None and out["error"].startswith("import torch: ModuleNotFoundError")
     assert out["libraries"] == [] and out["ops"] == {} and out["served_by"] == {}
+
+
+def test_a_library_that_kills_its_process_is_reported_and_the_others_still_judged(torch_info, c_libs):
+    # Each library is loaded in a process of its own: one that aborts at load (as two variants
+    # of one package registering the same op do) is the finding, not the end of the report.
+    out, r = run_json("load_library.py", c_libs["abort"], c_libs["plain"])
+    assert r.returncode == 0
+    died, plain = out["libraries"]
+    assert died["loaded"] is False and died["error_kind"] == "crash" and died["signal"] == "SIGABRT"
+    assert "the process died while loading it (SIGABRT)" in died["error"]
+    assert plain["loaded"] is True

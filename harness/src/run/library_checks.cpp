@@ -70,6 +70,14 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
           "rebuild the library against this torch (an extension built for one torch version does not load "
           "in another; C++ ABI and internal symbols change between releases)",
           repro, fmt::format("{}", fmt::join(symbols, "\n")));
+    } else if (kind == "crash") {
+      // The library kills the process that loads it (a static initialiser that throws, an
+      // op registered twice): every user's `import` dies the same way.
+      c.status = Status::crash;
+      c.diagnosis = diagnosis("crash_at_load", c.message,
+                              "run the reproduction command: the line before the crash (often c10::Error's what()) "
+                              "names the registration or initialiser at fault",
+                              repro, json_text(lib, "error"));
     } else if (kind == "missing_library") {
       c.diagnosis = diagnosis("missing_shared_library", c.message,
                               "install what provides these libraries or rebuild against this environment's torch",

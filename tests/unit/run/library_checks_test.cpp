@@ -31,6 +31,19 @@ TEST(LoadChecks, UndefinedSymbolsAreNamedDemangledWithTheCount) {
   EXPECT_EQ(checks[0].diagnosis->repro, "repro");
 }
 
+TEST(LoadChecks, ALibraryThatKillsItsLoaderIsACrashWithTheReason) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.5.1", "libraries": [
+      {"path": "/build/site/x/_a_cuda.so", "loaded": false, "error_kind": "crash", "signal": "SIGABRT",
+       "error": "the process died while loading it (SIGABRT): what():  Tried to register an operator twice"}]})");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::crash);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "crash_at_load");
+  EXPECT_NE(checks[0].message.find("_a_cuda.so: the process died while loading it (SIGABRT)"), std::string::npos)
+      << checks[0].message;
+}
+
 TEST(LoadChecks, NoLibraryIsAnError) {
   const auto checks = load_checks(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})"), "r");
   ASSERT_EQ(checks.size(), 1u);
