@@ -1667,13 +1667,19 @@ json fetch_json(const std::string& filename) {
           {"url", "https://files.pythonhosted.org/packages/" + filename}};
 }
 
-TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
+// A CPU cell checking a prebuilt wheel from PyPI (project {wheel: fbgemm-gpu-cpu==1.0.0}).
+Cell wheel_project_cell(const std::string& id) {
   Cell c = cpu_cell();
-  c.id = "fbgemm-trixie-torch2.6-cpu";
+  c.id = id;
   c.project = project("wheel", {});
   c.project->path.clear();
   c.project->wheel = "fbgemm-gpu-cpu==1.0.0";
   c.project->ns = "fbgemm";
+  return c;
+}
+
+TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
+  Cell c = wheel_project_cell("fbgemm-trixie-torch2.6-cpu");
   c.project->ops = {"asynchronous_complete_cumsum"};
   script_passing_project(c, {"/build/site/fbgemm_gpu/fbgemm_gpu_py.so"});
   const std::string whl = "fbgemm_gpu_cpu-1.0.0-cp311-cp311-manylinux2014_x86_64.whl";
@@ -1699,11 +1705,7 @@ TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
 }
 
 TEST_F(RunCell, WheelForAnotherPythonEndsTheCellWithPypisOwnFacts) {
-  Cell c = cpu_cell();
-  c.id = "fbgemm-sid-cpu";
-  c.project = project("wheel", {});
-  c.project->path.clear();
-  c.project->wheel = "fbgemm-gpu-cpu==1.0.0";
+  const Cell c = wheel_project_cell("fbgemm-sid-cpu");
   script_passing_project(c, {});
   const std::string why = "fbgemm-gpu-cpu 1.0.0 has cp39, cp310, cp311, cp312 wheels for manylinux2014 x86_64/aarch64; "
                           "this cell's Python 3.13 needs cp313";
