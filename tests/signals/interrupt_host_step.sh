@@ -42,7 +42,11 @@ exec setsid -w "$work/sleeper-$nonce" 600
 SH
 chmod +x "$repo/scripts/cell/python.sh"
 echo "signal test" >"$repo/kernels/README"
-echo "signal test" >"$repo/cases/README"
+echo "signal test" >"$repo/cases/CMakeLists.txt"
+# The throw-away repository is also opmatrix's data folder here: its fake python.sh runs.
+mkdir -p "$repo/containers"
+: >"$repo/scripts/cell/probe.py"
+export OPMATRIX_DATA_DIR=$repo
 
 "$opmatrix" run --matrix "$repo/matrix.yaml" --engine host --cell hoststep --results "$work/results" \
   --work-dir "$work/cells" >"$work/stdout" 2>"$work/stderr" &

@@ -101,7 +101,11 @@ esac
 SH
 chmod +x "$repo/scripts/cell/python.sh"
 echo "signal test" >"$repo/kernels/README"
-echo "signal test" >"$repo/cases/README"
+echo "signal test" >"$repo/cases/CMakeLists.txt"
+# The throw-away repository is also opmatrix's data folder here: its fake scripts/cell and
+# containers/ are the ones the run mounts and builds from.
+: >"$repo/scripts/cell/probe.py"
+export OPMATRIX_DATA_DIR=$repo
 "$opmatrix" validate --matrix "$repo/matrix.yaml" || fail "the test matrix is invalid"
 
 # One run, stopped with the signal once the slow RUN step is running; $1 names the run.
