@@ -538,23 +538,20 @@ class Loader {
     }
     if (pypi) p.kind = "setuptools";
     if (wheel) p.kind = "wheel";
-    if (path && !n.find("kind")) {
+    if (path) {
       const fs::path dir = fs::path(base_dir_) / p.path;
-      // As `opmatrix init` decides: with both, the setup.py build is what users pip-install.
-      p.kind = fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml") ? "setuptools"
-               : fs::exists(dir / "CMakeLists.txt")                                 ? "cmake"
-                                                                                    : "";
-      if (p.kind.empty())
-        d_.error(path->value->pos, fmt::format("project '{}' has no CMakeLists.txt, setup.py or pyproject.toml; set "
-                                               "'kind'", p.path));
-    }
-    if (path && (p.kind == "cmake" || p.kind == "setuptools")) {
-      const fs::path dir = fs::path(base_dir_) / p.path;
-      const bool has = p.kind == "cmake" ? fs::exists(dir / "CMakeLists.txt")
-                                         : fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml");
-      if (!has)
+      const bool setuptools = fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml");
+      const bool cmake = fs::exists(dir / "CMakeLists.txt");
+      if (!n.find("kind")) {
+        // As `opmatrix init` decides: with both, the setup.py build is what users pip-install.
+        p.kind = setuptools ? "setuptools" : cmake ? "cmake" : "";
+        if (p.kind.empty())
+          d_.error(path->value->pos, fmt::format("project '{}' has no CMakeLists.txt, setup.py or pyproject.toml; "
+                                                 "set 'kind'", p.path));
+      } else if ((p.kind == "cmake" && !cmake) || (p.kind == "setuptools" && !setuptools)) {
         d_.error(path->value->pos, fmt::format("project '{}' is kind {} but has no {}", p.path, p.kind,
                                                p.kind == "cmake" ? "CMakeLists.txt" : "setup.py or pyproject.toml"));
+      }
     }
     if (const YamlEntry* e = n.find("namespace")) {
       if (auto ns = scalar(*e->value, "'namespace'")) {
