@@ -172,21 +172,29 @@ def load_one(dl, path):
     return out
 
 
+def last_json_line(stdout):
+    """The JSON object a child of this script printed last, or None when it printed none."""
+    try:
+        return json.loads(stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
 def load_isolated(path):
     """load_one(path) in a fresh process: a library whose load aborts (a duplicate registration,
     a static initialiser that throws) is reported as such, with the line that says why."""
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--just-load", path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    try:
-        return json.loads(p.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        err = p.stderr.decode("utf-8", "replace")
-        why = [line.strip() for line in err.splitlines() if "what():" in line or "Error" in line][:1]
-        died = p.returncode < 0
-        how = signal.Signals(-p.returncode).name if died else "exit %d" % p.returncode
-        return {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
-                "undefined": [], "undefined_count": 0, "missing_libraries": [],
-                "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
+    report = last_json_line(p.stdout)
+    if report is not None:
+        return report
+    err = p.stderr.decode("utf-8", "replace")
+    why = [line.strip() for line in err.splitlines() if "what():" in line or "Error" in line][:1]
+    died = p.returncode < 0
+    how = signal.Signals(-p.returncode).name if died else "exit %d" % p.returncode
+    return {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
+            "undefined": [], "undefined_count": 0, "missing_libraries": [],
+            "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
 
 
 def loaded_under(roots):
@@ -209,10 +217,7 @@ def cpp_only_kernels(libraries, namespace, ops):
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--table-after-load", "--namespace", namespace,
                         "--ops", ",".join(ops)] + libraries, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                        timeout=600)
-    try:
-        return json.loads(p.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return {}
+    return last_json_line(p.stdout) or {}
 
 
 def import_module(name):
