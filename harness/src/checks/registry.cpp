@@ -100,10 +100,23 @@ const std::vector<CheckSpec> kBuiltinChecks = {
      "a cell not run here says why (needs a GPU, a GitHub-only index)", "(skip with the reason)", {}},
 };
 
+const std::vector<std::string> kOpcheckSubtests = {"test_schema", "test_autograd_registration", "test_faketensor",
+                                                   "test_aot_dispatch_dynamic"};
+
 // New checks: {{step name, script, "", timeout, when, what the step does}, {check line}}.
 // The script prints {"checks": [...]} (checks/script_checks.h); nothing else changes.
 const std::vector<ScriptCheck> kScriptChecks = {
     {{"duplicate-extensions", "duplicate_extensions.py", "", 120, StepWhen::built, "looks for one Python extension module built twice in one folder"}, {"duplicate_extension", {"duplicate-extensions"}, "script_checks", CheckPer::library, "no extension module sits twice in one folder under different suffixes (_C.cpython-310-*.so next to _C.abi3.so), where the stale one may be the one imported", "ImportError: ..._C.cpython-310-x86_64-linux-gnu.so: undefined symbol (a stale build imported instead of _C.abi3.so)", {}}},
+    // What an op's kernels DO under PyTorch's own tooling (docs/checks.md, "Behaviour"), with the
+    // samples of scripts/cell/op_samples.py: each its own process, so a crash in one keeps the others.
+    {{"opcheck", "opcheck_check.py", "", 1200, StepWhen::built, "runs torch.library.opcheck on every sample of every op (and torchvision's ops), each sub-test on its own"},
+     {"opcheck", {"opcheck"}, "script_checks", CheckPer::op, "each op's schema, autograd registration and fake (Meta) kernel agree with its real kernel on every sample: torch.library.opcheck's test_schema, test_autograd_registration, test_faketensor and test_aot_dispatch_dynamic, reported one by one", "torch.library.opcheck: test_faketensor failed: Meta kernel output shape [9] != real kernel output shape [8]", {}, true, false, kOpcheckSubtests, true, true}},
+    {{"compile", "compile_check.py", "", 1800, StepWhen::built, "torch.compile(fullgraph=True) of a module calling each op, on its first CPU sample, against eager"},
+     {"compile", {"compile"}, "script_checks", CheckPer::op, "each op compiles under torch.compile(fullgraph=True) (Dynamo + Inductor) without a graph break, and the compiled module agrees with eager", "torch._dynamo.exc.Unsupported: ... no fake impl registered (scatter fails when using torch.compile)", {}, true, false, {}, false, true}},
+    {{"export", "export_check.py", "", 1200, StepWhen::built, "torch.export.export of a module calling each op, then the exported program run against eager"},
+     {"export", {"export"}, "script_checks", CheckPer::op, "each op exports with torch.export.export and the exported program agrees with eager", "torch._dynamo.exc.Unsupported / RuntimeError: ... cannot be exported (no fake impl, data-dependent shape)", {}, true, false, {}, false, true}},
+    {{"fake-device", "fake_device.py", "", 600, StepWhen::built, "each op (and torchvision's) on fake CUDA tensors under FakeTensorMode: no GPU needed"},
+     {"fake-device", {"fake-device"}, "script_checks", CheckPer::op, "in a CUDA torch, each op's fake kernel on fake CUDA inputs gives a CUDA output of the real kernel's shape and dtype", "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different devices cuda:0, cpu", {}, true, false, {}, true, true}},
     {{"wheel", "wheel_metadata.py", "", 120, StepWhen::built, "reads the tags and the torch requirement of the wheel a setup.py project built"}, {"wheel", {"wheel"}, "script_checks", CheckPer::library, "the wheel a setup.py project builds accepts the cell's own torch (Requires-Dist) and says which platform it is for", "ERROR: Cannot install mylib because these package versions have conflicting dependencies (torch>=2.4 vs 2.1.2)", {}}},
 };
 
@@ -181,6 +194,20 @@ std::vector<std::string> project_columns() {
   return v;
 }
 
+std::vector<std::string> checks_with_subtests() {
+  std::vector<std::string> v;
+  for (const auto& c : check_registry())
+    if (!c.subtests.empty()) v.push_back(c.name);
+  return v;
+}
+
+std::vector<std::string> behaviour_columns() {
+  std::vector<std::string> v;
+  for (const auto& c : check_registry())
+    if (c.behaviour_column) v.push_back(c.name);
+  return v;
+}
+
 std::vector<std::string> arch_columns() {
   std::vector<std::string> v;
   for (const auto& c : check_registry())
@@ -229,6 +256,8 @@ nlohmann::json registry_json() {
     nlohmann::json j = {{"name", c.name}, {"steps", c.steps}, {"judge", c.judge}, {"per", to_string(c.per)},
                         {"catches", c.catches}, {"user_error", c.user_error}};
     const StepSpec* main = c.steps.empty() ? nullptr : find_step(c.steps.front());
+    if (!c.subtests.empty()) j["subtests"] = c.subtests;
+    if (c.torchvision_ops) j["torchvision_ops"] = true;
     j["step"] = main ? main->name : "";
     j["script"] = main ? script_of(*main) : "";
     j["timeout_s"] = main ? main->timeout_s : 0.0;

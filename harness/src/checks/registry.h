@@ -47,6 +47,11 @@ struct CheckSpec {
   std::vector<std::string> infrastructure_kinds;
   bool project_column = false;     // a column of the report's "Other op libraries" table
   bool arch_column = false;        // a symbol in each cell of the report's arch table
+  // Parts it reports one by one (CheckResult::subtest), which an `expect` entry may name.
+  std::vector<std::string> subtests = {};
+  // It also judges torchvision's own ops, reported as "torchvision::NAME" (an `expect` op may name them).
+  bool torchvision_ops = false;
+  bool behaviour_column = false;   // a symbol in each cell of the report's behaviour table
 };
 
 // A check that is its own step: an in-cell script printing {"checks": [...]} in the form
@@ -78,6 +83,9 @@ bool is_infrastructure(const std::string& check, const std::string& kind);
 
 // The checks shown as columns of the projects table / symbols of the arch table, in order.
 std::vector<std::string> project_columns();
+std::vector<std::string> behaviour_columns();
+// The checks whose results name a sub-test (CheckSpec::subtests).
+std::vector<std::string> checks_with_subtests();
 std::vector<std::string> arch_columns();
 
 const char* to_string(StepWhen when);

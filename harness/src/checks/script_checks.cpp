@@ -32,6 +32,8 @@ std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::
       return {malformed(check, fmt::format("it reports check '{}', not its own '{}'", c.check, check), repro)};
     c.op = json_text(j, "op");
     c.arch = json_text(j, "arch");
+    c.subtest = json_text(j, "subtest");
+    c.sample = json_text(j, "sample");
     c.message = json_text(j, "message");
     const std::string status = json_text(j, "status");
     if (status == "pass") c.status = Status::pass;

@@ -1,11 +1,14 @@
 // The judge of every script check (checks/registry.h, ScriptCheck): the in-cell script
 // reports its check results itself, in one JSON object on stdout:
-//   {"checks": [{"check": "<its registry name>", "op": "", "arch": "", "status": "pass|fail|skip|error",
+//   {"checks": [{"check": "<its registry name>", "op": "", "arch": "", "subtest": "", "sample": "",
+//                "status": "pass|fail|skip|error",
 //                "message": "...", "diagnosis": {"kind": "...", "summary": "...", "fix": "...", "evidence": "..."}}]}
 // It is run as `python.sh scripts/cell/<script> LIBRARY...` (every library the build made, as
 // the cell sees them) with OPMATRIX_NAMESPACE, OPMATRIX_OPS (comma-separated),
 // OPMATRIX_CUDA_ARCHS (comma-separated), OPMATRIX_EXPECT_CUDA (0|1), OPMATRIX_BUILD (the build
-// folder) and OPMATRIX_PROJECT_DIR (a project's folder, else empty) in its environment.
+// folder), OPMATRIX_PROJECT_DIR (a project's folder, else empty), OPMATRIX_IMPORT (a project's
+// `import:` module, else empty) and OPMATRIX_SAMPLES (the samples file the behaviour checks run:
+// a project's `samples:`, cases/samples.py for opmatrix's kernels, else empty) in its environment.
 #pragma once
 
 #include <string>

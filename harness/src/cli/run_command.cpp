@@ -20,6 +20,7 @@
 #include "run/engine.h"
 #include "util/atomic_write.h"
 #include "util/data_root.h"
+#include "util/hash.h"
 #include "util/suggest.h"
 
 namespace fs = std::filesystem;
@@ -213,10 +214,12 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         continue;
       }
       // A path project's result also depends on its files; a PyPI one's on its pinned release (in the cell).
-      const std::string cell_sources =
+      std::string cell_sources =
           job.cell->project && !job.cell->project->path.empty()
               ? sources + tree_hash(config.repo_root, {job.cell->project->path}, {results_dir, config.work_dir})
               : sources;
+      if (job.cell->project && !job.cell->project->samples.empty())  // it may live outside the project's folder
+        cell_sources += Fnv64().add(read_text_file(config.repo_root + "/" + job.cell->project->samples)).hex();
       const std::string key = job.skip_reason.empty()
                                   ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources) : "";
       if (auto old = reusable(*job.cell, key)) {

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/registry.h"
 #include "matrix/builtin_images.h"
 #include "matrix/expand.h"
 #include "matrix/versions.h"
@@ -29,9 +30,9 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project"};
-const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import"};
+const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
-const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "status", "reason"};
+const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "subtest", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
 
 // Patterns are string literals: compile each once (building a std::regex costs more than
@@ -576,6 +577,16 @@ class Loader {
           d_.error(e->value->pos, fmt::format("import '{}' is not a Python module name (e.g. mylib or mylib.ops)", *m));
       }
     }
+    if (const YamlEntry* e = n.find("samples")) {
+      // Under the matrix's folder (mounted at /src), whatever the project's kind: a PyPI project
+      // has no folder of its own to hold it.
+      if (auto s = scalar(*e->value, "'samples'")) {
+        if (s->size() < 4 || s->compare(s->size() - 3, 3, ".py") != 0)
+          d_.error(e->value->pos, fmt::format("samples '{}' must be a Python file (.py) defining samples(device)", *s));
+        else if (check_repo_path(*s, e->value->pos, "samples file"))
+          p.samples = *s;
+      }
+    }
     if (const YamlEntry* e = n.find("smoke")) {
       // An argv list, never a shell string: each item reaches the program as one argument.
       if (auto argv = scalar_list(*e->value, "'smoke'", false)) {
@@ -619,13 +630,16 @@ class Loader {
           if (std::find(known_checks().begin(), known_checks().end(), *s) == known_checks().end())
             d_.error(e->value->pos, fmt::format("unknown check '{}'{}", *s, did_you_mean(*s, known_checks())));
         }
+      const CheckSpec* spec = find_check(x.check);
       if (const YamlEntry* e = item->find("op"))
         if (auto s = scalar(*e->value, "'op'")) {
           x.op = *s;
-          // A project cell names its own ops (project.ops); other cells the matrix's.
+          // A project cell names its own ops (project.ops); other cells the matrix's. Checks that
+          // also judge torchvision's ops take those as torchvision::NAME.
           const bool own = c.project && !c.project->ops.empty();
           const std::vector<std::string>& ops = own ? c.project->ops : ops_;
-          if (std::find(ops.begin(), ops.end(), *s) == ops.end())
+          const bool torchvision_op = spec && spec->torchvision_ops && matches(*s, "^torchvision::[A-Za-z_][A-Za-z0-9_]{0,63}$");
+          if (!torchvision_op && std::find(ops.begin(), ops.end(), *s) == ops.end())
             d_.error(e->value->pos, fmt::format("op '{}' is not in the {} 'ops'{}", *s, own ? "project's" : "matrix's",
                                                 did_you_mean(*s, ops)));
         }
@@ -635,6 +649,18 @@ class Loader {
           if (std::find(c.cuda_archs.begin(), c.cuda_archs.end(), *s) == c.cuda_archs.end())
             d_.error(e->value->pos, fmt::format("arch '{}' is not among this cell's cuda_archs{}", *s,
                                                 did_you_mean(*s, c.cuda_archs)));
+        }
+      if (const YamlEntry* e = item->find("subtest"))
+        if (auto s = scalar(*e->value, "'subtest'")) {
+          x.subtest = *s;
+          const std::vector<std::string> none;
+          const std::vector<std::string>& known = spec ? spec->subtests : none;
+          if (known.empty())
+            d_.error(e->value->pos, fmt::format("check '{}' reports no sub-tests; 'subtest' is for {}", x.check,
+                                                fmt::join(checks_with_subtests(), ", ")));
+          else if (std::find(known.begin(), known.end(), *s) == known.end())
+            d_.error(e->value->pos, fmt::format("unknown sub-test '{}' of check '{}' (use {}){}", *s, x.check,
+                                                fmt::join(known, ", "), did_you_mean(*s, known)));
         }
       if (const YamlEntry* e = item->find("status"))
         if (auto s = scalar(*e->value, "'status'")) {

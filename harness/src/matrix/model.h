@@ -17,6 +17,7 @@ struct Expectation {
   std::string status;  // xfail or skip
   std::string reason;
   SourcePos pos;
+  std::string subtest = {};  // empty = every sub-test (only for checks that report them: opcheck)
 };
 
 struct ImageSpec {
@@ -41,6 +42,7 @@ struct Project {
   std::vector<std::string> ops;    // ops to check (empty = every op in the namespace)
   std::vector<std::string> smoke;  // argv run in the cell after the build (empty = none)
   std::string import_module;       // Python module users import ("" = none): imported before judging
+  std::string samples;             // Python file defining samples(device), relative to the matrix file's folder
 
   bool from_pypi() const { return !pypi.empty() || !wheel.empty(); }
   // How the project is named to a person: "examples/boxops", "pypi torch-scatter==2.1.2".

@@ -49,6 +49,7 @@ nlohmann::json cell_to_json(const Cell& cell) {
     if (!p.pypi.empty()) j["project"]["pypi"] = p.pypi;
     if (!p.wheel.empty()) j["project"]["wheel"] = p.wheel;
     if (!p.import_module.empty()) j["project"]["import"] = p.import_module;
+    if (!p.samples.empty()) j["project"]["samples"] = p.samples;
   }
   return j;
 }

@@ -12,8 +12,6 @@
 
 namespace opmatrix {
 
-namespace {
-
 const char* status_class(Status s) {
   if (s == Status::pass) return "pass";
   if (s == Status::xfail || s == Status::skip) return s == Status::skip ? "notrun" : "xfail";
@@ -26,6 +24,8 @@ const char* status_symbol(Status s) {
   if (s == Status::skip) return "○";
   return "✘";
 }
+
+namespace {
 
 Grid projects_table(const ResultsSet& set) {
   Grid g;
@@ -116,6 +116,7 @@ Grid cross_load_table(const nlohmann::json& x) {
   g.caption = "The op library built in the row's cell, loaded (dlopen RTLD_NOW, then its ops' registrations) in the "
               "column's runtime: the \"extension built for one torch, run with another\" failure, measured.";
   g.legend = "✔ loads and registers every op · ✘ undefined symbol / missing library / not registered / crash";
+  g.notes_title = "why each failed load failed";
   if (!x.is_object() || !x.contains("pairs") || x["pairs"].empty()) return g;
   std::vector<std::string> builds, runs;
   for (const auto& b : x["builds"]) builds.push_back(b.value("cell", ""));
@@ -158,7 +159,11 @@ Grid cross_load_table(const nlohmann::json& x) {
 
 std::vector<Grid> extra_tables(const ResultsSet& set) {
   std::vector<Grid> out;
-  for (Grid g : {projects_table(set), arch_table(set), cross_load_table(set.cross_load)})
+  std::vector<Grid> all = {projects_table(set)};
+  for (Grid& g : behaviour_tables(set)) all.push_back(std::move(g));
+  all.push_back(arch_table(set));
+  all.push_back(cross_load_table(set.cross_load));
+  for (Grid& g : all)
     if (!g.rows.empty()) out.push_back(std::move(g));
   return out;
 }
@@ -196,7 +201,7 @@ std::string grid_html(const Grid& g) {
   h += "</tbody></table></div>\n";
   if (!g.legend.empty()) h += "<p>" + escape_markup(g.legend) + "</p>\n";
   if (!g.notes.empty()) {
-    h += "<details><summary>why each failed load failed</summary><ul>";
+    h += "<details><summary>" + escape_markup(g.notes_title) + "</summary><ul>";
     for (const auto& n : g.notes) h += "<li>" + escape_markup(n.substr(0, 600)) + "</li>";
     h += "</ul></details>\n";
   }

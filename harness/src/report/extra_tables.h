@@ -19,9 +19,16 @@ struct Grid {
   std::vector<std::vector<std::string>> rows;  // row header, then one text per column
   std::vector<std::vector<std::string>> classes;  // CSS class per data cell (pass, xfail, fail, notrun)
   std::vector<std::string> notes;              // lines under the table (first undefined symbols …)
+  std::string notes_title = "details";         // what the notes are, where HTML folds them
 };
 
 std::vector<Grid> extra_tables(const ResultsSet& set);
+// The behaviour checks per op (opcheck, compile, export, fake-device): report/behaviour_tables.cpp.
+std::vector<Grid> behaviour_tables(const ResultsSet& set);
+
+// One check status as a grid shows it: a symbol (✔ ⚠ ✘ ○) and a CSS class.
+const char* status_symbol(Status s);
+const char* status_class(Status s);
 
 std::string grid_markdown(const Grid& g);
 std::string grid_html(const Grid& g);

@@ -9,8 +9,9 @@ namespace opmatrix {
 
 std::string check_label(const CheckResult& c) {
   if (!c.arch.empty()) return fmt::format("{} {}", c.check, c.arch);
-  if (c.op.empty()) return c.check;
-  return fmt::format("{} · {}", c.op, c.check);
+  const std::string check = c.subtest.empty() ? c.check : fmt::format("{} {}", c.check, c.subtest);
+  if (c.op.empty()) return check;
+  return fmt::format("{} · {}", c.op, check);
 }
 
 namespace {

@@ -50,6 +50,8 @@ nlohmann::json to_json(const CellResult& r) {
     nlohmann::json cj{{"op", c.op}, {"check", c.check}, {"status", to_string(c.status)}, {"message", c.message},
                       {"seconds", c.seconds}, {"tests", c.tests}};
     if (!c.arch.empty()) cj["arch"] = c.arch;
+    if (!c.subtest.empty()) cj["subtest"] = c.subtest;
+    if (!c.sample.empty()) cj["sample"] = c.sample;
     if (!c.expected_reason.empty()) cj["expected_reason"] = c.expected_reason;
     if (c.diagnosis) cj["diagnosis"] = diagnosis_json(*c.diagnosis);
     j["checks"].push_back(cj);
@@ -88,6 +90,8 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
     cr.op = c.value("op", "");
     cr.check = c.value("check", "");
     cr.arch = c.value("arch", "");
+    cr.subtest = c.value("subtest", "");
+    cr.sample = c.value("sample", "");
     cr.status = status_of(c, "status");
     cr.message = c.value("message", "");
     cr.expected_reason = c.value("expected_reason", "");

@@ -33,6 +33,8 @@ struct CheckResult {
   double seconds = 0;
   std::vector<std::string> tests;  // the test cases behind it
   std::optional<Diagnosis> diagnosis;
+  std::string subtest = {};  // a part of a check reported on its own: opcheck's test_schema, test_faketensor, …
+  std::string sample = {};   // the sample input it ran on, for a person: "nms(f32[8,4], f32[8], 0.5)"
 };
 
 struct StepResult {

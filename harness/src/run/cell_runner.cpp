@@ -358,8 +358,11 @@ class CellRun {
         {"OPMATRIX_NAMESPACE", p ? p->ns : std::string("opmatrix")},
         {"OPMATRIX_OPS", fmt::format("{}", fmt::join(ops, ","))},
         {"OPMATRIX_CUDA_ARCHS", fmt::format("{}", fmt::join(cell_.cuda_archs, ","))},
+        {"OPMATRIX_EXPECT_CUDA", cell_.has_cuda() ? "1" : "0"},
         {"OPMATRIX_BUILD", paths_.build},
-        {"OPMATRIX_PROJECT_DIR", p ? project_dir_in_cell() : std::string()}};
+        {"OPMATRIX_PROJECT_DIR", p ? project_dir_in_cell() : std::string()},
+        {"OPMATRIX_IMPORT", p ? p->import_module : std::string()},
+        {"OPMATRIX_SAMPLES", samples_in_cell()}};
     std::vector<std::pair<std::string, std::string>> all = env;
     for (auto& kv : project_env()) all.push_back(kv);
     std::string repro;
@@ -371,6 +374,13 @@ class CellRun {
       result_.checks.push_back(std::move(c));
     }
     return ok;
+  }
+
+  // The samples the behaviour checks run (docs/checks.md): a project's `samples:` file, or
+  // cases/samples.py for opmatrix's own kernels; "" when a project declares none.
+  std::string samples_in_cell() const {
+    if (!cell_.project) return paths_.src + "/cases/samples.py";
+    return cell_.project->samples.empty() ? "" : paths_.src + "/" + cell_.project->samples;
   }
 
   // Does the cell's NVRTC accept each declared arch (what torch's runtime compilation uses).
@@ -756,7 +766,9 @@ CellResult skipped_cell(const Cell& cell, const std::string& reason) {
 void apply_expectations(const Cell& cell, CellResult& result) {
   for (auto& c : result.checks) {
     for (const auto& x : cell.expect) {
-      if (x.check != c.check || (!x.op.empty() && x.op != c.op) || (!x.arch.empty() && x.arch != c.arch)) continue;
+      if (x.check != c.check || (!x.op.empty() && x.op != c.op) || (!x.arch.empty() && x.arch != c.arch) ||
+          (!x.subtest.empty() && x.subtest != c.subtest))
+        continue;
       c.expected_reason = x.reason;
       if (x.status == "skip") {
         c.status = Status::skip;

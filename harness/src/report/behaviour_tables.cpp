@@ -1,0 +1,180 @@
+// What ops DO under PyTorch's own tooling, per op: the behaviour checks (opcheck's four
+// sub-tests, compile, export, fake-device) as two grids. The checked library's ops get a row per
+// cell and op; torchvision's own ops, the same in every cell of one runtime, a row per runtime.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "checks/registry.h"
+#include "report/extra_tables.h"
+
+namespace opmatrix {
+
+namespace {
+
+constexpr std::size_t kMaxNotes = 40;
+
+bool is_torchvision_op(const std::string& op) { return op.rfind("torchvision::", 0) == 0; }
+
+bool is_behaviour_check(const std::string& check) {
+  static const std::vector<std::string> checks = behaviour_columns();
+  return std::find(checks.begin(), checks.end(), check) != checks.end();
+}
+
+// The worst status among one op's results of `check` in a cell (a result without a sub-test,
+// such as "this torch has no opcheck", stands for every sub-test); nullopt when it has none.
+std::optional<Status> status_of(const CellResult& r, const std::string& op, const std::string& check,
+                                const std::string& subtest = "") {
+  std::vector<Status> found;
+  for (const auto& c : r.checks)
+    if (c.op == op && c.check == check && (subtest.empty() || c.subtest.empty() || c.subtest == subtest))
+      found.push_back(c.status);
+  if (found.empty()) return std::nullopt;
+  return worst_of(found);
+}
+
+// One grid entry: a symbol per part ("✔ ✔ ✘ ✔"), classed by the worst part.
+struct Entry {
+  std::string text;
+  std::vector<Status> parts;
+
+  void add(std::optional<Status> s) {
+    text += (text.empty() ? "" : " ") + std::string(s ? status_symbol(*s) : "○");
+    if (s) parts.push_back(*s);
+  }
+  std::string css() const { return parts.empty() ? "notrun" : status_class(worst_of(parts)); }
+};
+
+Entry opcheck_entry(const CellResult& r, const std::string& op) {
+  Entry e;
+  const CheckSpec* spec = find_check("opcheck");
+  for (const auto& subtest : spec ? spec->subtests : std::vector<std::string>{})
+    e.add(status_of(r, op, "opcheck", subtest));
+  return e;
+}
+
+// The behaviour ops of a cell, in the order its results list them.
+std::vector<std::string> ops_in(const CellResult& r, bool torchvision) {
+  std::vector<std::string> ops;
+  for (const auto& c : r.checks)
+    if (is_behaviour_check(c.check) && !c.op.empty() && is_torchvision_op(c.op) == torchvision &&
+        std::find(ops.begin(), ops.end(), c.op) == ops.end())
+      ops.push_back(c.op);
+  return ops;
+}
+
+std::string note_of(const std::string& where, const CheckResult& c) {
+  std::string what = c.check + (c.subtest.empty() ? "" : " " + c.subtest);
+  std::string text = fmt::format("{} · {} · {}{}: {}", where, c.op, what, c.sample.empty() ? "" : " on " + c.sample,
+                                 c.message);
+  if (!c.expected_reason.empty()) text += " (expected: " + c.expected_reason + ")";
+  return text;
+}
+
+// Lines under a grid for every behaviour result of `ops` that is not a pass or skip.
+void add_notes(Grid& g, const std::string& where, const CellResult& r, const std::vector<std::string>& ops,
+               std::size_t& left_out) {
+  for (const auto& c : r.checks) {
+    if (!is_behaviour_check(c.check) || c.status == Status::pass || c.status == Status::skip) continue;
+    if (std::find(ops.begin(), ops.end(), c.op) == ops.end()) continue;
+    if (g.notes.size() < kMaxNotes) g.notes.push_back(note_of(where, c));
+    else ++left_out;
+  }
+}
+
+void close_notes(Grid& g, std::size_t left_out) {
+  if (left_out > 0)
+    g.notes.push_back(fmt::format("… and {} more: each cell's results/<cell>.json has them all", left_out));
+}
+
+Grid library_ops_table(const ResultsSet& set) {
+  Grid g;
+  g.id = "behaviour";
+  g.title = "Behaviour per op";
+  g.caption = "What each checked op does under PyTorch's own tooling, on its samples: torch.library.opcheck's four "
+              "sub-tests, torch.compile(fullgraph=True) against eager, torch.export against eager, and its fake "
+              "kernel on fake CUDA tensors (CUDA torch only).";
+  g.legend = "opcheck: schema · autograd registration · fake tensor · AOT dispatch — ✔ pass · ⚠ expected failure · "
+             "✘ fail · ○ not run (the results say why)";
+  g.columns = {"cell", "op", "opcheck", "compile", "export", "fake-device"};
+  g.notes_title = "what failed, with torch's own message";
+  std::size_t left_out = 0;
+  for (const auto& r : set.cells) {
+    const std::vector<std::string> ops = ops_in(r, false);
+    for (const auto& op : ops) {
+      std::vector<std::string> row = {cell_id(r), op};
+      std::vector<std::string> cls = {""};
+      Entry opcheck = opcheck_entry(r, op);
+      row.push_back(opcheck.text);
+      cls.push_back(opcheck.css());
+      for (const char* check : {"compile", "export", "fake-device"}) {
+        Entry e;
+        e.add(status_of(r, op, check));
+        row.push_back(e.text);
+        cls.push_back(e.css());
+      }
+      g.rows.push_back(row);
+      g.classes.push_back(cls);
+    }
+    add_notes(g, cell_id(r), r, ops, left_out);
+  }
+  close_notes(g, left_out);
+  return g;
+}
+
+// torchvision is the same in every cell of one runtime: its first cell with results speaks for it.
+Grid torchvision_ops_table(const ResultsSet& set) {
+  Grid g;
+  g.id = "torchvision-behaviour";
+  g.title = "torchvision's own ops";
+  g.caption = "torchvision's ops, as each runtime's torchvision registers them, under torch.library.opcheck and "
+              "on fake CUDA tensors: the library the upstream reports are about, checked the same way.";
+  g.legend = "opcheck schema · autograd registration · fake tensor · AOT dispatch | fake-device — ✔ pass · "
+             "⚠ expected failure · ✘ fail · ○ not run";
+  g.notes_title = "what failed, with torch's own message";
+  std::set<std::string> ops;
+  std::vector<const CellResult*> runtimes;
+  std::set<std::string> seen;
+  for (const auto& r : set.cells) {
+    const std::vector<std::string> found = ops_in(r, true);
+    if (found.empty()) continue;
+    const std::string key = fmt::format("torch {} · torchvision {} · {}", r.cell.value("torch", ""),
+                                        r.cell.value("torchvision", ""), r.cell.value("cuda", ""));
+    if (!seen.insert(key).second) continue;
+    runtimes.push_back(&r);
+    ops.insert(found.begin(), found.end());
+  }
+  if (runtimes.empty()) return g;
+  g.columns = {"torch · torchvision · CUDA (cell)"};
+  for (const auto& op : ops) g.columns.push_back(op.substr(std::string("torchvision::").size()));
+  std::size_t left_out = 0;
+  for (const CellResult* r : runtimes) {
+    const std::string runtime = fmt::format("{} · {} · {}", r->cell.value("torch", ""), r->cell.value("torchvision", ""),
+                                            r->cell.value("cuda", ""));
+    std::vector<std::string> row = {fmt::format("{} ({})", runtime, cell_id(*r))};
+    std::vector<std::string> cls;
+    for (const auto& op : ops) {
+      Entry e = opcheck_entry(*r, op);
+      e.text += " |";
+      e.add(status_of(*r, op, "fake-device"));
+      row.push_back(e.text);
+      cls.push_back(e.css());
+    }
+    g.rows.push_back(row);
+    g.classes.push_back(cls);
+    add_notes(g, "torch " + r->cell.value("torch", ""), *r, std::vector<std::string>(ops.begin(), ops.end()), left_out);
+  }
+  close_notes(g, left_out);
+  return g;
+}
+
+}  // namespace
+
+std::vector<Grid> behaviour_tables(const ResultsSet& set) {
+  return {library_ops_table(set), torchvision_ops_table(set)};
+}
+
+}  // namespace opmatrix
