@@ -13,6 +13,13 @@ def boxes(n, device, dtype=torch.float32, seed=0):
     return torch.cat([xy, xy + wh], dim=1).to(device)
 
 
+def overlapping(device):
+    """8 boxes, the last 4 near-copies of the first 4: nms keeps some and drops some, so an
+    output size taken from the input's (an upper bound) differs from the real one."""
+    first = boxes(4, "cpu")
+    return torch.cat([first, first + 0.1]).to(device)
+
+
 def rois(k, batch, device, dtype=torch.float32, seed=1):
     index = torch.arange(k, dtype=dtype).remainder(batch).unsqueeze(1)
     return torch.cat([index, boxes(k, "cpu", dtype, seed)], dim=1).to(device)
@@ -26,7 +33,7 @@ def rand(*shape, device, dtype=torch.float32, grad=False, seed=2):
 def samples(device):
     tv = "torchvision::"
     out = [
-        (tv + "nms", (boxes(8, device), rand(8, device=device), 0.5), {}),
+        (tv + "nms", (overlapping(device), rand(8, device=device), 0.5), {}),
         (tv + "nms", (boxes(0, device), rand(0, device=device), 0.5), {}),
     ]
     for grad in (False, True):
@@ -43,7 +50,8 @@ def samples(device):
         x = rand(1, 3, 6, 6, device=device, grad=grad, seed=3)
         w = rand(2, 3, 3, 3, device=device, grad=grad, seed=4)
         offset = (rand(1, 18, 6, 6, device=device, seed=5) - 0.5).requires_grad_(grad)
-        mask = rand(1, 9, 6, 6, device=device, grad=grad, seed=6) if use_mask else torch.zeros(0, device=device)
+        # no mask: what torchvision.ops.deform_conv2d passes, a [batch, 1] placeholder
+        mask = rand(1, 9, 6, 6, device=device, grad=grad, seed=6) if use_mask else torch.zeros(1, 1, device=device)
         bias = rand(2, device=device, grad=grad, seed=7)
         out.append((tv + "deform_conv2d", (x, w, offset, mask, bias, 1, 1, 1, 1, 1, 1, 1, 1, use_mask), {}))
     return out
