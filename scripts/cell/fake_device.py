@@ -73,9 +73,10 @@ def check_op(torch, name, samples):
         except Exception as e:  # noqa: BLE001
             return result(CHECK, "error", "the op fails eagerly on CPU on %s: %s" % (s.description, excerpt(e)),
                           op=name, sample=s.description)
+        plain = [a.detach() if isinstance(a, torch.Tensor) else a for a in s.args]  # real tensors stay outside the mode
         try:
             with fake_mode():
-                args = fake_cuda(torch, [a.detach() if isinstance(a, torch.Tensor) else a for a in s.args])
+                args = fake_cuda(torch, plain)
                 kwargs = {k: fake_cuda(torch, v) for k, v in s.kwargs.items()}
                 fake = s.op(*args, **kwargs)
                 why, sym = mismatch(torch, fake, real)
