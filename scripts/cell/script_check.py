@@ -4,9 +4,13 @@ import json
 import sys
 
 
-def result(check, status, message, kind=None, summary=None, fix=None, evidence=None):
-    """One check result; a failure's diagnosis when `kind` is given."""
+def result(check, status, message, kind=None, summary=None, fix=None, evidence=None, op="", subtest="", sample=""):
+    """One check result; a failure's diagnosis when `kind` is given. `op`, `subtest` (one part of
+    a check, e.g. opcheck's test_faketensor) and `sample` (the input it ran on) only when given."""
     out = {"check": check, "status": status, "message": message}
+    for key, value in (("op", op), ("subtest", subtest), ("sample", sample)):
+        if value:
+            out[key] = value
     if kind:
         out["diagnosis"] = {"kind": kind, "summary": summary or message, "fix": fix or "", "evidence": evidence or ""}
     return out

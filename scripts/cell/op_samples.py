@@ -1,0 +1,292 @@
+"""What the behaviour checks (opcheck, compile, export, fake-device) share: the cell's ops loaded
+as a user gets them, the samples they run on, and how a sample and an output are told apart.
+
+The harness gives every behaviour script the same environment:
+  OPMATRIX_NAMESPACE   the cell's op namespace (labels of its ops are their short names)
+  OPMATRIX_OPS         comma-separated short names of the ops under test
+  OPMATRIX_IMPORT      a Python module to import instead of loading the libraries (may be empty)
+  OPMATRIX_SAMPLES     a samples file: samples(device) -> [(qualified name, args, kwargs)]
+  OPMATRIX_EXPECT_CUDA "1" when the cell promises CUDA
+Nothing here prints: stdout belongs to the script's one JSON object."""
+import collections
+import importlib
+import importlib.util
+import os
+
+from script_check import result
+
+MESSAGE_CHARS = 600
+NO_SAMPLES_FILE = "no samples declared (samples: FILE in the project)"
+
+Sample = collections.namedtuple("Sample", "qualified op args kwargs description")
+
+
+class Cell:
+    """The environment the harness set, read once."""
+
+    def __init__(self, environ=None):
+        env = os.environ if environ is None else environ
+        self.namespace = env.get("OPMATRIX_NAMESPACE", "")
+        self.ops = [o for o in env.get("OPMATRIX_OPS", "").split(",") if o]
+        self.module = env.get("OPMATRIX_IMPORT", "")
+        self.samples_file = env.get("OPMATRIX_SAMPLES", "")
+        self.expect_cuda = env.get("OPMATRIX_EXPECT_CUDA", "0") == "1"
+
+    def labels(self):
+        return [label(self.namespace + "::" + op, self.namespace) for op in self.ops]
+
+
+def excerpt(e):
+    """torch's own text for an exception, its type first, cut to what a report line can hold.
+    A wrapper's cause (opcheck's OpCheckError from the real error) is named up front so the
+    cut never hides it."""
+    cause = e.__cause__
+    kind = type(e).__name__ + (" (from %s)" % type(cause).__name__ if cause is not None else "")
+    return ("%s: %s" % (kind, e))[:MESSAGE_CHARS]
+
+
+def split_name(qualified):
+    """'ns::name.overload' -> (ns, name, overload); the overload is 'default' when none."""
+    if "::" not in qualified:
+        raise ValueError("op name %r is not qualified as 'namespace::name[.overload]'" % qualified)
+    ns, rest = qualified.split("::", 1)
+    name, _, overload = rest.partition(".")
+    return ns, name, overload or "default"
+
+
+def label(qualified, namespace):
+    """An op's name in results: short inside the cell's namespace, qualified elsewhere."""
+    ns, name, _ = split_name(qualified)
+    return name if ns == namespace else "%s::%s" % (ns, name)
+
+
+def resolve(qualified):
+    """The torch.ops OpOverload a qualified name means; raises with the reason when there is none."""
+    import torch
+    ns, name, overload = split_name(qualified)
+    packet = getattr(getattr(torch.ops, ns), name)  # raises AttributeError/RuntimeError naming the op
+    return getattr(packet, overload)
+
+
+# --- describing and comparing ------------------------------------------------------------------
+
+DTYPE_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
+               "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8",
+               "complex64": "c64", "complex128": "c128"}
+
+
+def describe_value(v):
+    import torch
+    if isinstance(v, torch.Tensor):
+        dtype = str(v.dtype).replace("torch.", "")
+        text = "%s[%s]" % (DTYPE_SHORT.get(dtype, dtype), ",".join(str(d) for d in v.shape))
+        return text + ("" if v.device.type == "cpu" else "@" + v.device.type)
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(describe_value(x) for x in v)
+        return "[%s]" % inner if isinstance(v, list) else "(%s)" % inner
+    return repr(v)
+
+
+def describe(qualified, args, kwargs):
+    """'nms(f32[8,4], f32[8], 0.5)': enough to tell which sample failed, no values."""
+    _, name, overload = split_name(qualified)
+    parts = [describe_value(a) for a in args] + ["%s=%s" % (k, describe_value(v)) for k, v in kwargs.items()]
+    return "%s%s(%s)" % (name, "" if overload == "default" else "." + overload, ", ".join(parts))
+
+
+# torch.testing.assert_close's defaults; integers and bools must be equal.
+TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
+              "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+
+
+def compare(actual, expected, where="output"):
+    """None when `actual` matches `expected` (tensors, nested tuples/lists of them, scalars);
+    else the first difference, in words."""
+    import torch
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            return "%s: expected a tensor, got %s" % (where, type(actual).__name__)
+        if actual.shape != expected.shape:
+            return "%s: shape %s, expected %s" % (where, list(actual.shape), list(expected.shape))
+        if actual.dtype != expected.dtype:
+            return "%s: dtype %s, expected %s" % (where, actual.dtype, expected.dtype)
+        a, e = actual.detach().cpu(), expected.detach().cpu()
+        tol = TOLERANCES.get(str(e.dtype).replace("torch.", ""))
+        if tol is None:
+            same = bool(torch.equal(a, e))
+        else:
+            same = bool(torch.allclose(a, e, rtol=tol[0], atol=tol[1], equal_nan=True))
+        if same:
+            return None
+        if e.numel() and tol is not None:
+            diff = (a.double() - e.double()).abs().nan_to_num(float("inf")).max().item()
+            return "%s: values differ (max abs difference %.3g, rtol %g, atol %g)" % (where, diff, tol[0], tol[1])
+        return "%s: values differ (%s must be equal)" % (where, e.dtype)
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            got = len(actual) if isinstance(actual, (tuple, list)) else type(actual).__name__
+            return "%s: expected %d outputs, got %s" % (where, len(expected), got)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            why = compare(a, e, "%s[%d]" % (where, i))
+            if why:
+                return why
+        return None
+    return None if actual == expected else "%s: %r, expected %r" % (where, actual, expected)
+
+
+# --- loading ------------------------------------------------------------------------------------
+
+def load_ops(libraries, module):
+    """Registers the cell's ops as users get them: `import module` when the project names one
+    (a package may ship variants of one library that abort when both are loaded; its import
+    picks one), else torch.ops.load_library of every built library."""
+    import torch
+    if module:
+        importlib.import_module(module)
+        return
+    for lib in libraries:
+        torch.ops.load_library(lib)
+
+
+def load_samples_module(path):
+    """The samples file as a module; raises ValueError naming the file when it defines no samples()."""
+    if not os.path.isfile(path):
+        raise ValueError("samples file %s does not exist" % path)
+    spec = importlib.util.spec_from_file_location("opmatrix_cell_samples", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "samples", None)):
+        raise ValueError("samples file %s defines no samples(device) function" % path)
+    return module
+
+
+def make_samples(samples_fn, device, source):
+    """[Sample] from samples_fn(device); a malformed entry raises ValueError naming `source`."""
+    out = []
+    for i, entry in enumerate(samples_fn(device)):
+        if not (isinstance(entry, (tuple, list)) and len(entry) == 3 and isinstance(entry[0], str)):
+            raise ValueError("%s: samples(%r)[%d] is not (qualified_name, args, kwargs)" % (source, device, i))
+        qualified, args, kwargs = entry[0], tuple(entry[1]), dict(entry[2] or {})
+        out.append(Sample(qualified, None, args, kwargs, describe(qualified, args, kwargs)))
+    return out
+
+
+def group(samples, namespace):
+    """{label: [Sample]} in the samples' order."""
+    grouped = collections.OrderedDict()
+    for s in samples:
+        grouped.setdefault(label(s.qualified, namespace), []).append(s)
+    return grouped
+
+
+def with_ops(samples):
+    """Each Sample with its OpOverload resolved; raises when the op is not registered."""
+    return [s._replace(op=resolve(s.qualified)) for s in samples]
+
+
+def cell_targets(check, cell, libraries, devices=("cpu",)):
+    """The cell's own ops with their samples: ([(label, [Sample])], [results for ops that cannot
+    run]). Every op under test appears in one of the two lists: an op with no sample is a skip
+    that says where to add one, never a silent pass."""
+    problems = []
+    try:
+        load_ops(libraries, cell.module)
+    except Exception as e:  # noqa: BLE001 - every op's result says why
+        how = "import %s" % cell.module if cell.module else "torch.ops.load_library"
+        return [], [result(check, "error", "%s failed: %s" % (how, excerpt(e)), op=op) for op in cell.labels()]
+    if not cell.samples_file:
+        return [], [result(check, "skip", NO_SAMPLES_FILE, op=op) for op in cell.labels()]
+    try:
+        module = load_samples_module(cell.samples_file)
+        samples = []
+        for device in devices:
+            samples += make_samples(module.samples, device, cell.samples_file)
+    except Exception as e:  # noqa: BLE001
+        message = "samples file %s: %s" % (cell.samples_file, excerpt(e))
+        return [], [result(check, "error", message, kind="samples_file", evidence=cell.samples_file, op=op)
+                    for op in (cell.labels() or ["samples"])]
+    grouped = group(samples, cell.namespace)
+    targets = []
+    for name, ops_samples in grouped.items():
+        try:
+            targets.append((name, with_ops(ops_samples)))
+        except Exception as e:  # noqa: BLE001
+            problems.append(result(check, "error", "%s is not registered after loading: %s"
+                                   % (ops_samples[0].qualified, excerpt(e)), op=name))
+    for op in cell.labels():
+        if op not in grouped:
+            problems.append(result(check, "skip", "no sample for %s::%s in %s: add one to its samples(device)"
+                                   % (cell.namespace, op, cell.samples_file), op=op))
+    return targets, problems
+
+
+def torchvision_targets(check, devices=("cpu",)):
+    """torchvision's own ops with torchvision_samples.py's samples, like cell_targets. A
+    torchvision that does not import is one skip per op (the torchvision check reports it)."""
+    import torchvision_samples
+    labels = ["torchvision::" + op for op in torchvision_samples.OPS]
+    try:
+        import torchvision  # noqa: F401 - registers torchvision's ops and their Python fake kernels
+    except Exception as e:  # noqa: BLE001
+        return [], [result(check, "skip", "torchvision does not import: %s" % excerpt(e), op=op) for op in labels]
+    samples = []
+    for device in devices:
+        samples += make_samples(torchvision_samples.samples, device, "torchvision_samples.py")
+    targets, problems = [], []
+    for name, ops_samples in group(samples, "").items():
+        try:
+            targets.append((name, with_ops(ops_samples)))
+        except Exception as e:  # noqa: BLE001 - an older torchvision may lack an op
+            problems.append(result(check, "skip", "this torchvision has no %s: %s" % (name, excerpt(e)), op=name))
+    return targets, problems
+
+
+def sample_devices():
+    """CPU, and CUDA where a GPU is visible."""
+    import torch
+    return ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
+
+
+def tensor_inputs(args, kwargs):
+    """Positions of tensor arguments: ([i], [k]); the rest are constants of the op's call."""
+    import torch
+    return ([i for i, a in enumerate(args) if isinstance(a, torch.Tensor)],
+            [k for k, v in kwargs.items() if isinstance(v, torch.Tensor)])
+
+
+def op_module(sample):
+    """A torch.nn.Module whose forward(*tensors) calls the op: non-tensor arguments are fixed,
+    as a model's are, so compile and export see only tensors as inputs."""
+    import torch
+    positions, keys = tensor_inputs(sample.args, sample.kwargs)
+
+    class OpCall(torch.nn.Module):
+        def forward(self, *tensors):
+            args, kwargs = list(sample.args), dict(sample.kwargs)
+            for i, t in zip(positions + keys, tensors):
+                if isinstance(i, int):
+                    args[i] = t
+                else:
+                    kwargs[i] = t
+            return sample.op(*args, **kwargs)
+
+    inputs = [sample.args[i].detach() for i in positions] + [sample.kwargs[k].detach() for k in keys]
+    return OpCall(), inputs
+
+
+def stdout_to_stderr(report):
+    """`report` with anything printed while it runs (a kernel's printf, a compiler's chatter) sent
+    to stderr: stdout carries the one JSON object alone."""
+    import sys
+
+    def quiet():
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(2, 1)
+        try:
+            return report()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+    return quiet
