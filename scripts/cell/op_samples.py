@@ -254,9 +254,23 @@ def tensor_inputs(args, kwargs):
             [k for k, v in kwargs.items() if isinstance(v, torch.Tensor)])
 
 
+def consumed(out):
+    """The op's outputs, each next to what the model's next layer makes of it. Inductor sizes
+    that next buffer from the op's fake kernel (the op's own output buffer is the real kernel's),
+    so a fake kernel with the wrong size shows as a wrong size; were the output not kept, Inductor
+    would reuse its buffer in place and write past its end unseen (measured: torch 2.5.1)."""
+    import torch
+    if isinstance(out, torch.Tensor):
+        return out, (~out if out.dtype == torch.bool else out * 2)
+    if isinstance(out, (tuple, list)):
+        return type(out)(consumed(o) for o in out)
+    return out
+
+
 def op_module(sample):
-    """A torch.nn.Module whose forward(*tensors) calls the op: non-tensor arguments are fixed,
-    as a model's are, so compile and export see only tensors as inputs."""
+    """A torch.nn.Module whose forward(*tensors) calls the op and uses its outputs (consumed):
+    non-tensor arguments are fixed, as a model's are, so compile and export see only tensors as
+    inputs."""
     import torch
     positions, keys = tensor_inputs(sample.args, sample.kwargs)
 
@@ -268,7 +282,7 @@ def op_module(sample):
                     args[i] = t
                 else:
                     kwargs[i] = t
-            return sample.op(*args, **kwargs)
+            return consumed(sample.op(*args, **kwargs))
 
     inputs = [sample.args[i].detach() for i in positions] + [sample.kwargs[k].detach() for k in keys]
     return OpCall(), inputs
