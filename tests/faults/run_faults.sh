@@ -5,7 +5,9 @@
 #             fault-segfault crash (SIGSEGV), fault-hang timeout (smoke limit 5 s),
 #             fault-oom crash (SIGKILL, "out of memory"), fault-killed crash (the test
 #             `podman kill`s its smoke container), fault-compile-error fail/compile_error
-#             naming broken.cpp:8, fault-missing-image error/image_error, fault-disk-full skip.
+#             naming broken.cpp:8, fault-missing-image error/image_error, fault-disk-full skip,
+#             fault-wrong-meta fail: opcheck test_faketensor and compile red for the op whose
+#             Meta kernel gives the wrong size, green for the right one beside it.
 # disk-full — fault-disk-full alone, --work-dir on a 4 MiB tmpfs: fail with disk_full.
 # engine    — no podman on PATH, then a podman whose --version fails: exit 1, a plain
 #             message, no results; then a podman that answers but fails every other command:
@@ -178,7 +180,7 @@ show cells
 [ -n "$killed_at" ] || { cat "$work/cells.stderr" >&2; fail "never saw $victim running"; }
 echo "  killed $victim at ${killed_at} s"
 [ "$rc" = 1 ] || { cat "$work/cells.stderr" >&2; fail "exit $rc, expected 1 (fault cells are not as expected)"; }
-grep -q "7 cells run, 1 skipped, 6 not as expected" "$work/cells.stdout" || fail "unexpected summary line"
+grep -q "8 cells run, 1 skipped, 7 not as expected" "$work/cells.stdout" || fail "unexpected summary line"
 assert_cell "$results" fault-pass pass -
 assert_cell "$results" fault-segfault crash smoke crash "SIGSEGV"
 assert_cell "$results" fault-hang timeout smoke timeout "limit of 5 s"
@@ -187,5 +189,29 @@ assert_cell "$results" fault-killed crash smoke crash "SIGKILL"
 assert_cell "$results" fault-compile-error fail build compile_error "broken\.cpp:8"
 assert_cell "$results" fault-missing-image error build image_error "no-such-image"
 assert_cell "$results" fault-disk-full skip -
+assert_cell "$results" fault-wrong-meta fail opcheck opcheck_test_faketensor "Shapes torch.Size\(\[6\]\) and torch.Size\(\[7\]\)"
+# The wrong Meta kernel is red in opcheck's test_faketensor and in compile, naming the op and the
+# sub-test; the right op next to it is green in both.
+python3 - "$results/fault-wrong-meta.json" <<'PY' || fail "fault-wrong-meta: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+def status(check, op, subtest=""):
+    found = [c for c in r["checks"] if c["check"] == check and c["op"] == op and c.get("subtest", "") == subtest]
+    if len(found) != 1:
+        sys.exit(f"{check} {op} {subtest}: {len(found)} results, expected 1")
+    return found[0]
+for subtest in ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"):
+    if status("opcheck", "good_shape", subtest)["status"] != "pass":
+        sys.exit(f"opcheck good_shape {subtest} is not a pass")
+bad = status("opcheck", "bad_shape", "test_faketensor")
+if bad["status"] != "fail" or "bad_shape" not in bad["message"] or "test_faketensor" not in bad["message"]:
+    sys.exit(f"opcheck bad_shape test_faketensor: {bad['status']}: {bad['message']}")
+if status("compile", "good_shape")["status"] != "pass":
+    sys.exit("compile good_shape is not a pass")
+bad = status("compile", "bad_shape")
+if bad["status"] != "fail" or "shape [7], expected [6]" not in bad["message"]:
+    sys.exit(f"compile bad_shape: {bad['status']}: {bad['message']}")
+print(f"  fault-wrong-meta: opcheck/compile red for bad_shape, green for good_shape")
+PY
 assert_clean "^opmatrix-.*-$opid\$" "$results"
 echo "PASS (cells) in $(( $(date +%s) - t_start )) s"

@@ -358,7 +358,6 @@ class CellRun {
         {"OPMATRIX_NAMESPACE", p ? p->ns : std::string("opmatrix")},
         {"OPMATRIX_OPS", fmt::format("{}", fmt::join(ops, ","))},
         {"OPMATRIX_CUDA_ARCHS", fmt::format("{}", fmt::join(cell_.cuda_archs, ","))},
-        {"OPMATRIX_EXPECT_CUDA", cell_.has_cuda() ? "1" : "0"},
         {"OPMATRIX_BUILD", paths_.build},
         {"OPMATRIX_PROJECT_DIR", p ? project_dir_in_cell() : std::string()},
         {"OPMATRIX_IMPORT", p ? p->import_module : std::string()},
