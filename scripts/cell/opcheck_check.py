@@ -35,6 +35,10 @@ def find_opcheck():
         from torch.testing._internal.optests import opcheck
         return opcheck, "torch.testing._internal.optests.opcheck"
     except Exception as e:  # noqa: BLE001
+        if getattr(e, "name", None) == "expecttest":  # measured: pip torch 2.1.2 has optests, not its test dependency
+            return None, ("torch %s has no torch.library.opcheck (torch >= 2.4), and its "
+                          "torch.testing._internal.optests.opcheck imports expecttest, a test-only package torch "
+                          "does not install (not in this image): %s" % (torch.__version__, excerpt(e)))
         return None, ("torch %s has neither torch.library.opcheck (torch >= 2.4) nor "
                       "torch.testing._internal.optests.opcheck (torch 2.1 to 2.3): %s" % (torch.__version__, excerpt(e)))
 
