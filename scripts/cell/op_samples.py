@@ -254,6 +254,20 @@ def tensor_inputs(args, kwargs):
             [k for k, v in kwargs.items() if isinstance(v, torch.Tensor)])
 
 
+def broken_sample(check, name, samples, samples_file):
+    """An `error` result when the real kernel itself raises on one of the op's samples: the sample
+    is wrong (a shape the op rejects), and every verdict on it would be about the sample."""
+    for s in samples:
+        try:
+            s.op(*s.args, **s.kwargs)
+        except Exception as e:  # noqa: BLE001
+            return result(check, "error", "the sample is broken: the op raises on %s with its real kernel: %s"
+                          % (s.description, excerpt(e)), kind="broken_sample",
+                          fix="give this call the inputs the op accepts in %s" % (samples_file or "the samples file"),
+                          op=name, sample=s.description)
+    return None
+
+
 def consumed(out):
     """The op's outputs, each next to what the model's next layer makes of it. Inductor sizes
     that next buffer from the op's fake kernel (the op's own output buffer is the real kernel's),

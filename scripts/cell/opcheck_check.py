@@ -9,7 +9,7 @@ The cell's own ops (OPMATRIX_* environment, op_samples.py) and torchvision's ops
 Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, cell_targets, excerpt, sample_devices, stdout_to_stderr, torchvision_targets
+from op_samples import Cell, broken_sample, cell_targets, excerpt, sample_devices, stdout_to_stderr, torchvision_targets
 from script_check import result, run
 
 CHECK = "opcheck"
@@ -43,7 +43,10 @@ def find_opcheck():
                       "torch.testing._internal.optests.opcheck (torch 2.1 to 2.3): %s" % (torch.__version__, excerpt(e)))
 
 
-def check_op(opcheck, which, name, samples):
+def check_op(opcheck, which, name, samples, samples_file):
+    broken = broken_sample(CHECK, name, samples, samples_file)
+    if broken:
+        return [broken]
     out = []
     for sub in SUBTESTS:
         failures = []
@@ -75,7 +78,8 @@ def report(libraries):
     if opcheck is None:
         return checks + [result(CHECK, "skip", which, op=name) for name, _ in targets]
     for name, samples in targets:
-        checks += check_op(opcheck, which, name, samples)
+        source = "torchvision_samples.py" if name.startswith("torchvision::") else cell.samples_file
+        checks += check_op(opcheck, which, name, samples, source)
     return checks
 
 

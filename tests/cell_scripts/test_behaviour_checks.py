@@ -273,3 +273,26 @@ def test_fake_device_catches_a_fake_kernel_that_returns_cpu(tmp_path, torch2):
     assert checks["cpu_fake"]["status"] == "fail" and "is on cpu, not cuda" in checks["cpu_fake"]["message"]
     assert checks["torchvision::nms"]["status"] == "pass"
     assert "symbolic (data-dependent) sizes count as matching" in checks["torchvision::nms"]["message"]
+
+
+def test_a_sample_the_real_kernel_rejects_is_a_broken_sample_not_a_finding():
+    """opcheck runs each sample eagerly first: a sample its real kernel raises on is an `error`
+    naming the sample and the samples file, and no sub-test verdict is given on it."""
+    class Sample:
+        description = "boom(f32[2])"
+        args, kwargs = (), {}
+
+        @staticmethod
+        def op():
+            raise ValueError("shape [2] is not [4]")
+
+    class Fine(Sample):
+        @staticmethod
+        def op():
+            return 1
+
+    out = op_samples.broken_sample("opcheck", "boom", [Fine(), Sample()], "lib/opmatrix_samples.py")
+    assert out["status"] == "error" and out["op"] == "boom" and out["sample"] == "boom(f32[2])"
+    assert "ValueError: shape [2] is not [4]" in out["message"]
+    assert "lib/opmatrix_samples.py" in out["diagnosis"]["fix"]
+    assert op_samples.broken_sample("opcheck", "fine", [Fine()], "f.py") is None

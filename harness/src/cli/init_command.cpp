@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "init/init_matrix.h"
+#include "init/init_samples.h"
 #include "init/known_cells.h"
 #include "init/library_survey.h"
 #include "util/atomic_write.h"
@@ -95,7 +96,10 @@ int init_command(const InitOptions& opts, std::ostream& out, std::ostream& err) 
   const std::string folder_name = fs::weakly_canonical(fs::absolute(dir), ec).filename().string();
   const std::string prefix =
       !opts.name.empty() ? opts.name : id_prefix_for(survey.dist_name.empty() ? folder_name : survey.dist_name);
-  const std::string text = render_init_matrix(survey, {prefix, path, output.filename().string()});
+  const std::string samples = render_init_samples(survey);
+  const fs::path samples_path = output.parent_path() / kInitSamplesFile;
+  const std::string text =
+      render_init_matrix(survey, {prefix, path, output.filename().string(), samples.empty() ? "" : kInitSamplesFile});
 
   if (opts.print) {
     out << text;
@@ -105,12 +109,18 @@ int init_command(const InitOptions& opts, std::ostream& out, std::ostream& err) 
   if (fs::exists(output, ec) && !opts.force)
     return fail(err, fmt::format("{} already exists; --force overwrites it, --output FILE writes elsewhere, --print "
                                  "shows what init would write", output.string()));
+  // A samples file the user has already filled in is theirs: kept unless --force.
+  const bool keep_samples = samples.empty() || (fs::exists(samples_path, ec) && !opts.force);
   try {
+    if (!keep_samples) write_file_atomically(samples_path.string(), samples);
     write_file_atomically(output.string(), text);
   } catch (const std::exception& e) {
     return fail(err, e.what());
   }
   print_findings(out, survey, prefix);
+  if (!samples.empty())
+    out << fmt::format("  samples:   {} ({})\n", samples_path.string(),
+                       keep_samples ? "already there: kept" : "written: give its tensors the shapes the ops need");
   out << fmt::format("wrote {}. Next:\n  opmatrix validate --matrix {}\n  opmatrix run --matrix {}\n", output.string(),
                      output.string(), output.string());
   return kExitOk;

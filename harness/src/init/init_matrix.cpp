@@ -149,6 +149,9 @@ std::string project(const LibrarySurvey& s, const InitMatrixOptions& o) {
       out += comment(fmt::format("import: left out ({}); set it to the module users import, if any", s.import.reason),
                      in);
   }
+  if (!o.samples_file.empty())
+    out += keyed(in, "samples: " + scalar(o.samples_file), "sample inputs of the ops, for opcheck, compile, export and "
+                                                            "fake-device: give its tensors the shapes the ops need");
   if (s.smoke_py) out += keyed(in, "smoke: [python3, smoke.py]", "");
   else
     out += comment("smoke: a command (argv list, run from the project folder) that exercises the ops, e.g. "

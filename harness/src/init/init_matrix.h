@@ -12,6 +12,7 @@ struct InitMatrixOptions {
   std::string id_prefix;     // starts every cell id; a safe file name already
   std::string project_path;  // the library folder relative to the matrix file's folder ("." = the same)
   std::string file_name;     // the matrix file's own name, for the commands its header suggests
+  std::string samples_file;  // the samples file beside it (init_samples.h), "" = none
 };
 
 std::string render_init_matrix(const LibrarySurvey& survey, const InitMatrixOptions& opts);
