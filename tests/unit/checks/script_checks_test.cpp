@@ -25,6 +25,27 @@ TEST(ScriptChecks, PassAndFailEntriesBecomeCheckResultsWithRepro) {
   EXPECT_EQ(out[1].diagnosis->repro, kRepro);
 }
 
+TEST(ScriptChecks, SubtestAndSampleAreKept) {
+  const auto j = nlohmann::json::parse(R"js({"checks": [
+    {"check": "opcheck", "op": "nms", "subtest": "test_faketensor", "sample": "nms(f32[8,4], f32[8], 0.5)",
+     "status": "fail", "message": "Shapes torch.Size([4]) and torch.Size([8]) are not equal!"},
+    {"check": "opcheck", "op": "nms", "subtest": "test_schema", "status": "pass", "message": "1 sample(s) pass"}]})js");
+  const auto out = script_checks(j, "opcheck", kRepro);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].subtest, "test_faketensor");
+  EXPECT_EQ(out[0].sample, "nms(f32[8,4], f32[8], 0.5)");
+  EXPECT_EQ(out[1].subtest, "test_schema");
+  EXPECT_TRUE(out[1].sample.empty());
+  // And they survive results/<cell>.json.
+  CellResult r;
+  r.cell = {{"id", "c"}};
+  r.checks = out;
+  const CellResult back = cell_result_from_json(to_json(r));
+  EXPECT_EQ(back.checks.at(0).subtest, "test_faketensor");
+  EXPECT_EQ(back.checks.at(0).sample, "nms(f32[8,4], f32[8], 0.5)");
+  EXPECT_FALSE(to_json(r)["checks"][1].contains("sample"));  // only when there is one
+}
+
 TEST(ScriptChecks, AFailureWithoutDiagnosisGetsOneFromItsMessage) {
   const auto out = script_checks(nlohmann::json::parse(R"({"checks": [{"check": "dup", "status": "error", "message": "boom"}]})"),
                                  "dup", kRepro);

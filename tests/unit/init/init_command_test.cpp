@@ -5,7 +5,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "../cli/cli_run.h"
+#include "init/init_samples.h"
 #include "matrix/load.h"
+#include "run/process.h"
 #include "temp_folder.h"
 #include "util/atomic_write.h"
 
@@ -132,7 +134,8 @@ TEST(InitCommand, SetuptoolsLibraryWithMultiLineDefsAndACudaFile) {
   const YAML::Node m = YAML::Load(text);
   expect_known_cells(m, "fancy-ops");
   const YAML::Node p = m["defaults"]["project"];
-  EXPECT_EQ(keys(p), (std::vector<std::string>{"path", "kind", "namespace", "ops", "import", "smoke"}));
+  EXPECT_EQ(keys(p), (std::vector<std::string>{"path", "kind", "namespace", "ops", "import", "samples", "smoke"}));
+  EXPECT_EQ(p["samples"].as<std::string>(), "opmatrix_samples.py");
   EXPECT_EQ(p["path"].as<std::string>(), ".");
   EXPECT_EQ(p["kind"].as<std::string>(), "setuptools");
   EXPECT_EQ(p["namespace"].as<std::string>(), "fancy_ops");
@@ -140,6 +143,42 @@ TEST(InitCommand, SetuptoolsLibraryWithMultiLineDefsAndACudaFile) {
   EXPECT_EQ(p["import"].as<std::string>(), "fancy_ops");
   EXPECT_EQ(strings(p["smoke"]), (std::vector<std::string>{"python3", "smoke.py"}));
   expect_loads(dir.path / "opmatrix.yaml");
+
+  // The samples file: one call per op, arguments from its schema, valid Python.
+  const std::string samples = read_text_file((dir.path / "opmatrix_samples.py").string());
+  EXPECT_TRUE(contains(samples, "def samples(device):\n")) << samples;
+  EXPECT_TRUE(contains(samples, "(\"fancy_ops::rotate\", (torch.rand(4, 4, device=device), 0.5), {}),")) << samples;
+  EXPECT_TRUE(contains(samples, "(\"fancy_ops::blend\", (torch.rand(4, 4, device=device), torch.rand(4, 4, "
+                                "device=device)), {}),")) << samples;
+  EXPECT_TRUE(contains(samples, "(\"fancy_ops::warp\", (torch.rand(4, 4, device=device),), {}),")) << samples;
+  EXPECT_TRUE(contains(r.out, "  samples:   " + (dir.path / "opmatrix_samples.py").string() + " (written")) << r.out;
+  const ProcessResult parsed = run_process({{"/usr/bin/python3", "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())",
+                                             (dir.path / "opmatrix_samples.py").string()}});
+  EXPECT_TRUE(parsed.ok()) << "not valid Python:\n" << samples;
+
+  // One the user has filled in is theirs: kept on a re-run, replaced only with --force.
+  dir.write("opmatrix_samples.py", "# mine\n");
+  ASSERT_EQ(init({dir.path.string(), "--force", "--output", (dir.path / "again.yaml").string()}).status, 0);
+  EXPECT_TRUE(contains(read_text_file((dir.path / "opmatrix_samples.py").string()), "def samples"));
+  dir.write("opmatrix_samples.py", "# mine\n");
+  const CliRun kept = init({dir.path.string(), "--output", (dir.path / "third.yaml").string()});
+  ASSERT_EQ(kept.status, 0) << kept.err;
+  EXPECT_EQ(read_text_file((dir.path / "opmatrix_samples.py").string()), "# mine\n");
+  EXPECT_TRUE(contains(kept.out, "(already there: kept)")) << kept.out;
+}
+
+TEST(InitSamples, SchemaTypesBecomePythonValues) {
+  bool todo = false;
+  EXPECT_EQ(sample_argument("Tensor?", todo), "None");
+  EXPECT_FALSE(todo);
+  EXPECT_EQ(sample_argument("int[2]", todo), "[1, 1]");
+  EXPECT_EQ(sample_argument("SymInt", todo), "1");
+  EXPECT_EQ(sample_argument("float", todo), "0.5");
+  EXPECT_EQ(sample_argument("bool", todo), "False");
+  EXPECT_EQ(sample_argument("ScalarType", todo), "torch.float32");
+  EXPECT_FALSE(todo);
+  EXPECT_EQ(sample_argument("Tensor(a!)", todo), "torch.rand(4, 4, device=device)");
+  EXPECT_TRUE(todo) << "a tensor's shape is only a guess";
 }
 
 TEST(InitCommand, CmakeLibraryOfFragmentsPicksTheBiggestNamespace) {
@@ -158,7 +197,7 @@ TEST(InitCommand, CmakeLibraryOfFragmentsPicksTheBiggestNamespace) {
   const YAML::Node m = YAML::Load(text);
   expect_known_cells(m, "geo-ops-lib");
   const YAML::Node p = m["defaults"]["project"];
-  EXPECT_EQ(keys(p), (std::vector<std::string>{"path", "kind", "namespace", "ops"}));
+  EXPECT_EQ(keys(p), (std::vector<std::string>{"path", "kind", "namespace", "ops", "samples"}));
   EXPECT_EQ(p["kind"].as<std::string>(), "cmake");
   EXPECT_EQ(p["namespace"].as<std::string>(), "geo");
   EXPECT_EQ(strings(p["ops"]), (std::vector<std::string>{"area", "length"}));
@@ -244,6 +283,7 @@ TEST(InitCommand, EmptyFolderIsAnErrorNamingWhatItLookedFor) {
                        ": looked for setup.py, pyproject.toml with a setuptools build backend, and CMakeLists.txt "
                        "calling find_package(Torch)\n");
   EXPECT_FALSE(fs::exists(dir.path / "opmatrix.yaml"));
+  EXPECT_FALSE(fs::exists(dir.path / "opmatrix_samples.py"));
   EXPECT_EQ(init({(dir.path / "missing").string()}).err,
             "opmatrix init: error: DIR '" + (dir.path / "missing").string() + "' is not a folder\n");
 }

@@ -165,3 +165,48 @@ TEST(LoadMatrix, ProjectFromPypiIsAPinnedReleaseAndOneSourceOnly) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+TEST(LoadMatrix, ProjectSamplesIsAPythonFileUnderTheMatrixFolder) {
+  const fs::path repo = fs::temp_directory_path() / "opmatrix-project-test";
+  fs::create_directories(repo / "proj");
+  std::ofstream(repo / "proj" / "samples.py") << "def samples(device):\n    return []\n";
+  LoadResult r = load_project_cell("{path: proj, namespace: boxops, samples: proj/samples.py}");
+  ASSERT_TRUE(r.matrix.has_value()) << errors_of(r);
+  EXPECT_EQ(r.matrix->cells.at(0).project->samples, "proj/samples.py");
+  // A PyPI project has no folder of its own: its samples live under the matrix's folder too.
+  LoadResult pypi = load_project_cell("{pypi: torch-scatter==2.1.2, namespace: torch_scatter, samples: proj/samples.py}");
+  ASSERT_TRUE(pypi.matrix.has_value()) << errors_of(pypi);
+
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, samples: proj/missing.py}")).find("samples file 'proj/missing.py' does not exist"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, samples: proj/CMakeLists.txt}")).find("must be a Python file (.py)"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, samples: ../samples.py}")).find("leaves the repository"),
+            std::string::npos);
+}
+
+TEST(LoadMatrix, ExpectNamesASubtestOfACheckThatReportsThem) {
+  LoadResult ok = load_project_cell(
+      "{path: proj, namespace: boxops, ops: [box_iou]}",
+      "    expect:\n"
+      "      - {check: opcheck, op: box_iou, subtest: test_faketensor, reason: upper-bound Meta}\n"
+      "      - {check: fake-device, op: \"torchvision::deform_conv2d\", reason: torchvision's own}");
+  ASSERT_TRUE(ok.matrix.has_value()) << errors_of(ok);
+  EXPECT_EQ(ok.matrix->cells.at(0).expect.at(0).subtest, "test_faketensor");
+  EXPECT_EQ(ok.matrix->cells.at(0).expect.at(1).op, "torchvision::deform_conv2d");
+
+  const std::string typo = errors_of(load_project_cell(
+      "{path: proj}", "    expect: [{check: opcheck, subtest: test_fake_tensor, reason: r}]"));
+  EXPECT_NE(typo.find("unknown sub-test 'test_fake_tensor' of check 'opcheck'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("did you mean 'test_faketensor'"), std::string::npos) << typo;
+  const std::string none = errors_of(load_project_cell("{path: proj}", "    expect: [{check: build, subtest: x, reason: r}]"));
+  EXPECT_NE(none.find("check 'build' reports no sub-tests; 'subtest' is for opcheck"), std::string::npos) << none;
+  // torchvision's ops only for the checks that judge them.
+  const std::string tv = errors_of(load_project_cell(
+      "{path: proj, namespace: boxops, ops: [box_iou]}", "    expect: [{check: meta, op: \"torchvision::nms\", reason: r}]"));
+  EXPECT_NE(tv.find("op 'torchvision::nms' is not in the project's 'ops'"), std::string::npos) << tv;
+}
+
+}  // namespace opmatrix

@@ -129,4 +129,55 @@ TEST(Report, ArchTableKeepsArchSpecificVariantsApartInNumericOrder) {
   EXPECT_EQ(tables[0].columns, (std::vector<std::string>{"cell", "sm_90", "sm_90a", "sm_100", "sm_120"}));
 }
 
+namespace {
+CheckResult behaviour(const std::string& op, const std::string& check, Status s, const std::string& subtest = "",
+                      const std::string& message = "") {
+  CheckResult c;
+  c.op = op;
+  c.check = check;
+  c.status = s;
+  c.subtest = subtest;
+  c.message = message;
+  if (!message.empty()) c.sample = op + "(f32[8,4])";
+  return c;
+}
+}  // namespace
+
+// Our ops get a row per cell and op (opcheck's four sub-tests, then compile, export,
+// fake-device); torchvision's a row per runtime; every red is a note with its sub-test, sample
+// and torch's message.
+TEST(Report, BehaviourTablesShowEachSubtestAndCheckPerOp) {
+  ResultsSet set;
+  for (const char* id : {"a-cpu", "b-cpu"}) {  // one runtime, two cells: torchvision's row once
+    CellResult r;
+    r.cell = {{"id", id}, {"torch", "2.6.0"}, {"torchvision", "0.21.0"}, {"cuda", "none"}};
+    for (const char* sub : {"test_schema", "test_autograd_registration", "test_aot_dispatch_dynamic"})
+      r.checks.push_back(behaviour("nms", "opcheck", Status::pass, sub));
+    r.checks.push_back(behaviour("nms", "opcheck", Status::fail, "test_faketensor", "Shapes [4] and [8] are not equal!"));
+    r.checks.push_back(behaviour("nms", "compile", Status::xfail, "", "output[1]: shape [8], expected [4]"));
+    r.checks.back().expected_reason = "upper-bound Meta";
+    r.checks.push_back(behaviour("nms", "export", Status::pass));
+    r.checks.push_back(behaviour("nms", "fake-device", Status::skip));
+    r.checks.push_back(behaviour("torchvision::nms", "opcheck", Status::skip));  // no opcheck in this torch
+    r.checks.push_back(behaviour("torchvision::nms", "fake-device", Status::skip));
+    set.cells.push_back(r);
+  }
+  const auto tables = behaviour_tables(set);
+  ASSERT_EQ(tables.size(), 2u);
+  const Grid& ours = tables[0];
+  EXPECT_EQ(ours.columns, (std::vector<std::string>{"cell", "op", "opcheck", "compile", "export", "fake-device"}));
+  ASSERT_EQ(ours.rows.size(), 2u);
+  EXPECT_EQ(ours.rows[0], (std::vector<std::string>{"a-cpu", "nms", "✔ ✔ ✘ ✔", "⚠", "✔", "○"}));
+  EXPECT_EQ(ours.classes[0], (std::vector<std::string>{"", "fail", "xfail", "pass", "notrun"}));
+  ASSERT_EQ(ours.notes.size(), 4u);
+  EXPECT_EQ(ours.notes[0], "a-cpu · nms · opcheck test_faketensor on nms(f32[8,4]): Shapes [4] and [8] are not equal!");
+  EXPECT_EQ(ours.notes[1],
+            "a-cpu · nms · compile on nms(f32[8,4]): output[1]: shape [8], expected [4] (expected: upper-bound Meta)");
+  const Grid& tv = tables[1];
+  EXPECT_EQ(tv.columns, (std::vector<std::string>{"torch · torchvision · CUDA (cell)", "nms"}));
+  ASSERT_EQ(tv.rows.size(), 1u);  // the same runtime twice is one row
+  EXPECT_EQ(tv.rows[0], (std::vector<std::string>{"2.6.0 · 0.21.0 · none (a-cpu)", "○ ○ ○ ○ | ○"}));
+  EXPECT_NE(render_markdown(set).find("## Behaviour per op"), std::string::npos);
+}
+
 }  // namespace opmatrix

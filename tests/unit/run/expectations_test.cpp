@@ -51,6 +51,20 @@ TEST(Expectations, ExpectedFailureThatPassesIsFlaggedXpass) {
   EXPECT_FALSE(r.meets_expectations);
 }
 
+TEST(Expectations, SubtestScopedExpectationTouchesOnlyThatSubtest) {
+  Expectation x{"opcheck", "nms", "", "xfail", "upper-bound Meta", {}};
+  x.subtest = "test_faketensor";
+  Cell c = cell_with({x});
+  CellResult r;
+  r.checks = {check("nms", "opcheck", Status::fail), check("nms", "opcheck", Status::fail)};
+  r.checks[0].subtest = "test_faketensor";
+  r.checks[1].subtest = "test_aot_dispatch_dynamic";
+  apply_expectations(c, r);
+  EXPECT_EQ(r.checks[0].status, Status::xfail);
+  EXPECT_EQ(r.checks[1].status, Status::fail);
+  EXPECT_FALSE(r.meets_expectations);
+}
+
 TEST(Expectations, OpScopedExpectationTouchesOnlyThatOp) {
   Cell c = cell_with({{"correctness", "nms", "", "xfail", "known", {}}});
   CellResult r;
