@@ -8,7 +8,7 @@ kernel cannot be traced: "... has no meta/fake implementation" or similar).
 The cell's own ops only (OPMATRIX_* environment, op_samples.py). Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, cell_targets, compare, excerpt, op_module, stdout_to_stderr
+from op_samples import Cell, against_eager, cell_targets, stdout_to_stderr
 from script_check import result, run
 
 CHECK = "compile"
@@ -21,23 +21,8 @@ def compile_one(torch, name, sample):
     # turns into an error: users of such ops set this flag, so the check does too.
     torch._dynamo.config.capture_dynamic_output_shape_ops = True
     torch._dynamo.reset()  # no op's compiled graph or guards leak into the next op's
-    module, inputs = op_module(sample)
-    try:
-        expected = module(*inputs)
-    except Exception as e:  # noqa: BLE001
-        return result(CHECK, "error", "the op fails eagerly on its first sample %s: %s" % (sample.description, excerpt(e)),
-                      op=name, sample=sample.description)
-    try:
-        got = torch.compile(module, fullgraph=True)(*inputs)
-    except Exception as e:  # noqa: BLE001 - Dynamo's / Inductor's own text is the finding
-        message = "torch.compile(fullgraph=True) fails on %s: %s" % (sample.description, excerpt(e))
-        return result(CHECK, "fail", message, kind="compile", fix=FIX, op=name, sample=sample.description)
-    why = compare(got, expected)
-    if why:
-        message = "torch.compile(fullgraph=True) output differs from eager on %s: %s" % (sample.description, why)
-        return result(CHECK, "fail", message, kind="compile_mismatch", fix=FIX, op=name, sample=sample.description)
-    return result(CHECK, "pass", "torch.compile(fullgraph=True, Inductor) matches eager on %s "
-                  "(capture_dynamic_output_shape_ops=True)" % sample.description, op=name, sample=sample.description)
+    return against_eager(CHECK, name, sample, lambda module, inputs: torch.compile(module, fullgraph=True),
+                         "torch.compile(fullgraph=True)", FIX, " (Inductor, capture_dynamic_output_shape_ops=True)")
 
 
 def report(libraries):

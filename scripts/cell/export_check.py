@@ -7,7 +7,7 @@ with fake tensors and no graph breaks, as deployment (AOTInductor, ExecuTorch) n
 The cell's own ops only (OPMATRIX_* environment, op_samples.py). Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, cell_targets, compare, excerpt, op_module, stdout_to_stderr
+from op_samples import Cell, against_eager, cell_targets, excerpt, stdout_to_stderr
 from script_check import result, run
 
 CHECK = "export"
@@ -16,25 +16,10 @@ FIX = "give the op a fake kernel (a Meta TORCH_LIBRARY_IMPL or torch.library.reg
 
 
 def export_one(torch, name, sample):
-    module, inputs = op_module(sample)
-    try:
-        expected = module(*inputs)
-    except Exception as e:  # noqa: BLE001
-        return result(CHECK, "error", "the op fails eagerly on its first sample %s: %s" % (sample.description, excerpt(e)),
-                      op=name, sample=sample.description)
-    try:
+    def exported(module, inputs):
         program = torch.export.export(module, tuple(inputs))
-        exported = program.module() if hasattr(program, "module") else program  # 2.1: the program is callable
-        got = exported(*inputs)
-    except Exception as e:  # noqa: BLE001 - export's own text is the finding
-        message = "torch.export.export fails on %s: %s" % (sample.description, excerpt(e))
-        return result(CHECK, "fail", message, kind="export", fix=FIX, op=name, sample=sample.description)
-    why = compare(got, expected)
-    if why:
-        message = "the exported program's output differs from eager on %s: %s" % (sample.description, why)
-        return result(CHECK, "fail", message, kind="export_mismatch", fix=FIX, op=name, sample=sample.description)
-    return result(CHECK, "pass", "torch.export.export then ep.module() matches eager on %s" % sample.description,
-                  op=name, sample=sample.description)
+        return program.module() if hasattr(program, "module") else program  # 2.1: the program is callable
+    return against_eager(CHECK, name, sample, exported, "torch.export.export then ep.module()", FIX)
 
 
 def report(libraries):

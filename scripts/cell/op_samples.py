@@ -302,6 +302,29 @@ def op_module(sample):
     return OpCall(), inputs
 
 
+def against_eager(check, name, sample, transform, what, fix, note=""):
+    """The op's module (op_module) made by `transform(module, inputs)` into a compiled or exported
+    one, run on the op's sample and compared with eager: one result of `check`, whose messages
+    name `what` ran. The transform's own error text is the finding."""
+    module, inputs = op_module(sample)
+    where = dict(op=name, sample=sample.description)
+    try:
+        expected = module(*inputs)
+    except Exception as e:  # noqa: BLE001
+        return result(check, "error", "the op fails eagerly on its first sample %s: %s"
+                      % (sample.description, excerpt(e)), **where)
+    try:
+        got = transform(module, inputs)(*inputs)
+    except Exception as e:  # noqa: BLE001
+        return result(check, "fail", "%s fails on %s: %s" % (what, sample.description, excerpt(e)),
+                      kind=check, fix=fix, **where)
+    why = compare(got, expected)
+    if why:
+        return result(check, "fail", "%s output differs from eager on %s: %s" % (what, sample.description, why),
+                      kind=check + "_mismatch", fix=fix, **where)
+    return result(check, "pass", "%s matches eager on %s%s" % (what, sample.description, note), **where)
+
+
 def stdout_to_stderr(report):
     """`report` with anything printed while it runs (a kernel's printf, a compiler's chatter) sent
     to stderr: stdout carries the one JSON object alone."""
