@@ -1,6 +1,7 @@
 // The report renders from results files alone. Fixtures: tests/data/results (one real host
 // result plus two synthetic cells: a torchvision CUDA failure and a skipped GPU cell) and
 // tests/data/results-bad (a newer schema and a truncated file beside a good one).
+#include <algorithm>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -178,6 +179,25 @@ TEST(Report, BehaviourTablesShowEachSubtestAndCheckPerOp) {
   ASSERT_EQ(tv.rows.size(), 1u);  // the same runtime twice is one row
   EXPECT_EQ(tv.rows[0], (std::vector<std::string>{"2.6.0 · 0.21.0 · none (a-cpu)", "○ ○ ○ ○ | ○"}));
   EXPECT_NE(render_markdown(set).find("## Behaviour per op"), std::string::npos);
+}
+
+// A project's row judges the project: torchvision's ops, checked in the same cell, have their
+// own grid and do not colour it.
+TEST(Report, ProjectRowsLeaveTorchvisionsOpsToTheirOwnGrid) {
+  ResultsSet set;
+  CellResult r;
+  r.cell = {{"id", "lib-cpu"}, {"torch", "2.6.0"}, {"torchvision", "0.21.0"}, {"cuda", "none"},
+            {"project", {{"label", "lib"}, {"kind", "cmake"}, {"namespace", "lib"}}}};
+  r.checks.push_back(behaviour("box_iou", "opcheck", Status::pass, "test_schema"));
+  r.checks.push_back(behaviour("torchvision::nms", "opcheck", Status::fail, "test_schema", "boom"));
+  set.cells.push_back(r);
+  const auto tables = extra_tables(set);
+  ASSERT_FALSE(tables.empty());
+  const Grid& projects = tables[0];
+  ASSERT_EQ(projects.id, "projects");
+  const auto at = std::find(projects.columns.begin(), projects.columns.end(), "opcheck") - projects.columns.begin();
+  ASSERT_LT(static_cast<std::size_t>(at), projects.columns.size());
+  EXPECT_EQ(projects.rows.at(0).at(at), "✔ pass");
 }
 
 }  // namespace opmatrix
