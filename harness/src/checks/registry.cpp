@@ -110,7 +110,7 @@ const std::vector<ScriptCheck> kScriptChecks = {
     // What an op's kernels DO under PyTorch's own tooling (docs/checks.md, "Behaviour"), with the
     // samples of scripts/cell/op_samples.py: each its own process, so a crash in one keeps the others.
     {{"opcheck", "opcheck_check.py", "", 1200, StepWhen::built, "runs torch.library.opcheck on every sample of every op (and torchvision's ops), each sub-test on its own"},
-     {"opcheck", {"opcheck"}, "script_checks", CheckPer::op, "each op's schema, autograd registration and fake (Meta) kernel agree with its real kernel on every sample: torch.library.opcheck's test_schema, test_autograd_registration, test_faketensor and test_aot_dispatch_dynamic, reported one by one", "torch.library.opcheck: test_faketensor failed: Meta kernel output shape [9] != real kernel output shape [8]", {}, true, false, kOpcheckSubtests, true, true}},
+     {"opcheck", {"opcheck"}, "script_checks", CheckPer::op, "each op's schema, autograd registration and fake (Meta) kernel agree with its real kernel on every sample: torch.library.opcheck's test_schema, test_autograd_registration, test_faketensor and test_aot_dispatch_dynamic, reported one by one", "opcheck(op, ...): test_faketensor failed with ... found mismatched tensor metadata: Shapes torch.Size([4]) and torch.Size([8]) are not equal!", {}, true, false, kOpcheckSubtests, true, true}},
     {{"compile", "compile_check.py", "", 1800, StepWhen::built, "torch.compile(fullgraph=True) of a module calling each op, on its first CPU sample, against eager"},
      {"compile", {"compile"}, "script_checks", CheckPer::op, "each op compiles under torch.compile(fullgraph=True) (Dynamo + Inductor) without a graph break, and the compiled module agrees with eager", "torch._dynamo.exc.Unsupported: ... no fake impl registered (scatter fails when using torch.compile)", {}, true, false, {}, false, true}},
     {{"export", "export_check.py", "", 1200, StepWhen::built, "torch.export.export of a module calling each op, then the exported program run against eager"},
@@ -277,6 +277,8 @@ std::string registry_text() {
                        c.steps.empty() ? "(none: a cell not run)" : fmt::format("{}", fmt::join(c.steps, ", ")));
     out += fmt::format("    catches: {}\n", c.catches);
     out += fmt::format("    users see: {}\n", c.user_error);
+    if (!c.subtests.empty()) out += fmt::format("    sub-tests: {}\n", fmt::join(c.subtests, ", "));
+    if (c.torchvision_ops) out += "    also judges torchvision's own ops (torchvision::NAME)\n";
   }
   out += "\nSteps (in run order; a cell's `timeouts:` overrides the default):\n";
   for (const auto& s : step_registry())
