@@ -1,6 +1,7 @@
 #include "diff/diff_render.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "util/escape.h"
@@ -130,10 +131,18 @@ std::string render_diff_markdown(const Diff& d, const std::string& base, const s
   std::vector<const VerdictChange*> worse;
   for (const auto& v : d.verdicts)
     if (v.regressed) worse.push_back(&v);
-  md += fmt::format("**{}** ({} cells, {} results compared){}\n", diff_summary(d), d.cells_compared,
-                    d.results_compared,
-                    has_regressions(d) ? ": **regressed**, something that worked in BASE does not in HEAD"
-                                       : ": nothing regressed");
+  // Say which of the three rules made it a regression: "0 regressed" with exit 1 puzzles otherwise.
+  std::vector<std::string> reasons;
+  auto reason = [&](std::size_t n, const char* one, const char* many) {
+    if (n) reasons.push_back(fmt::format("{} {}", n, n == 1 ? one : many));
+  };
+  reason(d.regressed.size(), "result regressed", "results regressed");
+  reason(worse.size(), "cell no longer meets its expectations", "cells no longer meet their expectations");
+  reason(d.cells_removed.size(), "cell missing from HEAD", "cells missing from HEAD");
+  md += fmt::format("**{}** ({} cell{}, {} results compared)\n\n{}\n", diff_summary(d), d.cells_compared,
+                    d.cells_compared == 1 ? "" : "s", d.results_compared,
+                    reasons.empty() ? std::string("Nothing regressed.")
+                                    : fmt::format("**Regressed**: {}.", fmt::join(reasons, ", ")));
 
   if (!d.regressed.empty()) {
     md += fmt::format("\n### ✘ Regressed ({})\n\nEach one passed, was an expected failure, was skipped or was "
@@ -158,9 +167,10 @@ std::string render_diff_markdown(const Diff& d, const std::string& base, const s
     for (const auto& v : d.verdicts)
       md += fmt::format("| {} | {} | {} | {} |\n", md_cell(v.cell), verdict_text(v.base_status, v.base_meets),
                         verdict_text(v.head_status, v.head_meets),
-                        v.regressed                       ? "✘ regressed"
-                        : !v.base_meets && v.head_meets   ? "✔ fixed"
-                                                          : "");
+                        v.regressed                     ? "✘ no longer meets its expectations"
+                        : !v.base_meets && v.head_meets ? "✔ meets its expectations now"
+                        : v.head_meets                  ? "still meets its expectations"
+                                                        : "still does not meet its expectations");
   }
   if (!d.fixed.empty()) {
     md += fmt::format("\n### ✔ Fixed ({})\n\n", d.fixed.size());

@@ -144,7 +144,10 @@ TEST(Diff, FailToPassIsFixedAndNotARegression) {
   ASSERT_EQ(d.verdicts.size(), 1u);
   EXPECT_FALSE(d.verdicts[0].regressed);
   EXPECT_FALSE(has_regressions(d));
-  EXPECT_NE(render_diff_markdown(d, "a", "b").find("✔ Fixed (1)"), std::string::npos);
+  const std::string md = render_diff_markdown(d, "a", "b");
+  EXPECT_NE(md.find("✔ Fixed (1)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Nothing regressed."), std::string::npos) << md;
+  EXPECT_NE(md.find("✔ meets its expectations now"), std::string::npos) << md;
 }
 
 TEST(Diff, ExpectedFailureThatNowFailsIsARegression) {
@@ -211,7 +214,9 @@ TEST(Diff, ACellMissingFromHeadIsARegressionAndANewCellIsNot) {
   EXPECT_EQ(d.cells_removed[0].cell, "sid-torch2.14-cpu");
   EXPECT_TRUE(d.regressed.empty());
   EXPECT_TRUE(has_regressions(d));
-  EXPECT_NE(render_diff_markdown(d, "a", "b").find("Cells missing from HEAD (1)"), std::string::npos);
+  const std::string md = render_diff_markdown(d, "a", "b");
+  EXPECT_NE(md.find("Cells missing from HEAD (1)"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Regressed**: 1 cell missing from HEAD."), std::string::npos) << md;
 
   d = diff_results(set_of({good_cpu()}), set_of({good_cpu(), other}));
   ASSERT_EQ(d.cells_added.size(), 1u);
