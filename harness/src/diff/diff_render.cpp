@@ -190,9 +190,21 @@ std::string render_diff_markdown(const Diff& d, const std::string& base, const s
                       status.size());
     md += results_table(status, "what it means");
   }
-  auto added = pick(d.changed, [](const ResultChange& c) { return c.kind == ResultChange::Kind::added; });
+  // A new expected failure is what turns a cell's verdict from pass to xfail: shown, not folded.
+  auto added_xfail = pick(d.changed, [](const ResultChange& c) {
+    return c.kind == ResultChange::Kind::added && c.head == Status::xfail;
+  });
+  if (!added_xfail.empty()) {
+    md += fmt::format("\n### New expected failures ({})\n\nNew in HEAD and failing, as an `expect` entry says "
+                      "they will.\n\n",
+                      added_xfail.size());
+    md += results_table(added_xfail, "diagnosis");
+  }
+  auto added = pick(d.changed, [](const ResultChange& c) {
+    return c.kind == ResultChange::Kind::added && c.head != Status::xfail;
+  });
   if (!added.empty()) {
-    md += fmt::format("\n<details><summary>New results that do not fail ({})</summary>\n\n", added.size());
+    md += fmt::format("\n<details><summary>New results that pass or skip ({})</summary>\n\n", added.size());
     md += results_table(added, "message");
     md += "\n</details>\n";
   }

@@ -242,6 +242,13 @@ TEST(Diff, ANewResultThatFailsIsARegressionAndOneThatPassesIsNot) {
   EXPECT_EQ(d.changed[0].kind, ResultChange::Kind::added);
   EXPECT_FALSE(has_regressions(d));
 
+  head.checks.push_back(result("roi_align", "compile", Status::xfail));
+  d = diff_results(set_of({good_cpu()}), set_of({cell(cell_id(head), head.checks)}));
+  const std::string md = render_diff_markdown(d, "a", "b");
+  EXPECT_NE(md.find("New expected failures (1)"), std::string::npos) << md;
+  EXPECT_NE(md.find("New results that pass or skip (1)"), std::string::npos) << md;
+  EXPECT_FALSE(has_regressions(d));
+
   head.checks.push_back(result("nms", "export", Status::fail));
   d = diff_results(set_of({good_cpu()}), set_of({cell(cell_id(head), head.checks)}));
   ASSERT_EQ(d.regressed.size(), 1u);
