@@ -144,6 +144,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   rp->add_option("-o,--output", report.output, "write here (atomically) instead of stdout");
   rp->callback([&] { action = [&] { return report_command(report, out, err); }; });
 
+  DiffOptions diff;
+  auto* df = app.add_subcommand("diff", "compare two results sets (folders or report JSON files) cell by cell and "
+                                        "check by check; exit 1 if anything that worked in BASE does not in HEAD");
+  df->add_option("base", diff.base, "BASE: the results folder or `report --format json` file to compare against "
+                                    "(e.g. main's)")->required();
+  df->add_option("head", diff.head, "HEAD: the results folder or report JSON file of the change")->required();
+  df->add_option("--format", diff.format, "md (default) | json")->check(CLI::IsMember({"md", "json"}));
+  df->add_option("-o,--output", diff.output, "write here (atomically) instead of stdout");
+  df->callback([&] { action = [&] { return diff_command(diff, out, err); }; });
+
   DoctorOptions doctor;
   ChecksOptions checks;
   auto* ck = app.add_subcommand("checks", "list every check opmatrix runs: its step, script, judge and the error users "

@@ -80,6 +80,15 @@ struct ReportOptions {
 };
 int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 
+struct DiffOptions {
+  std::string base;           // a results folder, a report JSON file or one results file
+  std::string head;
+  std::string format = "md";  // md | json
+  std::string output;         // "" or "-": stdout
+};
+// `opmatrix diff`: exit 1 when something that worked in BASE does not in HEAD (docs/cli.md#diff).
+int diff_command(const DiffOptions& opts, std::ostream& out, std::ostream& err);
+
 struct ChecksOptions {
   std::string format = "text";  // text | json | md
   bool json = false;            // --json: format json

@@ -47,6 +47,69 @@ ResultsSet load_results(const std::string& dir) {
   return set;
 }
 
+namespace {
+
+// The cells a report JSON file embeds, read as their results files would be.
+void read_report(const nlohmann::json& j, const std::string& path, ResultsSet& set) {
+  const int version = j.value("schema_version", 0);
+  if (version > 1) {
+    set.errors.push_back(fmt::format("{}: report schema version {} is newer than this opmatrix reads (1); update "
+                                     "opmatrix", path, version));
+    return;
+  }
+  const nlohmann::json cells = j.value("cells", nlohmann::json());
+  if (version < 1 || !cells.is_array()) {
+    set.errors.push_back(fmt::format("{}: a report without a valid schema_version and cells array", path));
+    return;
+  }
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    try {
+      set.cells.push_back(cell_result_from_json(cells[i]));
+    } catch (const std::exception& e) {
+      set.errors.push_back(fmt::format("{}: cells[{}]: {}; skipped", path, i, e.what()));
+    }
+  }
+  // A report rendered from a folder with broken files is no better a witness than the folder.
+  for (const auto& e : j.value("errors", nlohmann::json::array()))
+    if (e.is_string()) set.errors.push_back(fmt::format("{}: recorded when the report was made: {}", path, e.get<std::string>()));
+  set.cross_load = j.value("cross_load", nlohmann::json());
+}
+
+}  // namespace
+
+ResultsSet load_results_from(const std::string& path) {
+  std::error_code ec;
+  const auto kind = fs::status(path, ec).type();
+  if (kind == fs::file_type::directory) return load_results(path);
+  ResultsSet set;
+  if (kind != fs::file_type::regular) {
+    set.errors.push_back(fmt::format("{}: no such results folder or report file", path));
+    return set;
+  }
+  const nlohmann::json j = nlohmann::json::parse(read_text_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    set.errors.push_back(fmt::format("{}: not valid JSON (corrupted or cut short), so neither a report nor a "
+                                     "results file", path));
+    return set;
+  }
+  const std::string schema = j.value("schema", "");
+  if (schema == "opmatrix-report") {
+    read_report(j, path, set);
+  } else if (schema == "opmatrix-results") {
+    try {
+      set.cells.push_back(cell_result_from_json(j));
+    } catch (const std::exception& e) {
+      set.errors.push_back(fmt::format("{}: {}", path, e.what()));
+    }
+  } else {
+    set.errors.push_back(fmt::format("{}: neither a report (\"schema\": \"opmatrix-report\") nor a results file "
+                                     "(\"schema\": \"opmatrix-results\")", path));
+  }
+  std::sort(set.cells.begin(), set.cells.end(),
+            [](const CellResult& a, const CellResult& b) { return cell_id(a) < cell_id(b); });
+  return set;
+}
+
 const char* verdict_symbol(Verdict v) {
   switch (v) {
     case Verdict::pass: return "✔ pass";

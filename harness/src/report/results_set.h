@@ -20,6 +20,11 @@ struct ResultsSet {
 // errors; the others are still read.
 ResultsSet load_results(const std::string& dir);
 
+// `path` as a ResultsSet: a results folder (load_results), a report JSON file (`opmatrix report
+// --format json`, whose cells embed their results files; the errors it recorded stay errors)
+// or one results file. A missing path, or a file that is none of these, is an error naming it.
+ResultsSet load_results_from(const std::string& path);
+
 // What one table cell shows: the worst verdict of the matrix cells that fall in it.
 enum class Verdict { pass, expected_failure, failure, not_run };
 const char* verdict_symbol(Verdict v);  // text, not only colour: "✔ pass" …

@@ -1,0 +1,52 @@
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "diff/diff_render.h"
+#include "diff/results_diff.h"
+#include "report/results_set.h"
+#include "util/atomic_write.h"
+
+namespace opmatrix {
+
+namespace {
+
+// A gate that skipped a broken file would compare less than it claims: every unreadable file,
+// and a side with no results at all, is bad input.
+bool load_side(const std::string& path, ResultsSet& set, std::ostream& err) {
+  set = load_results_from(path);
+  for (const auto& e : set.errors) err << "opmatrix diff: error: " << e << "\n";
+  if (set.errors.empty() && set.cells.empty())
+    err << fmt::format("opmatrix diff: error: {}: no results (no <cell>.json in the folder, no cells in the report)\n",
+                       path);
+  return set.errors.empty() && !set.cells.empty();
+}
+
+}  // namespace
+
+int diff_command(const DiffOptions& opts, std::ostream& out, std::ostream& err) {
+  ResultsSet base, head;
+  const bool base_ok = load_side(opts.base, base, err);
+  const bool head_ok = load_side(opts.head, head, err);
+  if (!base_ok || !head_ok) return kExitUsage;
+  const Diff d = diff_results(base, head);
+  const std::string text = opts.format == "json" ? render_diff_json(d, opts.base, opts.head)
+                                                 : render_diff_markdown(d, opts.base, opts.head);
+  if (opts.output.empty() || opts.output == "-") {
+    out << text;
+  } else {
+    try {
+      write_file_atomically(opts.output, text);
+    } catch (const std::exception& e) {
+      err << "opmatrix diff: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  // One line on stderr whatever the format: the CI log shows the verdict beside the exit status.
+  err << fmt::format("opmatrix diff: {}{}\n", diff_summary(d),
+                     opts.output.empty() || opts.output == "-" ? "" : " -> " + opts.output);
+  return has_regressions(d) ? kExitFailed : kExitOk;
+}
+
+}  // namespace opmatrix
