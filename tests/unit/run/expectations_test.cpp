@@ -65,6 +65,19 @@ TEST(Expectations, SubtestScopedExpectationTouchesOnlyThatSubtest) {
   EXPECT_FALSE(r.meets_expectations);
 }
 
+TEST(Expectations, AnEntryWithoutOpLeavesTorchvisionsOpsAlone) {
+  Expectation named{"fake-device", "torchvision::nms", "", "xfail", "torchvision's own", {}};
+  Cell c = cell_with({{"fake-device", "", "", "xfail", "no fake kernel", {}}, named});
+  CellResult r;
+  r.checks = {check("scatter_sum", "fake-device", Status::fail), check("torchvision::roi_align", "fake-device", Status::pass),
+              check("torchvision::nms", "fake-device", Status::fail)};
+  apply_expectations(c, r);
+  EXPECT_EQ(r.checks[0].status, Status::xfail);
+  EXPECT_EQ(r.checks[1].status, Status::pass) << "not an xpass: the entry is about the library's ops";
+  EXPECT_EQ(r.checks[2].status, Status::xfail) << "named, so covered";
+  EXPECT_TRUE(r.meets_expectations);
+}
+
 TEST(Expectations, OpScopedExpectationTouchesOnlyThatOp) {
   Cell c = cell_with({{"correctness", "nms", "", "xfail", "known", {}}});
   CellResult r;
