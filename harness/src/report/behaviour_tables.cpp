@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/registry.h"
 #include "report/extra_tables.h"
@@ -67,22 +68,33 @@ std::vector<std::string> ops_in(const CellResult& r, bool torchvision) {
 }
 
 std::string note_of(const std::string& where, const CheckResult& c) {
-  std::string what = c.check + (c.subtest.empty() ? "" : " " + c.subtest);
-  std::string text = fmt::format("{} · {} · {}{}: {}", where, c.op, what, c.sample.empty() ? "" : " on " + c.sample,
-                                 c.message);
-  if (!c.expected_reason.empty()) text += " (expected: " + c.expected_reason + ")";
-  return text;
+  const std::string what = c.check + (c.subtest.empty() ? "" : " " + c.subtest);
+  return fmt::format("{} · {} · {}{}: {}", where, c.op, what, c.sample.empty() ? "" : " on " + c.sample, c.message);
 }
 
-// Lines under a grid for every behaviour result of `ops` that is not a pass or skip.
+// Lines under a grid: every unexpected red with its sample and message; expected failures,
+// whose reason says it all, one line per check and reason with the ops it covers.
 void add_notes(Grid& g, const std::string& where, const CellResult& r, const std::vector<std::string>& ops,
                std::size_t& left_out) {
+  auto add = [&](std::string line) {
+    if (g.notes.size() < kMaxNotes) g.notes.push_back(std::move(line));
+    else ++left_out;
+  };
+  std::vector<std::pair<std::string, std::vector<std::string>>> expected;  // (what + reason, ops)
   for (const auto& c : r.checks) {
     if (!is_behaviour_check(c.check) || c.status == Status::pass || c.status == Status::skip) continue;
     if (std::find(ops.begin(), ops.end(), c.op) == ops.end()) continue;
-    if (g.notes.size() < kMaxNotes) g.notes.push_back(note_of(where, c));
-    else ++left_out;
+    if (c.status != Status::xfail) {
+      add(note_of(where, c));
+      continue;
+    }
+    const std::string what = fmt::format("{}{} (expected: {})", c.check, c.subtest.empty() ? "" : " " + c.subtest,
+                                         c.expected_reason);
+    auto it = std::find_if(expected.begin(), expected.end(), [&](const auto& e) { return e.first == what; });
+    if (it == expected.end()) expected.push_back({what, {c.op}});
+    else it->second.push_back(c.op);
   }
+  for (const auto& [what, covered] : expected) add(fmt::format("{} · {} · {}", where, fmt::join(covered, ", "), what));
 }
 
 void close_notes(Grid& g, std::size_t left_out) {
