@@ -15,6 +15,12 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
+// `text` to `out` when `output` is "" or "-", else written atomically to that file; false (the
+// reason on `err`, prefixed "opmatrix COMMAND: error: ") when the file cannot be written.
+bool print_or_write(const std::string& output, const std::string& text, const std::string& command,
+                    std::ostream& out, std::ostream& err);
+bool writes_to_stdout(const std::string& output);
+
 // Loads and validates; prints every diagnostic to `err`. nullopt when there are errors.
 std::optional<Matrix> load_matrix_or_report(const std::string& path, std::ostream& err);
 

@@ -33,19 +33,10 @@ int diff_command(const DiffOptions& opts, std::ostream& out, std::ostream& err) 
   const Diff d = diff_results(base, head);
   const std::string text = opts.format == "json" ? render_diff_json(d, opts.base, opts.head)
                                                  : render_diff_markdown(d, opts.base, opts.head);
-  if (opts.output.empty() || opts.output == "-") {
-    out << text;
-  } else {
-    try {
-      write_file_atomically(opts.output, text);
-    } catch (const std::exception& e) {
-      err << "opmatrix diff: error: " << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
+  if (!print_or_write(opts.output, text, "diff", out, err)) return kExitUsage;
   // One line on stderr whatever the format: the CI log shows the verdict beside the exit status.
   err << fmt::format("opmatrix diff: {}{}\n", diff_summary(d),
-                     opts.output.empty() || opts.output == "-" ? "" : " -> " + opts.output);
+                     writes_to_stdout(opts.output) ? "" : " -> " + opts.output);
   return has_regressions(d) ? kExitFailed : kExitOk;
 }
 

@@ -16,15 +16,8 @@ int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& e
   else if (opts.format == "html") text = render_html(set);
   else if (opts.format == "junit") text = render_junit(set);
   else text = render_json(set);
-  if (opts.output.empty() || opts.output == "-") {
-    out << text;
-  } else {
-    try {
-      write_file_atomically(opts.output, text);
-    } catch (const std::exception& e) {
-      err << "opmatrix report: error: " << e.what() << "\n";
-      return kExitUsage;
-    }
+  if (!print_or_write(opts.output, text, "report", out, err)) return kExitUsage;
+  if (!writes_to_stdout(opts.output)) {
     err << fmt::format("opmatrix report: {} cells -> {}\n", set.cells.size(), opts.output);
   }
   // The report still renders; the unreadable files are bad input.
