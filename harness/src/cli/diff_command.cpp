@@ -6,7 +6,6 @@
 #include "diff/diff_render.h"
 #include "diff/results_diff.h"
 #include "report/results_set.h"
-#include "util/atomic_write.h"
 
 namespace opmatrix {
 

@@ -4,7 +4,6 @@
 
 #include "cli/commands.h"
 #include "report/render.h"
-#include "util/atomic_write.h"
 
 namespace opmatrix {
 
