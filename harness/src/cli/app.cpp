@@ -70,7 +70,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   InitOptions init;
   auto* in = app.add_subcommand("init", "write DIR/opmatrix.yaml for the op library in DIR: its build, namespace, ops "
-                                        "and import module as its files show them, and three starting cells");
+                                        "and import module as its files show them, three starting cells, and opmatrix_samples.py "
+                                        "(sample calls of its ops) beside it");
   in->add_option("dir", init.dir, "the op library's folder (default: .)");
   in->add_option("--output", init.output, "write this file instead of DIR/opmatrix.yaml");
   in->add_option("--name", init.name, "start the cell ids with NAME (default: the distribution's or folder's name)");
