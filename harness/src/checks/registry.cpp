@@ -77,19 +77,20 @@ const std::vector<CheckSpec> kBuiltinChecks = {
      {}, true},
     {"device", {"test"}, "test outcomes (gtest JSON)", CheckPer::op,
      "CUDA-only cases skip with a reason in CPU cells; a cell that promises CUDA fails on a CPU-only torch or build",
-     "AssertionError: Torch not compiled with CUDA enabled", {}},
+     "AssertionError: Torch not compiled with CUDA enabled", {}, false, false, {}, false, false, Weighs::breaks,
+     "CUDA kernels not executed (no GPU here)"},
     {"test", {"test"}, "collect_test_outcomes", CheckPer::cell,
      "the case binaries ran at all (no results: none started, or the test step died first)",
      "(no test output)", {}},
     {"arch", {"archs"}, "supported_archs (nvcc --list-gpu-arch)", CheckPer::arch,
      "the cell's nvcc can compile for each declared arch",
-     "nvcc fatal : Unsupported gpu architecture 'compute_70'", {}, false, true},
+     "nvcc fatal : Unsupported gpu architecture 'compute_70'", {}, false, true, {}, false, false, Weighs::limits},
     {"nvrtc", {"nvrtc"}, "nvrtc_checks", CheckPer::arch,
      "the NVRTC torch loads accepts each declared arch (torch's runtime compilation)",
-     "nvrtc: error: invalid value for --gpu-architecture (-arch)", {}, false, true},
+     "nvrtc: error: invalid value for --gpu-architecture (-arch)", {}, false, true, {}, false, false, Weighs::limits},
     {"fatbin", {"fatbin"}, "fatbin_checks", CheckPer::arch,
      "each built library holds SASS or PTX that runs on each declared arch",
-     "CUDA error: no kernel image is available for execution on the device", {}, false, true},
+     "CUDA error: no kernel image is available for execution on the device", {}, false, true, {}, false, false, Weighs::limits},
     {"torchvision", {"torchvision", "torchvision-cpp"}, "check_torchvision", CheckPer::cell,
      "torchvision imports, pairs with the cell's torch and CUDA, and its ops have the kernels the cell promises",
      "RuntimeError: Couldn't load custom C++ ops ... incompatible PyTorch and torchvision versions", {}},
@@ -110,13 +111,13 @@ const std::vector<ScriptCheck> kScriptChecks = {
     // What an op's kernels DO under PyTorch's own tooling (docs/checks.md, "Behaviour"), with the
     // samples of scripts/cell/op_samples.py: each its own process, so a crash in one keeps the others.
     {{"opcheck", "opcheck_check.py", "", 1200, StepWhen::built, "runs torch.library.opcheck on every sample of every op (and torchvision's ops), each sub-test on its own"},
-     {"opcheck", {"opcheck"}, "script_checks", CheckPer::op, "each op's schema, autograd registration and fake (Meta) kernel agree with its real kernel on every sample: torch.library.opcheck's test_schema, test_autograd_registration, test_faketensor and test_aot_dispatch_dynamic, reported one by one", "opcheck(op, ...): test_faketensor failed with ... found mismatched tensor metadata: Shapes torch.Size([4]) and torch.Size([8]) are not equal!", {}, true, false, kOpcheckSubtests, true, true}},
+     {"opcheck", {"opcheck"}, "script_checks", CheckPer::op, "each op's schema, autograd registration and fake (Meta) kernel agree with its real kernel on every sample: torch.library.opcheck's test_schema, test_autograd_registration, test_faketensor and test_aot_dispatch_dynamic, reported one by one", "opcheck(op, ...): test_faketensor failed with ... found mismatched tensor metadata: Shapes torch.Size([4]) and torch.Size([8]) are not equal!", {}, true, false, kOpcheckSubtests, true, true, Weighs::limits}},
     {{"compile", "compile_check.py", "", 1800, StepWhen::built, "torch.compile(fullgraph=True) of a module calling each op, on its first CPU sample, against eager"},
-     {"compile", {"compile"}, "script_checks", CheckPer::op, "each op compiles under torch.compile(fullgraph=True) (Dynamo + Inductor) without a graph break, and the compiled module agrees with eager", "torch._dynamo.exc.Unsupported: ... no fake impl registered (scatter fails when using torch.compile)", {}, true, false, {}, false, true}},
+     {"compile", {"compile"}, "script_checks", CheckPer::op, "each op compiles under torch.compile(fullgraph=True) (Dynamo + Inductor) without a graph break, and the compiled module agrees with eager", "torch._dynamo.exc.Unsupported: ... no fake impl registered (scatter fails when using torch.compile)", {}, true, false, {}, false, true, Weighs::limits}},
     {{"export", "export_check.py", "", 1200, StepWhen::built, "torch.export.export of a module calling each op, then the exported program run against eager"},
-     {"export", {"export"}, "script_checks", CheckPer::op, "each op exports with torch.export.export and the exported program agrees with eager", "torch._dynamo.exc.Unsupported / RuntimeError: ... cannot be exported (no fake impl, data-dependent shape)", {}, true, false, {}, false, true}},
+     {"export", {"export"}, "script_checks", CheckPer::op, "each op exports with torch.export.export and the exported program agrees with eager", "torch._dynamo.exc.Unsupported / RuntimeError: ... cannot be exported (no fake impl, data-dependent shape)", {}, true, false, {}, false, true, Weighs::limits}},
     {{"fake-device", "fake_device.py", "", 600, StepWhen::built, "each op (and torchvision's) on fake CUDA tensors under FakeTensorMode: no GPU needed"},
-     {"fake-device", {"fake-device"}, "script_checks", CheckPer::op, "in a CUDA torch, each op's fake kernel on fake CUDA inputs gives a CUDA output of the real kernel's shape and dtype", "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different devices cuda:0, cpu", {}, true, false, {}, true, true}},
+     {"fake-device", {"fake-device"}, "script_checks", CheckPer::op, "in a CUDA torch, each op's fake kernel on fake CUDA inputs gives a CUDA output of the real kernel's shape and dtype", "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different devices cuda:0, cpu", {}, true, false, {}, true, true, Weighs::limits, "fake CUDA tensors not checked (this torch needs a GPU driver for them)"}},
     {{"wheel", "wheel_metadata.py", "", 120, StepWhen::built, "reads the tags and the torch requirement of the wheel a setup.py project built"}, {"wheel", {"wheel"}, "script_checks", CheckPer::library, "the wheel a setup.py project builds accepts the cell's own torch (Requires-Dist) and says which platform it is for", "ERROR: Cannot install mylib because these package versions have conflicting dependencies (torch>=2.4 vs 2.1.2)", {}}},
 };
 
@@ -228,6 +229,10 @@ const char* to_string(StepWhen when) {
   return "?";
 }
 
+const char* to_string(Weighs w) {
+  return w == Weighs::breaks ? "broken" : "works with limits";
+}
+
 const char* to_string(CheckPer per) {
   switch (per) {
     case CheckPer::cell: return "cell";
@@ -258,6 +263,8 @@ nlohmann::json registry_json() {
     const StepSpec* main = c.steps.empty() ? nullptr : find_step(c.steps.front());
     if (!c.subtests.empty()) j["subtests"] = c.subtests;
     if (c.torchvision_ops) j["torchvision_ops"] = true;
+    j["weighs"] = to_string(c.weighs);
+    if (!c.unexecuted.empty()) j["unexecuted"] = c.unexecuted;
     j["step"] = main ? main->name : "";
     j["script"] = main ? script_of(*main) : "";
     j["timeout_s"] = main ? main->timeout_s : 0.0;
@@ -279,6 +286,8 @@ std::string registry_text() {
     out += fmt::format("    users see: {}\n", c.user_error);
     if (!c.subtests.empty()) out += fmt::format("    sub-tests: {}\n", fmt::join(c.subtests, ", "));
     if (c.torchvision_ops) out += "    also judges torchvision's own ops (torchvision::NAME)\n";
+    out += fmt::format("    a non-pass makes the cell: {}\n", to_string(c.weighs));
+    if (!c.unexecuted.empty()) out += fmt::format("    a skip where CUDA is promised: {}\n", c.unexecuted);
   }
   out += "\nSteps (in run order; a cell's `timeouts:` overrides the default):\n";
   for (const auto& s : step_registry())
@@ -288,13 +297,17 @@ std::string registry_text() {
 }
 
 std::string checks_markdown() {
-  std::string out = "| check | per | step(s) | script | judge | catches | what users see |\n|---|---|---|---|---|---|---|\n";
+  std::string out = "| check | per | step(s) | script | judge | catches | what users see | a non-pass makes the cell |\n"
+                    "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : check_registry()) {
     const StepSpec* main = c.steps.empty() ? nullptr : find_step(c.steps.front());
     const std::string script = main && !main->script.empty() ? "`" + script_of(*main) + "`" : "";
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | `{}` |\n", c.name, to_string(c.per),
+    const std::string weighs = c.unexecuted.empty() ? to_string(c.weighs)
+                                                    : fmt::format("{}; a skip where CUDA is promised: {}",
+                                                                  to_string(c.weighs), c.unexecuted);
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | `{}` | {} |\n", c.name, to_string(c.per),
                        c.steps.empty() ? "—" : fmt::format("{}", fmt::join(c.steps, ", ")), script, escape_md_cell(c.judge),
-                       escape_md_cell(c.catches), escape_md_cell(c.user_error));
+                       escape_md_cell(c.catches), escape_md_cell(c.user_error), escape_md_cell(weighs));
   }
   return out;
 }

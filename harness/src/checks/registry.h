@@ -35,6 +35,13 @@ struct StepSpec {
 // What one check result is about.
 enum class CheckPer { cell, op, arch, library };
 
+// How a result of the check that is not a pass counts in a cell's verdict (report/verdict.h),
+// expected or not: whether matrix.yaml declared it is a separate question (the run's gate).
+enum class Weighs {
+  breaks,  // the ops do not work for a user of this cell: "✘ broken", with the reason
+  limits,  // they work, but not on one arch or not under one of PyTorch's tools: "◐ works with limits", named
+};
+
 struct CheckSpec {
   std::string name;
   std::vector<std::string> steps;  // the steps whose output it is judged from, first = main
@@ -52,6 +59,10 @@ struct CheckSpec {
   // It also judges torchvision's own ops, reported as "torchvision::NAME" (an `expect` op may name them).
   bool torchvision_ops = false;
   bool behaviour_column = false;   // a symbol in each cell of the report's behaviour table
+  Weighs weighs = Weighs::breaks;
+  // Set for checks that need a GPU to execute: what a skip of it means in a cell that promises
+  // CUDA (a limit the verdict names, never a pass). Elsewhere a skip means "does not apply".
+  std::string unexecuted = {};
 };
 
 // A check that is its own step: an in-cell script printing {"checks": [...]} in the form
@@ -90,6 +101,7 @@ std::vector<std::string> arch_columns();
 
 const char* to_string(StepWhen when);
 const char* to_string(CheckPer per);
+const char* to_string(Weighs w);
 
 // `opmatrix checks`: the registry as JSON, as a terminal table, and as the Markdown tables
 // the docs embed (docs/checks.md, kept equal by a unit test).

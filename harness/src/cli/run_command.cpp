@@ -16,6 +16,7 @@
 #include "matrix/load.h"
 #include "run/cell_runner.h"
 #include "run/cache_key.h"
+#include "run/source_commit.h"
 #include "run/cross_load.h"
 #include "run/engine.h"
 #include "util/atomic_write.h"
@@ -174,6 +175,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   };
 
   const std::string sources = sources_hash(config.repo_root, config.data_root);
+  const std::string commit = source_commit(config.repo_root);
   // The last result of a cell stands when its key matches; infrastructure failures never do.
   auto reusable = [&](const Cell& cell, const std::string& key) -> std::optional<CellResult> {
     if (opts.no_cache || key.empty()) return std::nullopt;
@@ -224,6 +226,19 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
                                   ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources) : "";
       if (auto old = reusable(*job.cell, key)) {
         progress(job.cell->id, fmt::format("cached: key {} matches the last result ({})", key, to_string(old->status)));
+        // Results written before opmatrix recorded these get them: the key proves the same
+        // image tag and the same sources, so this run's image id and commit describe it too.
+        if (old->image_id.empty() || old->commit.empty()) {
+          if (old->image_id.empty()) old->image_id = engine->image_id(old->image);
+          if (old->commit.empty()) old->commit = commit;
+          old->cached = false;  // on disk, "cached" says how the result was made, not this run
+          try {
+            write_file_atomically(results_dir + "/" + job.cell->id + ".json", to_json(*old).dump(2) + "\n");
+          } catch (const std::exception& e) {
+            progress(job.cell->id, std::string("cannot write results: ") + e.what());
+          }
+          old->cached = true;
+        }
         written[i] = true;
         results[i] = std::move(*old);
         continue;
@@ -231,6 +246,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       CellResult r = job.skip_reason.empty() ? run_cell(*m, *job.cell, *engine, settings, progress)
                                              : skipped_cell(*job.cell, job.skip_reason);
       r.cache_key = key;
+      r.commit = commit;
       if (!job.skip_reason.empty()) progress(job.cell->id, "skip: " + job.skip_reason);
       if (stop_requested().load() && job.skip_reason.empty()) {
         // An interrupted cell keeps no results: the next run does it again.

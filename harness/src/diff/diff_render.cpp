@@ -19,12 +19,8 @@ std::string md_cell(const std::string& s, std::size_t limit = 300) {
 
 std::string status_or_dash(const std::optional<Status>& s) { return s ? to_string(*s) : "—"; }
 
-std::string verdict_text(Status status, bool meets) {
-  // The report's words for a cell (results_set.h), so that both read the same.
-  CellResult r;
-  r.status = status;
-  r.meets_expectations = meets;
-  return fmt::format("{} ({})", verdict_symbol(verdict_of(r)), to_string(status));
+std::string verdict_text(const std::string& verdict, Status status) {
+  return fmt::format("{} ({})", md_cell(verdict, 600), to_string(status));
 }
 
 std::string where(const ResultChange& c) {
@@ -158,15 +154,15 @@ std::string render_diff_markdown(const Diff& d, const std::string& base, const s
                       "| cell | BASE's verdict |\n|---|---|\n",
                       d.cells_removed.size());
     for (const auto& c : d.cells_removed)
-      md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.status, c.meets_expectations));
+      md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.verdict, c.status));
   }
   if (!d.verdicts.empty()) {
     md += fmt::format("\n### Cell verdicts ({} changed, {} no longer meet their expectations)\n\n"
                       "| cell | BASE | HEAD | |\n|---|---|---|---|\n",
                       d.verdicts.size(), worse.size());
     for (const auto& v : d.verdicts)
-      md += fmt::format("| {} | {} | {} | {} |\n", md_cell(v.cell), verdict_text(v.base_status, v.base_meets),
-                        verdict_text(v.head_status, v.head_meets),
+      md += fmt::format("| {} | {} | {} | {} |\n", md_cell(v.cell), verdict_text(v.base_verdict, v.base_status),
+                        verdict_text(v.head_verdict, v.head_status),
                         v.regressed                     ? "✘ no longer meets its expectations"
                         : !v.base_meets && v.head_meets ? "✔ meets its expectations now"
                         : v.head_meets                  ? "still meets its expectations"
@@ -211,7 +207,7 @@ std::string render_diff_markdown(const Diff& d, const std::string& base, const s
   if (!d.cells_added.empty()) {
     md += fmt::format("\n### New cells ({})\n\n| cell | HEAD's verdict |\n|---|---|\n", d.cells_added.size());
     for (const auto& c : d.cells_added)
-      md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.status, c.meets_expectations));
+      md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.verdict, c.status));
   }
   return md;
 }
@@ -233,16 +229,20 @@ std::string render_diff_json(const Diff& d, const std::string& base, const std::
   j["cells_added"] = nlohmann::json::array();
   for (const auto& c : d.cells_added)
     j["cells_added"].push_back(
-        {{"cell", c.cell}, {"status", to_string(c.status)}, {"meets_expectations", c.meets_expectations}});
+        {{"cell", c.cell}, {"status", to_string(c.status)}, {"meets_expectations", c.meets_expectations},
+         {"verdict", c.verdict}});
   j["cells_removed"] = nlohmann::json::array();
   for (const auto& c : d.cells_removed)
     j["cells_removed"].push_back(
-        {{"cell", c.cell}, {"status", to_string(c.status)}, {"meets_expectations", c.meets_expectations}});
+        {{"cell", c.cell}, {"status", to_string(c.status)}, {"meets_expectations", c.meets_expectations},
+         {"verdict", c.verdict}});
   j["verdicts"] = nlohmann::json::array();
   for (const auto& v : d.verdicts)
     j["verdicts"].push_back({{"cell", v.cell},
-                             {"base", {{"status", to_string(v.base_status)}, {"meets_expectations", v.base_meets}}},
-                             {"head", {{"status", to_string(v.head_status)}, {"meets_expectations", v.head_meets}}},
+                             {"base", {{"status", to_string(v.base_status)}, {"meets_expectations", v.base_meets},
+                                       {"verdict", v.base_verdict}}},
+                             {"head", {{"status", to_string(v.head_status)}, {"meets_expectations", v.head_meets},
+                                       {"verdict", v.head_verdict}}},
                              {"regressed", v.regressed}});
   return j.dump(2) + "\n";
 }

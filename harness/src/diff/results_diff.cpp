@@ -8,6 +8,9 @@ namespace opmatrix {
 
 namespace {
 
+// Reasons a verdict names in a diff: enough to see what changed in it.
+constexpr std::size_t kVerdictItems = 6;
+
 using Kind = ResultChange::Kind;
 
 bool same_key(const CheckResult& a, const CheckResult& b) {
@@ -142,9 +145,11 @@ void diff_cell(Diff& d, const std::string& id, const CellResult& base, const Cel
     std::string why;
     if (auto kind = classify(&bs[j], nullptr, why)) add(d, change_of(id, &bs[j], nullptr, *kind, why));
   }
-  if (base.status != head.status || base.meets_expectations != head.meets_expectations)
+  const std::string base_verdict = verdict_line(assess(base), kVerdictItems);
+  const std::string head_verdict = verdict_line(assess(head), kVerdictItems);
+  if (base.status != head.status || base.meets_expectations != head.meets_expectations || base_verdict != head_verdict)
     d.verdicts.push_back({id, base.status, head.status, base.meets_expectations, head.meets_expectations,
-                          base.meets_expectations && !head.meets_expectations});
+                          base.meets_expectations && !head.meets_expectations, base_verdict, head_verdict});
 }
 
 std::map<std::string, std::vector<const CellResult*>> by_id(const ResultsSet& set) {
@@ -184,8 +189,10 @@ Diff diff_results(const ResultsSet& base, const ResultsSet& head) {
       ++d.cells_compared;
       diff_cell(d, id, *bc[i], *hc[i]);
     }
-    for (std::size_t i = n; i < bc.size(); ++i) d.cells_removed.push_back({id, bc[i]->status, bc[i]->meets_expectations});
-    for (std::size_t i = n; i < hc.size(); ++i) d.cells_added.push_back({id, hc[i]->status, hc[i]->meets_expectations});
+    for (std::size_t i = n; i < bc.size(); ++i) d.cells_removed.push_back({id, bc[i]->status, bc[i]->meets_expectations,
+                                                                         verdict_line(assess(*bc[i]), kVerdictItems)});
+    for (std::size_t i = n; i < hc.size(); ++i) d.cells_added.push_back({id, hc[i]->status, hc[i]->meets_expectations,
+                                                                       verdict_line(assess(*hc[i]), kVerdictItems)});
     if (take_base) ++bi;
     if (take_head) ++hi;
   }

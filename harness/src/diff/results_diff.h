@@ -31,12 +31,14 @@ struct ResultChange {
   std::string why;           // for a person: why it counts, or what it means ("no longer checked")
 };
 
-// A cell's verdict (status, meets_expectations) that differs between the sets.
+// A cell whose verdict (report/verdict.h: works, works with limits, broken; its reasons),
+// status or meeting of its expectations differs between the sets.
 struct VerdictChange {
   std::string cell;
   Status base_status = Status::pass, head_status = Status::pass;
   bool base_meets = true, head_meets = true;
   bool regressed = false;  // it met its expectations in BASE and does not in HEAD
+  std::string base_verdict, head_verdict;  // verdict_line(), reasons included
 };
 
 // A cell on one side only.
@@ -44,6 +46,7 @@ struct CellOnOneSide {
   std::string cell;
   Status status = Status::pass;
   bool meets_expectations = true;
+  std::string verdict;  // verdict_line(), reasons included
 };
 
 struct Diff {

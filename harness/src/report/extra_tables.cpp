@@ -52,8 +52,9 @@ Grid projects_table(const ResultsSet& set) {
       row.push_back(st.empty() ? "○" : fmt::format("{} {}", status_symbol(s), to_string(s)));
       cls.push_back(status_class(s));
     }
-    row.push_back(verdict_symbol(verdict_of(r)));
-    cls.push_back(verdict_class(verdict_of(r)));
+    const CellVerdict v = assess(r);
+    row.push_back(verdict_line(v, kTableItems));
+    cls.push_back(verdict_class(v.verdict));
     g.rows.push_back(row);
     g.classes.push_back(cls);
   }
@@ -161,6 +162,7 @@ Grid cross_load_table(const nlohmann::json& x) {
 std::vector<Grid> extra_tables(const ResultsSet& set) {
   std::vector<Grid> out;
   std::vector<Grid> all = {projects_table(set)};
+  for (Grid& g : library_tables(set)) all.push_back(std::move(g));
   for (Grid& g : behaviour_tables(set)) all.push_back(std::move(g));
   all.push_back(arch_table(set));
   all.push_back(cross_load_table(set.cross_load));

@@ -23,6 +23,8 @@ struct Grid {
 };
 
 std::vector<Grid> extra_tables(const ResultsSet& set);
+// One table per project library: its ops x its cells (report/library_tables.cpp).
+std::vector<Grid> library_tables(const ResultsSet& set);
 // The behaviour checks per op (opcheck, compile, export, fake-device): report/behaviour_tables.cpp.
 std::vector<Grid> behaviour_tables(const ResultsSet& set);
 

@@ -4,6 +4,7 @@
 
 #include "report/extra_tables.h"
 #include "report/render.h"
+#include "report/verdict.h"
 #include "util/escape.h"
 
 namespace opmatrix {
@@ -22,7 +23,7 @@ table{border-collapse:collapse;margin:.5rem 0}
 th,td{border:1px solid #c8ccd1;padding:.35rem .55rem;text-align:left;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 thead th{background:#f0f2f4}
-.pass{background:#dcf5e3}.xfail{background:#fff4c7}.fail{background:#ffd9d6}.notrun{background:#eef0f2;color:#444}
+.pass{background:#dcf5e3}.xfail,.limits{background:#fff4c7}.fail{background:#ffd9d6}.notrun{background:#eef0f2;color:#444}
 td a{color:inherit}
 .filters{display:flex;flex-wrap:wrap;gap:.75rem;margin:1rem 0}
 .filters label{display:flex;flex-direction:column;font-size:.9rem}
@@ -90,16 +91,15 @@ std::string render_html(const ResultsSet& set) {
       h += fmt::format("<td class=\"{}\">", verdict_class(it->second.verdict));
       bool first = true;
       for (const auto* cell : it->second.cells) {
-        h += fmt::format("{}<a href=\"#cell-{}\" title=\"{}\">{}</a>", first ? "" : "<br>", esc(cell_id(*cell)),
-                         esc(cell_id(*cell)), verdict_symbol(verdict_of(*cell)));
+        h += fmt::format("{}<a href=\"#{}\" title=\"{}\">{}</a>", first ? "" : "<br>", esc(cell_anchor(*cell)),
+                         esc(cell_id(*cell)), esc(verdict_line(assess(*cell), kTableItems)));
         first = false;
       }
       h += "</td>";
     }
     h += "</tr>\n";
   }
-  h += "</tbody></table></div>\n<p>✔ pass · ⚠ expected failure (declared in matrix.yaml) · ✘ failure · ○ not run here. "
-       "Select a table entry to open its cell.</p>\n";
+  h += fmt::format("</tbody></table></div>\n<p>{}</p>\n", esc(kVerdictLegend));
   for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
   for (const auto& g : extra_tables(set)) h += grid_html(g);
 
@@ -114,11 +114,23 @@ std::string render_html(const ResultsSet& set) {
        options("f-check", "check", checks) + options("f-status", "status", statuses) + "</section>\n";
   for (const auto& r : set.cells) {
     const std::string id = cell_id(r);
-    h += fmt::format("<details class=\"cell\" id=\"cell-{}\"><summary>{} — {} <small class=\"count\"></small></summary>\n",
-                     esc(id), esc(id), verdict_symbol(verdict_of(r)));
+    const CellVerdict v = assess(r);
+    h += fmt::format("<details class=\"cell\" id=\"{}\"><summary>{} — {} <small class=\"count\"></small></summary>\n",
+                     esc(cell_anchor(r)), esc(id), esc(verdict_line(v, 0)));
+    h += "<ul class=\"verdict\">";
+    if (!v.broken.empty()) h += "<li><strong>broken:</strong> " + esc(fmt::format("{}", fmt::join(v.broken, "; "))) + "</li>";
+    if (!v.limits.empty()) h += "<li><strong>limits:</strong> " + esc(fmt::format("{}", fmt::join(v.limits, "; "))) + "</li>";
+    if (!v.not_run.empty()) h += "<li><strong>not run:</strong> " + esc(v.not_run) + "</li>";
+    h += fmt::format("<li><strong>as declared in matrix.yaml:</strong> {}</li></ul>\n",
+                     v.as_declared ? "yes" : "‼ no (the run fails)");
     h += fmt::format("<p>torch {} · torchvision {} · CUDA {} · engine {} · {:.0f} s</p>\n", esc(r.cell.value("torch", "")),
                      esc(r.cell.value("torchvision", "")), esc(r.cell.value("cuda", "")),
                      esc(r.engine.empty() ? "-" : r.engine), r.seconds);
+    h += fmt::format("<p>image <code>{}</code>{} · commit <code>{}</code> · started {} · run this cell again: "
+                     "<code>opmatrix run --cell {}</code></p>\n",
+                     esc(r.image.empty() ? "-" : r.image),
+                     r.image_id.empty() ? "" : " (id <code>" + esc(r.image_id.substr(0, 19)) + "</code>)",
+                     esc(r.commit.empty() ? "not recorded" : r.commit), esc(r.started_at), esc(id));
     h += "<div class=\"scroll\"><table class=\"checks\"><thead><tr><th scope=\"col\">op</th><th scope=\"col\">check</th>"
          "<th scope=\"col\">status</th><th scope=\"col\">details</th></tr></thead><tbody>\n";
     for (const auto& c : r.checks) {
@@ -136,6 +148,8 @@ std::string render_html(const ResultsSet& set) {
         if (!c.diagnosis->evidence.empty())
           h += "<pre aria-label=\"log excerpt\">" + esc(c.diagnosis->evidence.substr(0, 3000)) + "</pre>";
       }
+      const std::string log = c.status == Status::pass || c.status == Status::skip ? "" : log_of(r, c);
+      if (!log.empty()) h += fmt::format("<div><a href=\"{}\">log</a></div>", esc(log));
       h += "</td></tr>\n";
     }
     h += "</tbody></table></div></details>\n";

@@ -7,7 +7,12 @@ std::string render_json(const ResultsSet& set) {
   j["schema"] = "opmatrix-report";
   j["schema_version"] = 1;
   j["cells"] = nlohmann::json::array();
-  for (const auto& r : set.cells) j["cells"].push_back(to_json(r));
+  for (const auto& r : set.cells) {
+    // A results file as written, plus what the report makes of it (read back, it is ignored).
+    nlohmann::json cell = to_json(r);
+    cell["verdict"] = to_json(assess(r));
+    j["cells"].push_back(cell);
+  }
   j["errors"] = set.errors;
   const CompatTable t = build_table(set);
   nlohmann::json table;
@@ -18,9 +23,12 @@ std::string render_json(const ResultsSet& set) {
     for (std::size_t c = 0; c < t.columns.size(); ++c) {
       auto it = t.entries.find({r, c});
       if (it == t.entries.end()) continue;
-      std::vector<std::string> ids;
-      for (const auto* cell : it->second.cells) ids.push_back(cell_id(*cell));
-      row["entries"][t.columns[c]] = {{"verdict", verdict_class(it->second.verdict)}, {"cells", ids}};
+      std::vector<std::string> ids, lines;
+      for (const auto* cell : it->second.cells) {
+        ids.push_back(cell_id(*cell));
+        lines.push_back(verdict_line(assess(*cell), kTableItems));
+      }
+      row["entries"][t.columns[c]] = {{"verdict", verdict_class(it->second.verdict)}, {"cells", ids}, {"text", lines}};
     }
     table["rows"].push_back(row);
   }

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "report/render.h"
+#include "report/verdict.h"
 #include "util/escape.h"
 
 namespace opmatrix {
@@ -35,8 +36,25 @@ std::string render_junit(const ResultsSet& set) {
       }
       cases += "    </testcase>\n";
     }
-    body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n",
-                        xml_escape(cell_id(r)), t, f, s, r.seconds, cases);
+    // The cell's verdict (report/verdict.h) as a test of its own: broken is a failure when
+    // matrix.yaml does not declare it, else skipped with its reasons; limits are named in its output.
+    const CellVerdict v = assess(r);
+    ++t;
+    cases += fmt::format("    <testcase classname=\"{}\" name=\"verdict\" time=\"0\">\n", xml_escape(cell_id(r)));
+    const std::string line = verdict_line(v, 20);
+    if (v.verdict == Verdict::broken && !v.as_declared) {
+      ++f;
+      cases += fmt::format("      <failure message=\"{}\" type=\"broken\"/>\n", xml_escape(line));
+    } else if (v.verdict == Verdict::broken || v.verdict == Verdict::not_run) {
+      ++s;
+      cases += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(line));
+    } else {
+      cases += fmt::format("      <system-out>{}</system-out>\n", xml_escape(line));
+    }
+    cases += "    </testcase>\n";
+    body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n"
+                        "    <properties><property name=\"verdict\" value=\"{}\"/></properties>\n{}  </testsuite>\n",
+                        xml_escape(cell_id(r)), t, f, s, r.seconds, xml_escape(line), cases);
     total += t;
     failures += f;
     skipped += s;

@@ -110,46 +110,6 @@ ResultsSet load_results_from(const std::string& path) {
   return set;
 }
 
-const char* verdict_symbol(Verdict v) {
-  switch (v) {
-    case Verdict::pass: return "✔ pass";
-    case Verdict::expected_failure: return "⚠ expected failure";
-    case Verdict::failure: return "✘ failure";
-    case Verdict::not_run: return "○ not run";
-  }
-  return "?";
-}
-
-const char* verdict_class(Verdict v) {
-  switch (v) {
-    case Verdict::pass: return "pass";
-    case Verdict::expected_failure: return "xfail";
-    case Verdict::failure: return "fail";
-    case Verdict::not_run: return "notrun";
-  }
-  return "";
-}
-
-Verdict verdict_of(const CellResult& r) {
-  if (r.status == Status::skip) return Verdict::not_run;
-  if (!r.meets_expectations) return Verdict::failure;
-  return r.status == Status::pass ? Verdict::pass : Verdict::expected_failure;
-}
-
-namespace {
-
-int rank(Verdict v) {
-  switch (v) {
-    case Verdict::not_run: return 0;
-    case Verdict::pass: return 1;
-    case Verdict::expected_failure: return 2;
-    case Verdict::failure: return 3;
-  }
-  return 0;
-}
-
-}  // namespace
-
 bool version_less(const std::string& a, const std::string& b) {
   auto x = major_minor(a), y = major_minor(b);
   if (x && y && (x->major != y->major || x->minor != y->minor))
@@ -184,8 +144,8 @@ CompatTable build_table(const ResultsSet& set) {
     const std::pair<std::string, std::string> row{r.cell.value("torch", ""), r.cell.value("torchvision", "")};
     const std::size_t ri = static_cast<std::size_t>(std::find(t.rows.begin(), t.rows.end(), row) - t.rows.begin());
     TableCell& e = t.entries[{ri, ci}];
-    const Verdict v = verdict_of(r);
-    if (e.cells.empty() || rank(v) > rank(e.verdict)) e.verdict = v;
+    const Verdict v = assess(r).verdict;
+    if (e.cells.empty() || worse(v, e.verdict)) e.verdict = v;
     e.cells.push_back(&r);
   }
   return t;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "report/verdict.h"
 #include "results/cell_result.h"
 
 namespace opmatrix {
@@ -25,12 +26,7 @@ ResultsSet load_results(const std::string& dir);
 // or one results file. A missing path, or a file that is none of these, is an error naming it.
 ResultsSet load_results_from(const std::string& path);
 
-// What one table cell shows: the worst verdict of the matrix cells that fall in it.
-enum class Verdict { pass, expected_failure, failure, not_run };
-const char* verdict_symbol(Verdict v);  // text, not only colour: "✔ pass" …
-const char* verdict_class(Verdict v);   // for CSS
-Verdict verdict_of(const CellResult& r);
-
+// What one table entry shows: the worst verdict of the matrix cells that fall in it.
 struct TableCell {
   Verdict verdict = Verdict::not_run;
   std::vector<const CellResult*> cells;

@@ -34,6 +34,8 @@ nlohmann::json to_json(const CellResult& r) {
   j["cell"] = r.cell;
   j["engine"] = r.engine;
   j["image"] = r.image;
+  if (!r.image_id.empty()) j["image_id"] = r.image_id;
+  if (!r.commit.empty()) j["commit"] = r.commit;
   j["started_at"] = r.started_at;
   j["seconds"] = r.seconds;
   j["status"] = to_string(r.status);
@@ -75,6 +77,8 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
   r.cell = j.at("cell");
   r.engine = j.value("engine", "");
   r.image = j.value("image", "");
+  r.image_id = j.value("image_id", "");
+  r.commit = j.value("commit", "");
   r.started_at = j.value("started_at", "");
   r.seconds = j.value("seconds", 0.0);
   r.status = status_of(j, "status");

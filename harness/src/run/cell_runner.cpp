@@ -200,6 +200,7 @@ class CellRun {
     s.command = img.built ? "build " + img.tag : "present " + img.tag;
     result_.steps.push_back(s);
     say(fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present", img.ok ? img.tag : "FAILED", img.seconds));
+    if (img.ok) result_.image_id = engine_.image_id(img.tag);
     if (img.ok) return true;
     Diagnosis d;
     d.kind = "image_error";

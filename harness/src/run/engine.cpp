@@ -260,7 +260,7 @@ class ContainerEngine : public Engine {
     return run_process(spec).ok();
   }
 
-  std::string image_id(const std::string& tag) {
+  std::string image_id(const std::string& tag) override {
     std::lock_guard<std::mutex> lock(base_ids_mutex_);
     auto known = base_ids_.find(tag);
     if (known != base_ids_.end()) return known->second;

@@ -44,9 +44,14 @@ TEST(Report, CorruptedAndNewerFilesAreErrorsAndTheRestStillRenders) {
 TEST(Report, MarkdownTableHasRowsByTorchAndColumnsByCuda) {
   const std::string md = render_markdown(load_results(kResults));
   EXPECT_NE(md.find("| torch | torchvision | cpu | CUDA 12.4 | CUDA 13.0 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 2.11.0 | 0.26.0 | | | ○ not run |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 2.5.1 | 0.20.1 | | ✘ failure | |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 1.13.1 | 0.14.1 | ✔ pass | | |"), std::string::npos) << md;
+  // Each entry: the verdict in words, linked to its cell's section.
+  EXPECT_NE(md.find("| 2.11.0 | 0.26.0 |  |  | [○ not run: runs in a GPU machine's own environment](#cell-gpu-host) |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.5.1 | 0.20.1 |  | [✘ broken: torchvision::nms has no CUDA kernel although torch has CUDA "
+                    "12.4 ‼ not as declared in matrix.yaml](#cell-pypi-torch2.5.1-cu12.4) |  |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| 1.13.1 | 0.14.1 | [✔ works](#cell-bookworm-torch1.13-cpu) |  |  |"), std::string::npos) << md;
+  EXPECT_NE(md.find("<a id=\"cell-pypi-torch2.5.1-cu12.4\"></a>"), std::string::npos) << md;
   EXPECT_NE(md.find("reproduce: `python3 -c 'import torchvision'`"), std::string::npos);
 }
 
@@ -83,10 +88,17 @@ TEST(Report, JunitCountsMatchTheResults) {
       bad += is_bad(c.status);
       skipped += c.status == Status::skip || c.status == Status::xfail;
     }
+  // One more test per cell: its verdict. The broken, undeclared pypi cell fails it; the skipped
+  // GPU cell skips it; the working host cell passes it.
+  checks += 3;
+  bad += 1;
+  skipped += 1;
   const std::string xml = render_junit(set);
   EXPECT_EQ(count(xml, "<testcase "), checks);
   EXPECT_EQ(count(xml, "<failure "), bad);
   EXPECT_EQ(count(xml, "<skipped "), skipped);
+  EXPECT_NE(xml.find("<property name=\"verdict\" value=\"✘ broken: torchvision::nms has no CUDA kernel"),
+            std::string::npos) << xml;
   EXPECT_EQ(count(xml, "<testsuite "), 3);
   EXPECT_NE(xml.find("tests=\"" + std::to_string(checks) + "\" failures=\"" + std::to_string(bad) + "\""),
             std::string::npos);

@@ -1,0 +1,160 @@
+#include "report/verdict.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "checks/registry.h"
+#include "report/render.h"
+#include "report/results_set.h"
+#include "util/cuda_arch.h"
+
+namespace opmatrix {
+
+namespace {
+
+// The part of a message a table cell can hold: its first line when short, else up to its first
+// ": " (the rest is the evidence, which the cell's section shows), at most `limit` characters,
+// cut at a word.
+std::string headline(const std::string& message, std::size_t limit = 110) {
+  std::string s = message.substr(0, message.find('\n'));
+  if (s.size() <= limit) return s;
+  const auto colon = s.find(": ", 20);
+  if (colon != std::string::npos) s.resize(colon);
+  if (s.size() <= limit) return s;
+  auto cut = s.rfind(' ', limit);
+  if (cut == std::string::npos || cut < limit / 2) cut = limit;
+  return s.substr(0, cut) + " …";
+}
+
+std::string broken_reason(const CheckResult& c) {
+  const std::string head = headline(c.message.empty() ? to_string(c.status) : c.message);
+  if (c.op.empty() || head.find(c.op) != std::string::npos) return head;
+  return fmt::format("{}: {}", check_label(c), head);
+}
+
+void add_once(std::vector<std::string>& v, const std::string& s) {
+  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+bool infrastructure(const CheckResult& c) {
+  return (c.status == Status::error || c.status == Status::timeout) && c.diagnosis &&
+         is_infrastructure(c.check, c.diagnosis->kind);
+}
+
+int rank(Verdict v) {
+  switch (v) {
+    case Verdict::not_run: return 0;
+    case Verdict::works: return 1;
+    case Verdict::works_with_limits: return 2;
+    case Verdict::broken: return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CellVerdict assess(const CellResult& r) {
+  CellVerdict v;
+  v.as_declared = r.meets_expectations;
+  if (r.status == Status::skip) {
+    v.verdict = Verdict::not_run;
+    for (const auto& c : r.checks)
+      if (v.not_run.empty() && !c.message.empty()) v.not_run = c.message;
+    return v;
+  }
+  const bool promises_cuda = r.cell.value("cuda", "none") != "none";
+  std::set<std::string, decltype(&version_less)> archs(&version_less);
+  std::vector<std::string> op_order;
+  std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
+  std::vector<std::string> unexecuted, other_limits, unchecked;
+  for (const auto& c : r.checks) {
+    const CheckSpec* spec = find_check(c.check);
+    if (c.status == Status::skip) {
+      if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(unexecuted, spec->unexecuted);
+      continue;
+    }
+    if (c.status == Status::pass || c.status == Status::xpass) continue;
+    if (infrastructure(c)) {
+      add_once(unchecked, fmt::format("{} not checked: {}", check_label(c), headline(c.message)));
+      continue;
+    }
+    if (!spec || spec->weighs == Weighs::breaks) {
+      add_once(v.broken, broken_reason(c));
+    } else if (!c.arch.empty()) {
+      archs.insert(c.arch);
+    } else if (!c.op.empty()) {
+      if (!op_limits.count(c.op)) op_order.push_back(c.op);
+      add_once(op_limits[c.op], c.subtest.empty() ? c.check : c.check + " " + c.subtest);
+    } else {
+      add_once(other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
+    }
+  }
+  if (!archs.empty()) {
+    std::vector<std::string> sms;
+    for (const auto& a : archs) sms.push_back(sm_name(a));
+    v.limits.push_back(fmt::format("no {} support", fmt::join(sms, ", ")));
+  }
+  v.limits.insert(v.limits.end(), unexecuted.begin(), unexecuted.end());
+  for (const auto& op : op_order) v.limits.push_back(fmt::format("{}: {}", op, fmt::join(op_limits[op], ", ")));
+  v.limits.insert(v.limits.end(), other_limits.begin(), other_limits.end());
+  if (!v.broken.empty()) {
+    v.verdict = Verdict::broken;
+  } else if (!unchecked.empty()) {
+    // The infrastructure failed before the ops could be judged: neither broken nor working.
+    v.verdict = Verdict::not_run;
+    v.not_run = unchecked.front();
+  } else {
+    v.verdict = v.limits.empty() ? Verdict::works : Verdict::works_with_limits;
+  }
+  return v;
+}
+
+const char* verdict_symbol(Verdict v) {
+  switch (v) {
+    case Verdict::works: return "✔ works";
+    case Verdict::works_with_limits: return "◐ works with limits";
+    case Verdict::broken: return "✘ broken";
+    case Verdict::not_run: return "○ not run";
+  }
+  return "?";
+}
+
+const char* verdict_class(Verdict v) {
+  switch (v) {
+    case Verdict::works: return "pass";
+    case Verdict::works_with_limits: return "limits";
+    case Verdict::broken: return "fail";
+    case Verdict::not_run: return "notrun";
+  }
+  return "";
+}
+
+bool worse(Verdict a, Verdict b) { return rank(a) > rank(b); }
+
+std::string verdict_line(const CellVerdict& v, std::size_t items) {
+  std::string line = verdict_symbol(v.verdict);
+  std::vector<std::string> reasons;
+  if (v.verdict == Verdict::not_run && !v.not_run.empty()) reasons.push_back(headline(v.not_run));
+  reasons.insert(reasons.end(), v.broken.begin(), v.broken.end());
+  // A broken cell's limits matter less than what breaks it; they stay in the cell's section.
+  if (v.verdict == Verdict::works_with_limits) reasons.insert(reasons.end(), v.limits.begin(), v.limits.end());
+  if (items > 0 && !reasons.empty()) {
+    const std::size_t shown = std::min(items, reasons.size());
+    line += ": " + fmt::format("{}", fmt::join(reasons.begin(), reasons.begin() + static_cast<long>(shown), "; "));
+    if (reasons.size() > shown) line += fmt::format(" (+{} more)", reasons.size() - shown);
+  }
+  if (!v.as_declared) line += " ‼ not as declared in matrix.yaml";
+  return line;
+}
+
+nlohmann::json to_json(const CellVerdict& v) {
+  nlohmann::json j = {{"verdict", verdict_class(v.verdict)}, {"text", verdict_line(v, 0)},
+                      {"broken", v.broken}, {"limits", v.limits}, {"as_declared", v.as_declared}};
+  if (!v.not_run.empty()) j["not_run"] = v.not_run;
+  return j;
+}
+
+}  // namespace opmatrix
