@@ -143,6 +143,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   rp->add_option("--format", report.format, "md (default) | html | json | junit")
       ->check(CLI::IsMember({"md", "html", "json", "junit"}));
   rp->add_option("-o,--output", report.output, "write here (atomically) instead of stdout");
+  rp->add_option("--details", report.details, "md: link each table entry to PAGE#cell-ID, where the cells' sections "
+                                              "are (default: this page; the README links to its published report)");
   rp->callback([&] { action = [&] { return report_command(report, out, err); }; });
 
   DiffOptions diff;

@@ -83,6 +83,7 @@ struct ReportOptions {
   std::string results = "results";
   std::string format = "md";  // md | html | json | junit
   std::string output;         // "" or "-": stdout
+  std::string details;        // md: the page the table's entries link to ("" = this one)
 };
 int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 

@@ -11,7 +11,7 @@ int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& e
   ResultsSet set = load_results(opts.results);
   for (const auto& e : set.errors) err << "opmatrix report: error: " << e << "\n";
   std::string text;
-  if (opts.format == "md") text = render_markdown(set);
+  if (opts.format == "md") text = render_markdown(set, opts.details);
   else if (opts.format == "html") text = render_html(set);
   else if (opts.format == "junit") text = render_junit(set);
   else text = render_json(set);

@@ -1,0 +1,149 @@
+// The verdict rules (report/verdict.h) on hand-made results: what breaks a cell, what only
+// limits it, what "not executed here" means, and that expectations do not change either.
+#include <gtest/gtest.h>
+
+#include "report/extra_tables.h"
+#include "report/verdict.h"
+
+namespace opmatrix {
+
+namespace {
+
+CheckResult result(const std::string& op, const std::string& check, Status s, const std::string& message = "",
+                   const std::string& arch = "") {
+  CheckResult c;
+  c.op = op;
+  c.check = check;
+  c.status = s;
+  c.message = message;
+  c.arch = arch;
+  return c;
+}
+
+CellResult cell(const std::string& cuda, std::vector<CheckResult> checks, bool meets = true) {
+  CellResult r;
+  r.cell = {{"id", "c"}, {"torch", "2.5.1"}, {"torchvision", "0.20.1"}, {"cuda", cuda}};
+  r.checks = std::move(checks);
+  r.status = Status::pass;
+  r.meets_expectations = meets;
+  return r;
+}
+
+}  // namespace
+
+TEST(Verdict, EveryPassWorks) {
+  const CellVerdict v = assess(cell("none", {result("nms", "correctness", Status::pass)}));
+  EXPECT_EQ(v.verdict, Verdict::works);
+  EXPECT_EQ(verdict_line(v, 3), "✔ works");
+}
+
+// The three cells the README marked "expected failure" alike: an arch nvcc cannot target and
+// kernels no GPU ran are limits, named; the cell still works.
+TEST(Verdict, DeclaredArchLimitsAndNoGpuAreLimitsNotFailures) {
+  CheckResult arch = result("", "arch", Status::xfail, "nvcc 12.4 cannot target sm_100", "10.0");
+  arch.expected_reason = "CUDA 12.4 stops at sm_90";
+  const CellVerdict v = assess(cell("12.4", {result("nms", "correctness", Status::pass), arch,
+                                             result("", "nvrtc", Status::xfail, "", "12.0"),
+                                             result("deform_conv2d", "device", Status::skip, "no GPU visible")}));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  ASSERT_EQ(v.limits.size(), 2u);
+  EXPECT_EQ(v.limits[0], "no sm_100, sm_120 support");
+  EXPECT_EQ(v.limits[1], "CUDA kernels not executed (no GPU here)");
+  EXPECT_EQ(verdict_line(v, 3), "◐ works with limits: no sm_100, sm_120 support; CUDA kernels not executed (no GPU here)");
+}
+
+TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
+  const CellVerdict v = assess(cell("none", {result("nms", "device", Status::skip, "the cell does not promise CUDA")}));
+  EXPECT_EQ(v.verdict, Verdict::works);
+}
+
+// Declared or not, a torchvision without CUDA kernels is broken for its users.
+TEST(Verdict, ADeclaredBreakIsStillBrokenWithItsReason) {
+  CheckResult tv = result("", "torchvision", Status::xfail,
+                          "torchvision::nms has no CUDA kernel although torch has CUDA 12.4: users get \"Could not "
+                          "run 'torchvision::nms' with arguments from the 'CUDA' backend\" on every GPU");
+  tv.expected_reason = "Debian's torchvision is built without CUDA";
+  const CellVerdict v = assess(cell("12.4", {tv, result("", "arch", Status::xfail, "", "10.0")}));
+  EXPECT_EQ(v.verdict, Verdict::broken);
+  EXPECT_TRUE(v.as_declared);
+  ASSERT_EQ(v.broken.size(), 1u);
+  EXPECT_EQ(v.broken[0], "torchvision::nms has no CUDA kernel although torch has CUDA 12.4");
+  EXPECT_EQ(v.limits, std::vector<std::string>{"no sm_100 support"});
+  // What breaks it is shown, not its limits.
+  EXPECT_EQ(verdict_line(v, 3), "✘ broken: torchvision::nms has no CUDA kernel although torch has CUDA 12.4");
+}
+
+TEST(Verdict, BehaviourFailuresAreLimitsPerOpAndAnUndeclaredOneIsMarked) {
+  CheckResult faketensor = result("nms", "opcheck", Status::fail, "test_faketensor failed");
+  faketensor.subtest = "test_faketensor";
+  const CellVerdict v = assess(cell("none", {faketensor, result("nms", "compile", Status::fail),
+                                             result("roi_align", "export", Status::xfail)},
+                                    /*meets=*/false));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  EXPECT_EQ(v.limits, (std::vector<std::string>{"nms: opcheck test_faketensor, compile", "roi_align: export"}));
+  EXPECT_FALSE(v.as_declared);
+  EXPECT_EQ(verdict_line(v, 1),
+            "◐ works with limits: nms: opcheck test_faketensor, compile (+1 more) ‼ not as declared in matrix.yaml");
+}
+
+TEST(Verdict, AnOpBreakNamesTheOpAndCheck) {
+  const CellVerdict v = assess(cell("none", {result("nms", "correctness", Status::fail, "kept boxes [0, 2], expected [0]")}));
+  EXPECT_EQ(v.verdict, Verdict::broken);
+  EXPECT_EQ(v.broken, std::vector<std::string>{"nms · correctness: kept boxes [0, 2], expected [0]"});
+}
+
+TEST(Verdict, AnInfrastructureFailureIsNotRunNotBroken) {
+  CheckResult build = result("", "build", Status::error, "podman build failed: network unreachable");
+  build.diagnosis = Diagnosis{"image_error", "the image did not build", "", "", ""};
+  const CellVerdict v = assess(cell("12.4", {build}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+  EXPECT_NE(v.not_run.find("build not checked"), std::string::npos) << v.not_run;
+}
+
+TEST(Verdict, ASkippedCellSaysWhy) {
+  CellResult r = cell("13.0", {result("", "cell", Status::skip, "runs in a GPU machine's own environment")});
+  r.status = Status::skip;
+  const CellVerdict v = assess(r);
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+  EXPECT_EQ(verdict_line(v, 3), "○ not run: runs in a GPU machine's own environment");
+}
+
+TEST(Verdict, LongMessagesAreCutToTheirHeadline) {
+  const std::string evidence(300, 'x');
+  const CellVerdict v = assess(cell("none", {result("", "load", Status::fail, "libfoo.so: undefined symbol: " + evidence)}));
+  EXPECT_EQ(v.broken, std::vector<std::string>{"libfoo.so: undefined symbol"});
+}
+
+TEST(Verdict, WorseOrdersBrokenLimitsWorksNotRun) {
+  EXPECT_TRUE(worse(Verdict::broken, Verdict::works_with_limits));
+  EXPECT_TRUE(worse(Verdict::works_with_limits, Verdict::works));
+  EXPECT_TRUE(worse(Verdict::works, Verdict::not_run));
+  EXPECT_FALSE(worse(Verdict::works, Verdict::broken));
+}
+
+// A project's table: ops down, cells across, each entry naming the checks.
+TEST(LibraryTables, OneTablePerLibraryWithOpsByCells) {
+  ResultsSet set;
+  CellResult a = cell("none", {result("lib::scatter", "registration", Status::pass), result("lib::scatter", "compile", Status::fail),
+                               result("lib::gather", "meta", Status::fail)});
+  a.cell["id"] = "lib-new";
+  a.cell["torch"] = "2.15.0";
+  a.cell["project"] = {{"label", "pypi lib==1.0"}};
+  CellResult b = cell("none", {result("lib::scatter", "registration", Status::pass)});
+  b.cell["id"] = "lib-old";
+  b.cell["torch"] = "2.1.2";
+  b.cell["project"] = {{"label", "pypi lib==1.0"}};
+  set.cells = {a, b};
+  const auto tables = library_tables(set);
+  ASSERT_EQ(tables.size(), 1u);
+  const Grid& g = tables[0];
+  EXPECT_EQ(g.title, "Library: pypi lib==1.0");
+  EXPECT_EQ(g.columns, (std::vector<std::string>{"op", "lib-old (torch 2.1.2)", "lib-new (torch 2.15.0)"}));
+  ASSERT_EQ(g.rows.size(), 3u);
+  EXPECT_EQ(g.rows[0][2], "✘ broken: lib::gather · meta: fail");
+  EXPECT_EQ(g.rows[1], (std::vector<std::string>{"lib::scatter", "✔", "◐ compile"}));
+  EXPECT_EQ(g.rows[2], (std::vector<std::string>{"lib::gather", "○", "✘ meta"}));
+  EXPECT_EQ(g.classes[2], (std::vector<std::string>{"notrun", "fail"}));
+}
+
+}  // namespace opmatrix
