@@ -127,6 +127,25 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
 
+  BisectOptions bisect;
+  auto* bs = app.add_subcommand("bisect", "along an ordered axis of cells (torch versions), run the fewest cells to "
+                                          "name the first one where a check breaks");
+  bs->add_option("--matrix", bisect.run.matrix, kMatrixHelp);
+  bs->add_option("--cells", bisect.cells, "glob(s) of the cell ids on the axis, e.g. 'chamferdist-*'")->required();
+  bs->add_option("--axis", bisect.axis, "what orders the cells: torch (default) | torchvision | cuda")
+      ->check(CLI::IsMember({"torch", "torchvision", "cuda"}));
+  bs->add_option("--check", bisect.check, "the check that passes at the axis's start and fails at its end")->required();
+  bs->add_option("--op", bisect.op, "only this op's results of the check");
+  bs->add_option("--subtest", bisect.subtest, "only this sub-test's results (opcheck's test_faketensor …)");
+  bs->add_option("--results", bisect.run.results, "folder for results/<cell>.json and logs (default: ./results)");
+  bs->add_option("--engine", bisect.run.engine, "podman (default) | docker | host")
+      ->check(CLI::IsMember({"podman", "docker", "host"}));
+  bs->add_option("--work-dir", bisect.run.work_dir, "per-cell build folders and ccache (default: build/opmatrix)");
+  bs->add_option("--pip-cache", bisect.run.pip_cache, "pip cache shared by image builds");
+  bs->add_option("--extra-ca", bisect.run.extra_ca, "CA bundle for HTTPS inside image builds");
+  bs->add_flag("--json", bisect.json, "print the outcome as JSON");
+  bs->callback([&] { action = [&] { return bisect_command(bisect, out, err); }; });
+
   RunOptions xload;
   auto* x = app.add_subcommand("cross-load", "load the op library built in each cell in every other cell's runtime "
                                              "(from the cells' last results); writes results/_cross-load.json");

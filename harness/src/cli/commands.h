@@ -79,6 +79,16 @@ int cross_load_command(const RunOptions& opts, std::ostream& out, std::ostream& 
 struct EngineConfig;
 EngineConfig engine_config_for(const RunOptions& opts);
 
+// `opmatrix bisect`: the first cell along an axis where a check breaks (bisect/bisect.h).
+struct BisectOptions {
+  RunOptions run;                  // how each cell runs (matrix, results, engine, work dir …)
+  std::vector<std::string> cells;  // glob patterns of cell ids: the axis
+  std::string axis = "torch";      // torch | torchvision | cuda
+  std::string check, op, subtest;
+  bool json = false;
+};
+int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& err);
+
 struct ReportOptions {
   std::string results = "results";
   std::string format = "md";  // md | html | json | junit

@@ -1,0 +1,129 @@
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bisect/bisect.h"
+#include "checks/registry.h"
+#include "cli/commands.h"
+#include "report/results_set.h"
+#include "util/atomic_write.h"
+
+namespace opmatrix {
+
+namespace {
+
+const std::string& axis_value(const Cell& c, const std::string& axis) {
+  return axis == "cuda" ? c.cuda : axis == "torchvision" ? c.torchvision : c.torch;
+}
+
+bool matches(const std::string& id, const std::vector<std::string>& patterns) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return fnmatch(p.c_str(), id.c_str(), 0) == 0; });
+}
+
+const char* word(Probe::Outcome o) {
+  switch (o) {
+    case Probe::Outcome::good: return "good";
+    case Probe::Outcome::bad: return "bad";
+    case Probe::Outcome::untestable: return "untestable";
+  }
+  return "?";
+}
+
+}  // namespace
+
+int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& err) {
+  auto m = load_matrix_or_report(opts.run.matrix, err);
+  if (!m) return kExitUsage;
+  const CheckSpec* spec = find_check(opts.check);
+  if (!spec) {
+    err << fmt::format("opmatrix bisect: error: --check {}: no such check (opmatrix checks lists them: {})\n",
+                       opts.check, fmt::join(check_names(), ", "));
+    return kExitUsage;
+  }
+  // The axis: the matching cells, oldest first, one per value.
+  std::vector<const Cell*> axis;
+  for (const auto& c : m->cells)
+    if (matches(c.id, opts.cells)) axis.push_back(&c);
+  std::stable_sort(axis.begin(), axis.end(), [&](const Cell* a, const Cell* b) {
+    return version_less(axis_value(*a, opts.axis), axis_value(*b, opts.axis));
+  });
+  for (std::size_t i = 1; i < axis.size(); ++i)
+    if (axis_value(*axis[i], opts.axis) == axis_value(*axis[i - 1], opts.axis)) {
+      err << fmt::format("opmatrix bisect: error: --cells: {} and {} both have {} {}; narrow the pattern so that "
+                         "each {} appears once\n",
+                         axis[i - 1]->id, axis[i]->id, opts.axis, axis_value(*axis[i], opts.axis), opts.axis);
+      return kExitUsage;
+    }
+  if (axis.size() < 2) {
+    err << fmt::format("opmatrix bisect: error: --cells {} matches {} cell(s) of {}; bisecting needs two or more\n",
+                       fmt::join(opts.cells, " "), axis.size(), opts.run.matrix);
+    return kExitUsage;
+  }
+  std::vector<std::string> values;
+  for (const Cell* c : axis) values.push_back(axis_value(*c, opts.axis));
+  err << fmt::format("opmatrix bisect: {} along {}: {} ({} cells)\n", opts.check, opts.axis, fmt::join(values, " "),
+                     axis.size());
+
+  const BisectTarget target{opts.check, opts.op, opts.subtest};
+  std::map<std::size_t, std::string> verdicts;
+  auto probe = [&](std::size_t i) -> Probe {
+    RunOptions run = opts.run;
+    run.cells = {axis[i]->id};
+    run.where.clear();
+    run.cross_load = false;
+    std::ostringstream table;  // run's own summary table: the bisect prints its line instead
+    run_command(run, table, err);
+    const std::string file = run.results + "/" + axis[i]->id + ".json";
+    nlohmann::json j = nlohmann::json::parse(read_text_file(file), nullptr, false);
+    Probe p{Probe::Outcome::untestable, "no results file " + file + " (the run was interrupted?)"};
+    if (!j.is_discarded()) {
+      try {
+        p = judge(cell_result_from_json(j), target);
+      } catch (const std::exception& e) {
+        p.why = file + ": " + e.what();
+      }
+    }
+    err << fmt::format("opmatrix bisect: {} {} ({}): {}{}\n", opts.axis, values[i], axis[i]->id, word(p.outcome),
+                       p.why.empty() ? "" : " — " + p.why);
+    return p;
+  };
+  const BisectOutcome o = bisect(axis.size(), probe);
+
+  nlohmann::json j = {{"check", opts.check}, {"op", opts.op}, {"subtest", opts.subtest}, {"axis", opts.axis},
+                      {"points", values}, {"cell_runs", o.steps.size()}, {"found", o.found}};
+  j["runs"] = nlohmann::json::array();
+  for (const auto& s : o.steps)
+    j["runs"].push_back({{"cell", axis[s.index]->id}, {opts.axis, values[s.index]}, {"outcome", word(s.probe.outcome)},
+                         {"why", s.probe.why}});
+  std::string why_bad;
+  for (const auto& s : o.steps)
+    if (s.index == o.first_bad) why_bad = s.probe.why;
+  if (o.found || o.first_bad > o.last_good) {
+    j["first_bad"] = {{"cell", axis[o.first_bad]->id}, {opts.axis, values[o.first_bad]}, {"why", why_bad}};
+    j["last_good"] = {{"cell", axis[o.last_good]->id}, {opts.axis, values[o.last_good]}};
+  }
+  if (!o.error.empty()) j["error"] = o.error;
+  if (opts.json) {
+    out << j.dump(2) << "\n";
+  } else if (o.found) {
+    out << fmt::format("first bad: {} {} (cell {})\n  {}\nlast good: {} {} (cell {})\n{} cell runs for {} points on the "
+                       "axis\n",
+                       opts.axis, values[o.first_bad], axis[o.first_bad]->id, why_bad, opts.axis, values[o.last_good],
+                       axis[o.last_good]->id, o.steps.size(), axis.size());
+  } else {
+    out << fmt::format("no first bad {} found: {}\n{} cell runs for {} points on the axis\n", opts.axis, o.error,
+                       o.steps.size(), axis.size());
+  }
+  if (o.found) return kExitOk;
+  // A premise that does not hold (the ends) is bad input; an untestable range is a result.
+  return o.steps.size() <= 2 ? kExitUsage : kExitFailed;
+}
+
+}  // namespace opmatrix
