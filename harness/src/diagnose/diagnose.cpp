@@ -338,8 +338,20 @@ Diagnosis diagnose_step(const StepFailure& f) {
     d.kind = "cxx_standard";
     d.summary = fmt::format("this torch's headers need C++{} but the op library was compiled with an older standard",
                             m[1].str());
-    d.fix = fmt::format("compile with -std=c++{} (CMAKE_CXX_STANDARD {}); kernels/cmake/OpmatrixTorch.cmake picks it "
-                        "when its compile check sees the #error", m[1].str(), m[1].str());
+    // The standard the build forced, as its compiler lines show it (setup.py's extra_compile_args,
+    // CMAKE_CXX_STANDARD): that flag, not the compiler, is what to change.
+    // The last one before the error is the compile that hit it (nvcc lines may come first).
+    static const std::regex std_flag(R"(-std=(?:c|gnu)\+\+(\d+))");
+    const std::string before = f.log.substr(0, f.log.find(line));
+    std::string standard;
+    for (std::sregex_iterator it(before.begin(), before.end(), std_flag), end; it != end; ++it) standard = (*it)[1].str();
+    const std::string where = standard.empty() ? std::string()
+                                               : fmt::format("the build forces -std=c++{} (setup.py's extra_compile_args, "
+                                                             "or CMAKE_CXX_STANDARD): ", standard);
+    d.fix = fmt::format("{}compile with -std=c++{} or newer — torch.utils.cpp_extension adds the standard its "
+                        "headers need when the build gives none, and CMake projects set CMAKE_CXX_STANDARD {} "
+                        "(opmatrix's kernels/cmake/OpmatrixTorch.cmake picks it from a compile check)",
+                        where, m[1].str(), m[1].str());
   } else if (find_line(f.log, no_cuda_torch, line, m)) {
     d.kind = "no_cuda_torch";
     d.summary = "the cell asks for CUDA kernels, but its torch was built without CUDA: the build would silently be "

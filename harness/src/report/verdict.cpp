@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,6 +21,13 @@ namespace {
 // cut at a word.
 std::string headline(const std::string& message, std::size_t limit = 110) {
   std::string s = message.substr(0, message.find('\n'));
+  // A test's failure starts with its file:line; what the test says comes last.
+  static const std::regex location(R"(^\S+:\d+$)");
+  if (std::regex_match(s, location)) {
+    const auto end = message.find_last_not_of("\n ");
+    const auto start = message.rfind('\n', end);
+    if (end != std::string::npos && start != std::string::npos) s = message.substr(start + 1, end - start);
+  }
   if (s.size() <= limit) return s;
   const auto colon = s.find(": ", 20);
   if (colon != std::string::npos) s.resize(colon);
@@ -31,7 +39,8 @@ std::string headline(const std::string& message, std::size_t limit = 110) {
 
 std::string broken_reason(const CheckResult& c) {
   const std::string head = headline(c.message.empty() ? to_string(c.status) : c.message);
-  if (c.op.empty() || head.find(c.op) != std::string::npos) return head;
+  // Messages that start with the op already say whose result it is.
+  if (c.op.empty() || head.rfind(c.op, 0) == 0) return head;
   return fmt::format("{}: {}", check_label(c), head);
 }
 

@@ -63,7 +63,7 @@ struct CellResult {
   std::vector<Diagnosis> diagnoses; // cell-level (build, versions, infrastructure)
   std::string cache_key;
   bool cached = false;
-  std::string image_id = {};  // the engine's id of `image` (sha256:…): which build of the tag ran
+  std::string image_id = {};  // the engine's id of `image` (hex): which build of the tag ran
   // The commit of the repository the matrix lives in, "+dirty" with uncommitted changes; a
   // cached run fills it where an older result lacks it (the cache key proves the same inputs).
   std::string commit = {};

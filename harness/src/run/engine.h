@@ -73,7 +73,7 @@ class Engine {
   // The image the cell would run in, without building anything: its content-hash tag (or
   // the ref), "host" for the host engine, "" when that cannot be known yet (base missing).
   virtual std::string planned_image(const Cell& cell) = 0;
-  // The engine's id of an image tag ("sha256:…"), "" when there is none (the host engine).
+  // The engine's id of an image tag (hex), "" when there is none (the host engine).
   virtual std::string image_id(const std::string& tag) { (void)tag; return ""; }
   virtual CellPaths paths(const Cell& cell) const = 0;
   virtual ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) = 0;

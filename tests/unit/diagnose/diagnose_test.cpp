@@ -22,6 +22,18 @@ TEST(Diagnose, CxxStandardTooOld) {
   EXPECT_EQ(d.kind, "cxx_standard");
   EXPECT_NE(d.summary.find("C++20"), std::string::npos);
   EXPECT_EQ(d.repro, "cmake --build /build");
+  EXPECT_EQ(d.fix.find("the build forces"), std::string::npos) << d.fix;  // no flag in the log: none named
+}
+
+// chamferdist 1.0.3's setup.py forces -std=c++17; torch 2.14's headers need C++20 (its real log).
+TEST(Diagnose, CxxStandardForcedBySetupPyIsNamed) {
+  Diagnosis d = step("x86_64-linux-gnu-g++ -fno-strict-overflow -I/usr/lib/python3/dist-packages/torch/include -c "
+                     "chamferdist/ext.cpp -o build/ext.o -std=c++17 -DTORCH_EXTENSION_NAME=_C\n"
+                     "/usr/lib/python3/dist-packages/torch/include/torch/csrc/api/include/torch/all.h:5:2: error: "
+                     "#error C++20 or later compatible compiler is required to use PyTorch.\n");
+  EXPECT_EQ(d.kind, "cxx_standard");
+  EXPECT_NE(d.fix.find("the build forces -std=c++17"), std::string::npos) << d.fix;
+  EXPECT_NE(d.fix.find("-std=c++20 or newer"), std::string::npos) << d.fix;
 }
 
 TEST(Diagnose, CudaAskedOfACpuTorch) {

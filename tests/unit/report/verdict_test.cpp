@@ -92,6 +92,15 @@ TEST(Verdict, AnOpBreakNamesTheOpAndCheck) {
   EXPECT_EQ(v.broken, std::vector<std::string>{"nms · correctness: kept boxes [0, 2], expected [0]"});
 }
 
+// A gtest failure starts with file:line; its own words are on its last line.
+TEST(Verdict, ATestFailureShowsWhatTheTestSaid) {
+  const CellVerdict v = assess(cell("none", {result("nms", "correctness", Status::fail,
+                                                    "/src/cases/correctness/nms_correctness.cpp:31\nValue of: "
+                                                    "keep.equal(expected)\n  Actual: false\nExpected: true\nseed 1 "
+                                                    "threshold 0: kept 1, reference 34\n")}));
+  EXPECT_EQ(v.broken, std::vector<std::string>{"nms · correctness: seed 1 threshold 0: kept 1, reference 34"});
+}
+
 TEST(Verdict, AnInfrastructureFailureIsNotRunNotBroken) {
   CheckResult build = result("", "build", Status::error, "podman build failed: network unreachable");
   build.diagnosis = Diagnosis{"image_error", "the image did not build", "", "", ""};
