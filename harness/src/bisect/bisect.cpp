@@ -43,6 +43,7 @@ BisectOutcome bisect(std::size_t n, const std::function<Probe(std::size_t)>& pro
                             out.steps.back().probe.why.empty() ? "the check passes there" : out.steps.back().probe.why);
     return out;
   }
+  out.ends_hold = true;
   std::size_t good = 0, bad = n - 1;
   std::vector<bool> untestable(n, false);
   while (bad - good > 1) {

@@ -32,7 +32,8 @@ struct BisectStep {
 
 struct BisectOutcome {
   bool found = false;
-  std::size_t first_bad = 0;  // index of the first bad point
+  bool ends_hold = false;     // the first point is good and the last bad; else the bounds below mean nothing
+  std::size_t first_bad = 0;  // index of the first bad point (or, not found, the end of the untestable range)
   std::size_t last_good = 0;  // index of the last good point before it
   std::vector<BisectStep> steps;  // in the order run
   std::string error;              // the ends do not bracket a break, or every point between is untestable

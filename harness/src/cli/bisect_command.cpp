@@ -1,7 +1,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -12,7 +11,6 @@
 #include "checks/registry.h"
 #include "cli/commands.h"
 #include "report/results_set.h"
-#include "util/atomic_write.h"
 
 namespace opmatrix {
 
@@ -72,7 +70,6 @@ int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& e
                      axis.size());
 
   const BisectTarget target{opts.check, opts.op, opts.subtest};
-  std::map<std::size_t, std::string> verdicts;
   auto probe = [&](std::size_t i) -> Probe {
     RunOptions run = opts.run;
     run.cells = {axis[i]->id};
@@ -80,16 +77,11 @@ int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& e
     run.cross_load = false;
     std::ostringstream table;  // run's own summary table: the bisect prints its line instead
     run_command(run, table, err);
-    const std::string file = run.results + "/" + axis[i]->id + ".json";
-    nlohmann::json j = nlohmann::json::parse(read_text_file(file), nullptr, false);
-    Probe p{Probe::Outcome::untestable, "no results file " + file + " (the run was interrupted?)"};
-    if (!j.is_discarded()) {
-      try {
-        p = judge(cell_result_from_json(j), target);
-      } catch (const std::exception& e) {
-        p.why = file + ": " + e.what();
-      }
-    }
+    const ResultsSet written = load_results_from(run.results + "/" + axis[i]->id + ".json");
+    const Probe p = written.cells.size() == 1 && written.errors.empty()
+                        ? judge(written.cells.front(), target)
+                        : Probe{Probe::Outcome::untestable,
+                                written.errors.empty() ? "no results" : written.errors.front() + " (the run was interrupted?)"};
     err << fmt::format("opmatrix bisect: {} {} ({}): {}{}\n", opts.axis, values[i], axis[i]->id, word(p.outcome),
                        p.why.empty() ? "" : " — " + p.why);
     return p;
@@ -105,7 +97,7 @@ int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& e
   std::string why_bad;
   for (const auto& s : o.steps)
     if (s.index == o.first_bad) why_bad = s.probe.why;
-  if (o.found || o.first_bad > o.last_good) {
+  if (o.ends_hold) {
     j["first_bad"] = {{"cell", axis[o.first_bad]->id}, {opts.axis, values[o.first_bad]}, {"why", why_bad}};
     j["last_good"] = {{"cell", axis[o.last_good]->id}, {opts.axis, values[o.last_good]}};
   }
@@ -123,7 +115,7 @@ int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& e
   }
   if (o.found) return kExitOk;
   // A premise that does not hold (the ends) is bad input; an untestable range is a result.
-  return o.steps.size() <= 2 ? kExitUsage : kExitFailed;
+  return o.ends_hold ? kExitFailed : kExitUsage;
 }
 
 }  // namespace opmatrix

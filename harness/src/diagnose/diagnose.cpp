@@ -338,9 +338,8 @@ Diagnosis diagnose_step(const StepFailure& f) {
     d.kind = "cxx_standard";
     d.summary = fmt::format("this torch's headers need C++{} but the op library was compiled with an older standard",
                             m[1].str());
-    // The standard the build forced, as its compiler lines show it (setup.py's extra_compile_args,
-    // CMAKE_CXX_STANDARD): that flag, not the compiler, is what to change.
-    // The last one before the error is the compile that hit it (nvcc lines may come first).
+    // The standard the build forced (setup.py's extra_compile_args, CMAKE_CXX_STANDARD) is what to
+    // change: the last -std= before the error is the compile that hit it (nvcc lines may come first).
     static const std::regex std_flag(R"(-std=(?:c|gnu)\+\+(\d+))");
     const std::string before = f.log.substr(0, f.log.find(line));
     std::string standard;

@@ -5,18 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "checks/registry.h"
 #include "report/extra_tables.h"
+#include "report/render.h"
 #include "report/verdict.h"
 
 namespace opmatrix {
 
 namespace {
-
-bool weighs_limits(const std::string& check) {
-  const CheckSpec* spec = find_check(check);
-  return spec && spec->weighs == Weighs::limits;
-}
 
 // An op's results in one cell: "✔", "◐ compile, export", "✘ registration" or "○".
 std::pair<std::string, std::string> op_entry(const CellResult& r, const std::string& op) {
@@ -25,9 +20,10 @@ std::pair<std::string, std::string> op_entry(const CellResult& r, const std::str
   for (const auto& c : r.checks) {
     if (c.op != op || c.status == Status::skip) continue;
     ran = true;
-    if (c.status == Status::pass || c.status == Status::xpass) continue;
-    const std::string name = c.subtest.empty() ? c.check : c.check + " " + c.subtest;
-    auto& into = weighs_limits(c.check) ? limiting : breaking;
+    const Weight w = weight_of(c);
+    if (w == Weight::none) continue;
+    const std::string name = check_and_subtest(c);
+    auto& into = w == Weight::limits ? limiting : breaking;
     if (std::find(into.begin(), into.end(), name) == into.end()) into.push_back(name);
   }
   if (!breaking.empty()) return {fmt::format("✘ {}", fmt::join(breaking, ", ")), "fail"};

@@ -8,9 +8,13 @@
 
 namespace opmatrix {
 
+std::string check_and_subtest(const CheckResult& c) {
+  return c.subtest.empty() ? c.check : fmt::format("{} {}", c.check, c.subtest);
+}
+
 std::string check_label(const CheckResult& c) {
   if (!c.arch.empty()) return fmt::format("{} {}", c.check, c.arch);
-  const std::string check = c.subtest.empty() ? c.check : fmt::format("{} {}", c.check, c.subtest);
+  const std::string check = check_and_subtest(c);
   if (c.op.empty()) return check;
   return fmt::format("{} · {}", c.op, check);
 }

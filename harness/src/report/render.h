@@ -27,5 +27,7 @@ std::string render_json(const ResultsSet& set);      // merged results, schema o
 
 // The label of a check in tables: "nms · correctness", "arch 9.0", "build".
 std::string check_label(const CheckResult& c);
+// A result's check with its sub-test, without op or arch: "compile", "opcheck test_faketensor".
+std::string check_and_subtest(const CheckResult& c);
 
 }  // namespace opmatrix

@@ -65,6 +65,12 @@ int rank(Verdict v) {
 
 }  // namespace
 
+Weight weight_of(const CheckResult& c) {
+  if (c.status == Status::pass || c.status == Status::xpass || c.status == Status::skip) return Weight::none;
+  const CheckSpec* spec = find_check(c.check);
+  return spec && spec->weighs == Weighs::limits ? Weight::limits : Weight::breaks;
+}
+
 CellVerdict assess(const CellResult& r) {
   CellVerdict v;
   v.as_declared = r.meets_expectations;
@@ -80,23 +86,24 @@ CellVerdict assess(const CellResult& r) {
   std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
   std::vector<std::string> unexecuted, other_limits, unchecked;
   for (const auto& c : r.checks) {
-    const CheckSpec* spec = find_check(c.check);
     if (c.status == Status::skip) {
+      const CheckSpec* spec = find_check(c.check);
       if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(unexecuted, spec->unexecuted);
       continue;
     }
-    if (c.status == Status::pass || c.status == Status::xpass) continue;
+    const Weight w = weight_of(c);
+    if (w == Weight::none) continue;
     if (infrastructure(c)) {
       add_once(unchecked, fmt::format("{} not checked: {}", check_label(c), headline(c.message)));
       continue;
     }
-    if (!spec || spec->weighs == Weighs::breaks) {
+    if (w == Weight::breaks) {
       add_once(v.broken, broken_reason(c));
     } else if (!c.arch.empty()) {
       archs.insert(c.arch);
     } else if (!c.op.empty()) {
       if (!op_limits.count(c.op)) op_order.push_back(c.op);
-      add_once(op_limits[c.op], c.subtest.empty() ? c.check : c.check + " " + c.subtest);
+      add_once(op_limits[c.op], check_and_subtest(c));
     } else {
       add_once(other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
     }

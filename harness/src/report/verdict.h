@@ -32,6 +32,11 @@ struct CellVerdict {
 
 CellVerdict assess(const CellResult& r);
 
+// How one result counts, by its check's `weighs` (an unknown check breaks): not at all (pass,
+// xpass, skip — what a skip means depends on the cell: assess), as a limit, or as a break.
+enum class Weight { none, limits, breaks };
+Weight weight_of(const CheckResult& c);
+
 const char* verdict_symbol(Verdict v);  // "✔ works", "◐ works with limits", "✘ broken", "○ not run"
 const char* verdict_class(Verdict v);   // CSS class and JSON word: pass, limits, fail, notrun
 // Which of two verdicts a table entry that holds both shows: broken > limits > works > not run.

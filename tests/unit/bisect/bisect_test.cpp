@@ -78,6 +78,7 @@ TEST(Bisect, AllUntestableBetweenNamesTheRange) {
   Axis a{{O::good, O::untestable, O::untestable, O::bad}};
   const BisectOutcome o = search(a);
   EXPECT_FALSE(o.found);
+  EXPECT_TRUE(o.ends_hold);
   EXPECT_NE(o.error.find("untestable"), std::string::npos);
   EXPECT_EQ(o.last_good, 0u);
   EXPECT_EQ(o.first_bad, 3u);
@@ -85,9 +86,13 @@ TEST(Bisect, AllUntestableBetweenNamesTheRange) {
 
 TEST(Bisect, EndsThatDoNotBracketABreakAreAnError) {
   Axis good_end_bad{{O::bad, O::bad, O::bad}};
-  EXPECT_NE(search(good_end_bad).error.find("first cell is not good"), std::string::npos);
+  const BisectOutcome starts_bad = search(good_end_bad);
+  EXPECT_NE(starts_bad.error.find("first cell is not good"), std::string::npos);
+  EXPECT_FALSE(starts_bad.ends_hold);
   Axis never_breaks{{O::good, O::good, O::good}};
-  EXPECT_NE(search(never_breaks).error.find("last cell is not bad"), std::string::npos);
+  const BisectOutcome ends_good = search(never_breaks);
+  EXPECT_NE(ends_good.error.find("last cell is not bad"), std::string::npos);
+  EXPECT_FALSE(ends_good.ends_hold);
   Axis one{{O::good}};
   EXPECT_FALSE(search(one).found);
 }
