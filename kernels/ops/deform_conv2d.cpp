@@ -1,12 +1,16 @@
 // Schema of opmatrix::deform_conv2d and its backward, written exactly as torchvision's
 // (plain `int`, so it parses on torch 1.13 as well as on SymInt-era releases).
-#include "ops/deform_conv2d.h"
+#include "ops/tensor_api.h"
 
+#ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
+
+#include "ops/deform_conv2d.h"
+#endif
 
 namespace opmatrix {
 
+#ifndef OPMATRIX_STABLE_ABI
 at::Tensor deform_conv2d(
     const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
     const at::Tensor& mask, const at::Tensor& bias, int64_t stride_h, int64_t stride_w,
@@ -35,8 +39,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> _deform_c
 }
 
 }  // namespace detail
+#endif
 
-TORCH_LIBRARY_FRAGMENT(opmatrix, m) {
+OPMATRIX_LIBRARY_FRAGMENT(m) {
   m.def(
       "deform_conv2d(Tensor input, Tensor weight, Tensor offset, Tensor mask, Tensor bias, "
       "int stride_h, int stride_w, int pad_h, int pad_w, int dilation_h, int dilation_w, "

@@ -1,11 +1,15 @@
 // Schema of opmatrix::ms_deform_attn and its backward (plain `int`: parses on torch 1.13).
-#include "ops/ms_deform_attn.h"
+#include "ops/tensor_api.h"
 
+#ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
+
+#include "ops/ms_deform_attn.h"
+#endif
 
 namespace opmatrix {
 
+#ifndef OPMATRIX_STABLE_ABI
 at::Tensor ms_deform_attn(
     const at::Tensor& value, const at::Tensor& spatial_shapes,
     const at::Tensor& level_start_index, const at::Tensor& sampling_loc,
@@ -31,8 +35,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> _ms_deform_attn_backward(
 }
 
 }  // namespace detail
+#endif
 
-TORCH_LIBRARY_FRAGMENT(opmatrix, m) {
+OPMATRIX_LIBRARY_FRAGMENT(m) {
   m.def(
       "ms_deform_attn(Tensor value, Tensor spatial_shapes, Tensor level_start_index, "
       "Tensor sampling_loc, Tensor attn_weight, int im2col_step) -> Tensor");

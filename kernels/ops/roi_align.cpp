@@ -1,13 +1,17 @@
 // Schemas of opmatrix::roi_align and opmatrix::_roi_align_backward, exactly torchvision's
 // argument order and semantics, with plain `int` (torchvision ≥ 0.16 writes SymInt, which
 // torch 1.13's schema parser does not accept).
-#include "ops/roi_align.h"
+#include "ops/tensor_api.h"
 
+#ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
+
+#include "ops/roi_align.h"
+#endif
 
 namespace opmatrix {
 
+#ifndef OPMATRIX_STABLE_ABI
 at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                      int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                      bool aligned) {
@@ -31,15 +35,14 @@ at::Tensor _roi_align_backward(const at::Tensor& grad, const at::Tensor& rois,
 }
 
 }  // namespace detail
+#endif
 
-TORCH_LIBRARY_FRAGMENT(opmatrix, m) {
-  m.def(TORCH_SELECTIVE_SCHEMA(
-      "opmatrix::roi_align(Tensor input, Tensor rois, float spatial_scale, int pooled_height, "
-      "int pooled_width, int sampling_ratio, bool aligned) -> Tensor"));
-  m.def(TORCH_SELECTIVE_SCHEMA(
-      "opmatrix::_roi_align_backward(Tensor grad, Tensor rois, float spatial_scale, "
+OPMATRIX_LIBRARY_FRAGMENT(m) {
+  m.def("roi_align(Tensor input, Tensor rois, float spatial_scale, int pooled_height, "
+      "int pooled_width, int sampling_ratio, bool aligned) -> Tensor");
+  m.def("_roi_align_backward(Tensor grad, Tensor rois, float spatial_scale, "
       "int pooled_height, int pooled_width, int batch_size, int channels, int height, "
-      "int width, int sampling_ratio, bool aligned) -> Tensor"));
+      "int width, int sampling_ratio, bool aligned) -> Tensor");
 }
 
 }  // namespace opmatrix

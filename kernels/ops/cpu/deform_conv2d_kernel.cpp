@@ -11,19 +11,14 @@
 // kernels, where at::addmm goes to whatever BLAS the cell's torch links (Debian's torch:
 // reference netlib BLAS, ~15x slower). Otherwise one addmm per image and group.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#ifndef OPMATRIX_STABLE_ABI
 #include <ATen/Config.h>
 #include <ATen/Context.h>
-#include <ATen/core/Tensor.h>
-#include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
-#include <ATen/ops/addmm.h>
 #include <ATen/ops/mkldnn_convolution.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/mm.h>
-#include <ATen/ops/sum.h>
-#include <ATen/ops/zeros.h>
-#include <ATen/ops/zeros_like.h>
-#include <torch/library.h>
+#define OPMATRIX_HAS_ONEDNN AT_MKLDNN_ENABLED()
+#else
+#define OPMATRIX_HAS_ONEDNN 0  // the stable ABI has no oneDNN entry: the GEMM path runs
+#endif
 
 #include <algorithm>
 #include <tuple>
@@ -31,6 +26,7 @@
 
 #include "ops/cpu/zero_pad_bilinear.h"
 #include "ops/deform_conv2d_check.h"
+#include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
@@ -67,7 +63,7 @@ void deformable_im2col(const Geometry& g, const Params& q, const T* input, const
     return;
   }
   const int64_t tiles = (P + kTile - 1) / kTile;
-  at::parallel_for(0, q.offset_groups * K * tiles, 1, [&](int64_t begin, int64_t end) {
+  api::parallel_for(0, q.offset_groups * K * tiles, 1, [&](int64_t begin, int64_t end) {
     cpu::BilinearCorners<T> corners[kTile];
     for (int64_t unit = begin; unit < end; ++unit) {
       const int64_t tile = unit % tiles, gk = unit / tiles;
@@ -100,9 +96,9 @@ void deformable_im2col(const Geometry& g, const Params& q, const T* input, const
 // oneDNN for the forward GEMM: float only (what oneDNN's convolution takes on every
 // torch), when torch has it and the user has not switched it off
 // (torch.backends.mkldnn.enabled = False).
-bool use_onednn_gemm(const at::Tensor& input) {
-#if AT_MKLDNN_ENABLED()
-  return input.scalar_type() == at::kFloat && at::globalContext().userEnabledMkldnn();
+bool use_onednn_gemm(const api::Tensor& input) {
+#if OPMATRIX_HAS_ONEDNN
+  return input.scalar_type() == api::kFloat && at::globalContext().userEnabledMkldnn();
 #else
   (void)input;
   return false;
@@ -110,38 +106,38 @@ bool use_onednn_gemm(const at::Tensor& input) {
 }
 
 // columns [B, C_in*K, H_out, W_out] (1x1 conv input) -> [B, C_out, H_out, W_out].
-at::Tensor onednn_gemm(const at::Tensor& columns, const at::Tensor& weight_1x1,
-                       const at::Tensor& bias, int64_t groups) {
-#if AT_MKLDNN_ENABLED()
+api::Tensor onednn_gemm(const api::Tensor& columns, const api::Tensor& weight_1x1,
+                       const api::Tensor& bias, int64_t groups) {
+#if OPMATRIX_HAS_ONEDNN
   return at::mkldnn_convolution(columns, weight_1x1, bias, {0, 0}, {1, 1}, {1, 1}, groups);
 #else
   (void)columns; (void)weight_1x1; (void)bias; (void)groups;
-  TORCH_CHECK(false, "opmatrix::deform_conv2d: torch built without oneDNN");
+  OPMATRIX_CHECK(false, "opmatrix::deform_conv2d: torch built without oneDNN");
 #endif
 }
 
 struct Contiguous {
-  at::Tensor input, weight, offset, mask, bias;
+  api::Tensor input, weight, offset, mask, bias;
 };
 
-Contiguous check_cpu(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-                     const at::Tensor& mask, const at::Tensor& bias, bool use_mask) {
+Contiguous check_cpu(const api::Tensor& input, const api::Tensor& weight, const api::Tensor& offset,
+                     const api::Tensor& mask, const api::Tensor& bias, bool use_mask) {
   const auto dtype = input.scalar_type();
-  for (const at::Tensor* t : {&input, &weight, &offset, &bias}) {
-    TORCH_CHECK(t->device().is_cpu(), "deform_conv2d (CPU kernel): every tensor must be on the CPU");
-    TORCH_CHECK(t->scalar_type() == dtype, "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
+  for (const api::Tensor* t : {&input, &weight, &offset, &bias}) {
+    OPMATRIX_CHECK(t->is_cpu(), "deform_conv2d (CPU kernel): every tensor must be on the CPU");
+    OPMATRIX_CHECK(t->scalar_type() == dtype, "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
   }
   if (use_mask) {
-    TORCH_CHECK(mask.device().is_cpu(), "deform_conv2d (CPU kernel): every tensor must be on the CPU");
-    TORCH_CHECK(mask.scalar_type() == dtype, "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
+    OPMATRIX_CHECK(mask.is_cpu(), "deform_conv2d (CPU kernel): every tensor must be on the CPU");
+    OPMATRIX_CHECK(mask.scalar_type() == dtype, "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
   }
-  return {input.contiguous(), weight.contiguous(), offset.contiguous(),
-          use_mask ? mask.contiguous() : mask, bias.contiguous()};
+  return {api::contiguous(input), api::contiguous(weight), api::contiguous(offset),
+          use_mask ? api::contiguous(mask) : mask, api::contiguous(bias)};
 }
 
-at::Tensor deform_conv2d_forward_kernel(
-    const at::Tensor& input_, const at::Tensor& weight_, const at::Tensor& offset_,
-    const at::Tensor& mask_, const at::Tensor& bias_, int64_t stride_h, int64_t stride_w,
+api::Tensor deform_conv2d_forward_kernel(
+    const api::Tensor& input_, const api::Tensor& weight_, const api::Tensor& offset_,
+    const api::Tensor& mask_, const api::Tensor& bias_, int64_t stride_h, int64_t stride_w,
     int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
     int64_t offset_groups, bool use_mask) {
   const Geometry g = deform_conv2d_geometry::check(
@@ -150,7 +146,7 @@ at::Tensor deform_conv2d_forward_kernel(
   const Params q{stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups, use_mask};
   const auto t = check_cpu(input_, weight_, offset_, mask_, bias_, use_mask);
 
-  at::Tensor output = at::empty({g.batch, g.out_channels, g.out_h, g.out_w}, t.input.options());
+  api::Tensor output = api::empty({g.batch, g.out_channels, g.out_h, g.out_w}, t.input);
   if (g.batch == 0) return output;
 
   const int64_t K = g.kernel_h * g.kernel_w, P = g.out_h * g.out_w;
@@ -161,38 +157,39 @@ at::Tensor deform_conv2d_forward_kernel(
     // Images per chunk: columns of at most ~64 MiB, at least one image.
     const int64_t per_image = g.in_channels * K * P;
     const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(g.batch, (int64_t(16) << 20) / per_image));
-    at::Tensor columns = at::empty({chunk, g.in_channels * K, g.out_h, g.out_w}, t.input.options());
-    const at::Tensor weight_1x1 = t.weight.view({g.out_channels, cin_g * K, 1, 1});
+    api::Tensor columns = api::empty({chunk, g.in_channels * K, g.out_h, g.out_w}, t.input);
+    const api::Tensor weight_1x1 = api::view(t.weight, {g.out_channels, cin_g * K, 1, 1});
     for (int64_t n0 = 0; n0 < g.batch; n0 += chunk) {
       const int64_t b = std::min(chunk, g.batch - n0);
       for (int64_t i = 0; i < b; ++i) {
         const int64_t n = n0 + i;
-        deformable_im2col<float>(g, q, t.input.data_ptr<float>() + n * in_stride,
-                                 t.offset.data_ptr<float>() + n * offset_groups * 2 * K * P,
-                                 use_mask ? t.mask.data_ptr<float>() + n * offset_groups * K * P : nullptr,
-                                 columns.data_ptr<float>() + i * per_image);
+        deformable_im2col<float>(g, q, api::data<float>(t.input) + n * in_stride,
+                                 api::data<float>(t.offset) + n * offset_groups * 2 * K * P,
+                                 use_mask ? api::data<float>(t.mask) + n * offset_groups * K * P : nullptr,
+                                 api::data<float>(columns) + i * per_image);
       }
-      output.narrow(0, n0, b).copy_(onednn_gemm(columns.narrow(0, 0, b), weight_1x1, t.bias, groups));
+      api::copy_(api::narrow(output, 0, n0, b), onednn_gemm(api::narrow(columns, 0, 0, b), weight_1x1, t.bias, groups));
     }
     return output;
   }
 
-  at::Tensor columns = at::empty({g.in_channels * K, P}, t.input.options());
-  const at::Tensor weight_g = t.weight.view({groups, cout_g, cin_g * K});
-  const at::Tensor columns_g = columns.view({groups, cin_g * K, P});
-  const at::Tensor bias_g = t.bias.view({groups, cout_g, 1});
+  api::Tensor columns = api::empty({g.in_channels * K, P}, t.input);
+  const api::Tensor weight_g = api::view(t.weight, {groups, cout_g, cin_g * K});
+  const api::Tensor columns_g = api::view(columns, {groups, cin_g * K, P});
+  const api::Tensor bias_g = api::view(t.bias, {groups, cout_g, 1});
 
-  AT_DISPATCH_FLOATING_TYPES(t.input.scalar_type(), "opmatrix::deform_conv2d (CPU)", [&] {
+  api::dispatch_floating(t.input.scalar_type(), "opmatrix::deform_conv2d (CPU)", [&](auto tag) {
+    using scalar_t = decltype(tag);
     for (int64_t n = 0; n < g.batch; ++n) {
       deformable_im2col<scalar_t>(
-          g, q, t.input.data_ptr<scalar_t>() + n * in_stride,
-          t.offset.data_ptr<scalar_t>() + n * offset_groups * 2 * K * P,
-          use_mask ? t.mask.data_ptr<scalar_t>() + n * offset_groups * K * P : nullptr,
-          columns.data_ptr<scalar_t>());
-      at::Tensor out_n = output.select(0, n).view({groups, cout_g, P});
+          g, q, api::data<scalar_t>(t.input) + n * in_stride,
+          api::data<scalar_t>(t.offset) + n * offset_groups * 2 * K * P,
+          use_mask ? api::data<scalar_t>(t.mask) + n * offset_groups * K * P : nullptr,
+          api::data<scalar_t>(columns));
+      api::Tensor out_n = api::view(api::select(output, 0, n), {groups, cout_g, P});
       for (int64_t grp = 0; grp < groups; ++grp) {
-        at::Tensor out_ng = out_n.select(0, grp);
-        at::addmm_out(out_ng, bias_g.select(0, grp), weight_g.select(0, grp), columns_g.select(0, grp));
+        api::Tensor out_ng = api::select(out_n, 0, grp);
+        api::addmm_out<scalar_t>(out_ng, api::select(bias_g, 0, grp), api::select(weight_g, 0, grp), api::select(columns_g, 0, grp));
       }
     }
   });
@@ -212,9 +209,9 @@ struct TapSample : cpu::BilinearCornersGrad<T> {
   T mask;
 };
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward_kernel(
-    const at::Tensor& grad_, const at::Tensor& input_, const at::Tensor& weight_,
-    const at::Tensor& offset_, const at::Tensor& mask_, const at::Tensor& bias_,
+std::tuple<api::Tensor, api::Tensor, api::Tensor, api::Tensor, api::Tensor> deform_conv2d_backward_kernel(
+    const api::Tensor& grad_, const api::Tensor& input_, const api::Tensor& weight_,
+    const api::Tensor& offset_, const api::Tensor& mask_, const api::Tensor& bias_,
     int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h,
     int64_t dilation_w, int64_t groups, int64_t offset_groups, bool use_mask) {
   const Geometry g = deform_conv2d_geometry::check(
@@ -222,18 +219,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
       dilation_w, groups, offset_groups, use_mask);
   const Params q{stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups, use_mask};
   const auto t = check_cpu(input_, weight_, offset_, mask_, bias_, use_mask);
-  TORCH_CHECK(grad_.device().is_cpu() && grad_.scalar_type() == t.input.scalar_type(),
+  OPMATRIX_CHECK(grad_.is_cpu() && grad_.scalar_type() == t.input.scalar_type(),
               "deform_conv2d backward: grad must be a CPU tensor of the input's dtype");
-  TORCH_CHECK(grad_.dim() == 4 && grad_.size(0) == g.batch && grad_.size(1) == g.out_channels &&
+  OPMATRIX_CHECK(grad_.dim() == 4 && grad_.size(0) == g.batch && grad_.size(1) == g.out_channels &&
                   grad_.size(2) == g.out_h && grad_.size(3) == g.out_w,
               "deform_conv2d backward: grad must have the output's shape");
-  const at::Tensor grad = grad_.contiguous();
+  const api::Tensor grad = api::contiguous(grad_);
 
-  at::Tensor grad_input = at::zeros_like(t.input);
-  at::Tensor grad_weight = at::zeros_like(t.weight);
-  at::Tensor grad_offset = at::zeros_like(t.offset);
-  at::Tensor grad_mask = at::zeros_like(t.mask);
-  at::Tensor grad_bias = at::sum(grad, {0, 2, 3});
+  api::Tensor grad_input = api::zeros_like(t.input);
+  api::Tensor grad_weight = api::zeros_like(t.weight);
+  api::Tensor grad_offset = api::zeros_like(t.offset);
+  api::Tensor grad_mask = api::zeros_like(t.mask);
+  api::Tensor grad_bias = api::sum_to_channels(grad);
   if (g.batch == 0 || g.in_h * g.in_w == 0) {
     return {grad_input, grad_weight, grad_offset, grad_mask, grad_bias};
   }
@@ -241,26 +238,27 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
   const int64_t K = g.kernel_h * g.kernel_w, P = g.out_h * g.out_w, HW = g.in_h * g.in_w;
   const int64_t cin_g = g.in_channels / groups, cout_g = g.out_channels / groups;
   const int64_t channels_per_og = g.in_channels / offset_groups;
-  at::Tensor columns = at::empty({g.in_channels * K, P}, t.input.options());
-  at::Tensor grad_columns = at::empty({g.in_channels * K, P}, t.input.options());
-  const at::Tensor weight_g = t.weight.view({groups, cout_g, cin_g * K});
-  at::Tensor grad_weight_g = grad_weight.view({groups, cout_g, cin_g * K});
-  const at::Tensor columns_g = columns.view({groups, cin_g * K, P});
-  at::Tensor grad_columns_g = grad_columns.view({groups, cin_g * K, P});
+  api::Tensor columns = api::empty({g.in_channels * K, P}, t.input);
+  api::Tensor grad_columns = api::empty({g.in_channels * K, P}, t.input);
+  const api::Tensor weight_g = api::view(t.weight, {groups, cout_g, cin_g * K});
+  api::Tensor grad_weight_g = api::view(grad_weight, {groups, cout_g, cin_g * K});
+  const api::Tensor columns_g = api::view(columns, {groups, cin_g * K, P});
+  api::Tensor grad_columns_g = api::view(grad_columns, {groups, cin_g * K, P});
 
-  AT_DISPATCH_FLOATING_TYPES(t.input.scalar_type(), "opmatrix::_deform_conv2d_backward (CPU)", [&] {
+  api::dispatch_floating(t.input.scalar_type(), "opmatrix::_deform_conv2d_backward (CPU)", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = scalar_t;
     std::vector<TapSample<T>> table(static_cast<size_t>(offset_groups * K * P));
     for (int64_t n = 0; n < g.batch; ++n) {
-      const T* input = t.input.data_ptr<T>() + n * g.in_channels * HW;
-      const T* offset = t.offset.data_ptr<T>() + n * offset_groups * 2 * K * P;
-      const T* mask = use_mask ? t.mask.data_ptr<T>() + n * offset_groups * K * P : nullptr;
-      T* g_input = grad_input.data_ptr<T>() + n * g.in_channels * HW;
-      T* g_offset = grad_offset.data_ptr<T>() + n * offset_groups * 2 * K * P;
-      T* g_mask = use_mask ? grad_mask.data_ptr<T>() + n * offset_groups * K * P : nullptr;
+      const T* input = api::data<T>(t.input) + n * g.in_channels * HW;
+      const T* offset = api::data<T>(t.offset) + n * offset_groups * 2 * K * P;
+      const T* mask = use_mask ? api::data<T>(t.mask) + n * offset_groups * K * P : nullptr;
+      T* g_input = api::data<T>(grad_input) + n * g.in_channels * HW;
+      T* g_offset = api::data<T>(grad_offset) + n * offset_groups * 2 * K * P;
+      T* g_mask = use_mask ? api::data<T>(grad_mask) + n * offset_groups * K * P : nullptr;
 
       // 1. table
-      at::parallel_for(0, offset_groups * K * P, 256, [&](int64_t begin, int64_t end) {
+      api::parallel_for(0, offset_groups * K * P, 256, [&](int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) {
           const int64_t p = e % P, gk = e / P, og = gk / K, k = gk % K;
           const T* offset_y = offset + (og * 2 * K + 2 * k) * P;
@@ -271,8 +269,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
         }
       });
       // 2. columns (masked samples)
-      T* cols = columns.data_ptr<T>();
-      at::parallel_for(0, g.in_channels * K, 1, [&](int64_t begin, int64_t end) {
+      T* cols = api::data<T>(columns);
+      api::parallel_for(0, g.in_channels * K, 1, [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
           const int64_t c = row / K, k = row % K, og = c / channels_per_og;
           const T* plane = input + c * HW;
@@ -285,17 +283,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
         }
       });
       // 2.-3. GEMMs
-      const at::Tensor grad_n = grad.select(0, n).view({groups, cout_g, P});
+      const api::Tensor grad_n = api::view(api::select(grad, 0, n), {groups, cout_g, P});
       for (int64_t grp = 0; grp < groups; ++grp) {
-        const at::Tensor go = grad_n.select(0, grp);
-        at::Tensor gw = grad_weight_g.select(0, grp);
-        gw.addmm_(go, columns_g.select(0, grp).t());
-        at::Tensor gc = grad_columns_g.select(0, grp);
-        at::mm_out(gc, weight_g.select(0, grp).t(), go);
+        const api::Tensor go = api::select(grad_n, 0, grp);
+        api::Tensor gw = api::select(grad_weight_g, 0, grp);
+        api::add_mm_<scalar_t>(gw, go, api::transposed(api::select(columns_g, 0, grp)));
+        api::Tensor gc = api::select(grad_columns_g, 0, grp);
+        api::mm_out(gc, api::transposed(api::select(weight_g, 0, grp)), go);
       }
-      const T* gcols = grad_columns.data_ptr<T>();
+      const T* gcols = api::data<T>(grad_columns);
       // 4. grad_offset, grad_mask
-      at::parallel_for(0, offset_groups * K * P, 256, [&](int64_t begin, int64_t end) {
+      api::parallel_for(0, offset_groups * K * P, 256, [&](int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) {
           const int64_t p = e % P, gk = e / P, og = gk / K, k = gk % K;
           const TapSample<T>& s = table[e];
@@ -315,7 +313,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
         }
       });
       // 5. grad_input
-      at::parallel_for(0, g.in_channels, 1, [&](int64_t begin, int64_t end) {
+      api::parallel_for(0, g.in_channels, 1, [&](int64_t begin, int64_t end) {
         for (int64_t c = begin; c < end; ++c) {
           const int64_t og = c / channels_per_og;
           T* plane = g_input + c * HW;
@@ -336,9 +334,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_co
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
-  m.impl("deform_conv2d", TORCH_FN(deform_conv2d_forward_kernel));
-  m.impl("_deform_conv2d_backward", TORCH_FN(deform_conv2d_backward_kernel));
+OPMATRIX_LIBRARY_IMPL(CPU, m) {
+  m.impl("deform_conv2d", OPMATRIX_KERNEL(deform_conv2d_forward_kernel));
+  m.impl("_deform_conv2d_backward", OPMATRIX_KERNEL(deform_conv2d_backward_kernel));
 }
 
 }  // namespace opmatrix

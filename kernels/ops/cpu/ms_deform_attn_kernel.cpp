@@ -9,13 +9,6 @@
 // Backward: parallel over (batch, head), so each task owns grad_value[n, :, m, :] and needs
 // no atomics.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-#include <ATen/core/Tensor.h>
-#include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/zeros.h>
-#include <ATen/ops/zeros_like.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <tuple>
@@ -23,6 +16,7 @@
 
 #include "ops/cpu/zero_pad_bilinear.h"
 #include "ops/ms_deform_attn_check.h"
+#include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
@@ -147,85 +141,87 @@ ForwardFn<T> pick_forward(int64_t D) {
   }
 }
 
-Levels host_levels(const at::Tensor& spatial_shapes, const at::Tensor& level_start_index,
+Levels host_levels(const api::Tensor& spatial_shapes, const api::Tensor& level_start_index,
                    const Geometry& g) {
-  TORCH_CHECK(spatial_shapes.device().is_cpu() && level_start_index.device().is_cpu(),
+  OPMATRIX_CHECK(spatial_shapes.is_cpu() && level_start_index.is_cpu(),
               "ms_deform_attn (CPU kernel): spatial_shapes and level_start_index must be on the CPU");
-  const at::Tensor shapes = spatial_shapes.contiguous(), starts = level_start_index.contiguous();
+  const api::Tensor shapes = api::contiguous(spatial_shapes), starts = api::contiguous(level_start_index);
   Levels lv;
-  lv.shapes.assign(shapes.data_ptr<int64_t>(), shapes.data_ptr<int64_t>() + 2 * g.levels);
-  lv.starts.assign(starts.data_ptr<int64_t>(), starts.data_ptr<int64_t>() + g.levels);
+  lv.shapes.assign(api::data<int64_t>(shapes), api::data<int64_t>(shapes) + 2 * g.levels);
+  lv.starts.assign(api::data<int64_t>(starts), api::data<int64_t>(starts) + g.levels);
   ms_deform_attn_geometry::check_levels_cpu(lv.shapes.data(), lv.starts.data(), g.levels, g.spatial);
   return lv;
 }
 
-void check_cpu_tensors(const at::Tensor& value, const at::Tensor& sampling_loc,
-                       const at::Tensor& attn_weight) {
-  for (const at::Tensor* t : {&value, &sampling_loc, &attn_weight}) {
-    TORCH_CHECK(t->device().is_cpu(), "ms_deform_attn (CPU kernel): every tensor must be on the CPU");
-    TORCH_CHECK(t->scalar_type() == value.scalar_type(),
+void check_cpu_tensors(const api::Tensor& value, const api::Tensor& sampling_loc,
+                       const api::Tensor& attn_weight) {
+  for (const api::Tensor* t : {&value, &sampling_loc, &attn_weight}) {
+    OPMATRIX_CHECK(t->is_cpu(), "ms_deform_attn (CPU kernel): every tensor must be on the CPU");
+    OPMATRIX_CHECK(t->scalar_type() == value.scalar_type(),
                 "ms_deform_attn: value, sampling_loc and attn_weight must have the same dtype");
   }
 }
 
-at::Tensor ms_deform_attn_forward_kernel(
-    const at::Tensor& value_, const at::Tensor& spatial_shapes, const at::Tensor& level_start_index,
-    const at::Tensor& sampling_loc_, const at::Tensor& attn_weight_, int64_t im2col_step) {
+api::Tensor ms_deform_attn_forward_kernel(
+    const api::Tensor& value_, const api::Tensor& spatial_shapes, const api::Tensor& level_start_index,
+    const api::Tensor& sampling_loc_, const api::Tensor& attn_weight_, int64_t im2col_step) {
   const Geometry g = ms_deform_attn_geometry::check(value_, spatial_shapes, level_start_index,
                                                     sampling_loc_, attn_weight_, im2col_step);
   check_cpu_tensors(value_, sampling_loc_, attn_weight_);
   const Levels lv = host_levels(spatial_shapes, level_start_index, g);
-  const at::Tensor value = value_.contiguous(), loc = sampling_loc_.contiguous(),
-                   attn = attn_weight_.contiguous();
-  at::Tensor output = at::empty({g.batch, g.queries, g.heads * g.channels}, value.options());
+  const api::Tensor value = api::contiguous(value_), loc = api::contiguous(sampling_loc_),
+                   attn = api::contiguous(attn_weight_);
+  api::Tensor output = api::empty({g.batch, g.queries, g.heads * g.channels}, value);
   if (output.numel() == 0) return output;
 
-  AT_DISPATCH_FLOATING_TYPES(value.scalar_type(), "opmatrix::ms_deform_attn (CPU)", [&] {
+  api::dispatch_floating(value.scalar_type(), "opmatrix::ms_deform_attn (CPU)", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = scalar_t;
-    const ForwardArgs<T> args{value.data_ptr<T>(), loc.data_ptr<T>(), attn.data_ptr<T>(),
-                              output.data_ptr<T>(), lv.shapes.data(), lv.starts.data(),
+    const ForwardArgs<T> args{api::data<T>(value), api::data<T>(loc), api::data<T>(attn),
+                              api::data<T>(output), lv.shapes.data(), lv.starts.data(),
                               g.batch, g.spatial, g.heads, g.channels, g.queries, g.levels,
                               g.points};
     const ForwardFn<T> kernel = pick_forward<T>(g.channels);
     const int64_t units = g.batch * g.heads * ((g.queries + kQueryBlock - 1) / kQueryBlock);
-    at::parallel_for(0, units, 1, [&](int64_t begin, int64_t end) { kernel(args, begin, end); });
+    api::parallel_for(0, units, 1, [&](int64_t begin, int64_t end) { kernel(args, begin, end); });
   });
   return output;
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> ms_deform_attn_backward_kernel(
-    const at::Tensor& grad_output_, const at::Tensor& value_, const at::Tensor& spatial_shapes,
-    const at::Tensor& level_start_index, const at::Tensor& sampling_loc_,
-    const at::Tensor& attn_weight_, int64_t im2col_step) {
+std::tuple<api::Tensor, api::Tensor, api::Tensor> ms_deform_attn_backward_kernel(
+    const api::Tensor& grad_output_, const api::Tensor& value_, const api::Tensor& spatial_shapes,
+    const api::Tensor& level_start_index, const api::Tensor& sampling_loc_,
+    const api::Tensor& attn_weight_, int64_t im2col_step) {
   const Geometry g = ms_deform_attn_geometry::check(value_, spatial_shapes, level_start_index,
                                                     sampling_loc_, attn_weight_, im2col_step);
   check_cpu_tensors(value_, sampling_loc_, attn_weight_);
-  TORCH_CHECK(grad_output_.device().is_cpu() && grad_output_.scalar_type() == value_.scalar_type(),
+  OPMATRIX_CHECK(grad_output_.is_cpu() && grad_output_.scalar_type() == value_.scalar_type(),
               "ms_deform_attn backward: grad_output must be a CPU tensor of value's dtype");
-  TORCH_CHECK(grad_output_.dim() == 3 && grad_output_.size(0) == g.batch &&
+  OPMATRIX_CHECK(grad_output_.dim() == 3 && grad_output_.size(0) == g.batch &&
                   grad_output_.size(1) == g.queries && grad_output_.size(2) == g.heads * g.channels,
               "ms_deform_attn backward: grad_output must be [N, Lq, M * D]");
   const Levels lv = host_levels(spatial_shapes, level_start_index, g);
-  const at::Tensor value = value_.contiguous(), loc = sampling_loc_.contiguous(),
-                   attn = attn_weight_.contiguous(), grad_output = grad_output_.contiguous();
-  at::Tensor grad_value = at::zeros_like(value);
-  at::Tensor grad_loc = at::zeros_like(loc);
-  at::Tensor grad_attn = at::zeros_like(attn);
+  const api::Tensor value = api::contiguous(value_), loc = api::contiguous(sampling_loc_),
+                   attn = api::contiguous(attn_weight_), grad_output = api::contiguous(grad_output_);
+  api::Tensor grad_value = api::zeros_like(value);
+  api::Tensor grad_loc = api::zeros_like(loc);
+  api::Tensor grad_attn = api::zeros_like(attn);
   if (grad_output.numel() == 0) return {grad_value, grad_loc, grad_attn};
 
-  AT_DISPATCH_FLOATING_TYPES(value.scalar_type(), "opmatrix::_ms_deform_attn_backward (CPU)", [&] {
+  api::dispatch_floating(value.scalar_type(), "opmatrix::_ms_deform_attn_backward (CPU)", [&](auto tag) {
+    using scalar_t = decltype(tag);
     using T = scalar_t;
-    const T* v = value.data_ptr<T>();
-    const T* locs = loc.data_ptr<T>();
-    const T* attns = attn.data_ptr<T>();
-    const T* gout = grad_output.data_ptr<T>();
-    T* gv = grad_value.data_ptr<T>();
-    T* gloc = grad_loc.data_ptr<T>();
-    T* gattn = grad_attn.data_ptr<T>();
+    const T* v = api::data<T>(value);
+    const T* locs = api::data<T>(loc);
+    const T* attns = api::data<T>(attn);
+    const T* gout = api::data<T>(grad_output);
+    T* gv = api::data<T>(grad_value);
+    T* gloc = api::data<T>(grad_loc);
+    T* gattn = api::data<T>(grad_attn);
     const int64_t M = g.heads, D = g.channels, L = g.levels, P = g.points, S = g.spatial;
     const int64_t Lq = g.queries, pixel_stride = M * D;
     // One unit = one (n, m): it alone writes grad_value[n, :, m, :].
-    at::parallel_for(0, g.batch * M, 1, [&](int64_t begin, int64_t end) {
+    api::parallel_for(0, g.batch * M, 1, [&](int64_t begin, int64_t end) {
       for (int64_t nm = begin; nm < end; ++nm) {
         const int64_t n = nm / M, m = nm % M;
         for (int64_t q = 0; q < Lq; ++q) {
@@ -272,9 +268,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> ms_deform_attn_backward_kernel(
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
-  m.impl("ms_deform_attn", TORCH_FN(ms_deform_attn_forward_kernel));
-  m.impl("_ms_deform_attn_backward", TORCH_FN(ms_deform_attn_backward_kernel));
+OPMATRIX_LIBRARY_IMPL(CPU, m) {
+  m.impl("ms_deform_attn", OPMATRIX_KERNEL(ms_deform_attn_forward_kernel));
+  m.impl("_ms_deform_attn_backward", OPMATRIX_KERNEL(ms_deform_attn_backward_kernel));
 }
 
 }  // namespace opmatrix

@@ -7,11 +7,6 @@
 //    everything after the block in parallel (at::parallel_for). A box is kept iff no kept box
 //    of higher score overlaps it, so this is exactly the sequential greedy result.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-#include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
-#include <ATen/core/Tensor.h>
-#include <ATen/ops/empty.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +15,7 @@
 #include <vector>
 
 #include "ops/nms_check.h"
+#include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
@@ -88,17 +84,17 @@ OPMATRIX_SIMD_CLONES void suppress_range(const SortedBoxes<double>& b, uint8_t* 
 }
 
 template <typename T>
-at::Tensor nms_cpu_impl(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold) {
+api::Tensor nms_cpu_impl(const api::Tensor& dets, const api::Tensor& scores, double iou_threshold) {
   const int64_t n = dets.size(0);
-  const at::Tensor order = std::get<1>(scores.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true));
-  const at::Tensor boxes = dets.contiguous();
-  const T* box = boxes.data_ptr<T>();
-  const int64_t* ord = order.data_ptr<int64_t>();
+  const api::Tensor order = api::stable_descending_order(scores);
+  const api::Tensor boxes = api::contiguous(dets);
+  const T* box = api::data<T>(boxes);
+  const int64_t* ord = api::data<int64_t>(order);
 
   SortedBoxes<T> b;
   for (auto* v : {&b.x1, &b.y1, &b.x2, &b.y2, &b.area}) v->resize(n);
   b.suppressed.assign(n, 0);
-  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+  api::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const T* d = box + 4 * ord[i];
       b.x1[i] = d[0];
@@ -110,8 +106,8 @@ at::Tensor nms_cpu_impl(const at::Tensor& dets, const at::Tensor& scores, double
   });
 
   const T t = threshold_in<T>(iou_threshold);
-  at::Tensor keep = at::empty({n}, dets.options().dtype(at::kLong));
-  int64_t* keep_out = keep.data_ptr<int64_t>();
+  api::Tensor keep = api::empty({n}, api::kLong, dets);
+  int64_t* keep_out = api::data<int64_t>(keep);
   int64_t num_kept = 0;
   uint8_t* suppressed = b.suppressed.data();
   std::vector<int64_t> kept_in_block;
@@ -127,29 +123,29 @@ at::Tensor nms_cpu_impl(const at::Tensor& dets, const at::Tensor& scores, double
       suppress_range(b, suppressed, i, i + 1, b1, t);
     }
     if (kept_in_block.empty() || b1 == n) continue;
-    at::parallel_for(b1, n, kGrain, [&](int64_t begin, int64_t end) {
+    api::parallel_for(b1, n, kGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i : kept_in_block) suppress_range(b, suppressed, i, begin, end, t);
     });
   }
-  return keep.narrow(/*dim=*/0, /*start=*/0, /*length=*/num_kept);
+  return api::narrow(keep, /*dim=*/0, /*start=*/0, /*length=*/num_kept);
 }
 
-at::Tensor nms_cpu(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold) {
-  TORCH_CHECK(dets.is_cpu(), "dets must be a CPU tensor");
-  TORCH_CHECK(scores.is_cpu(), "scores must be a CPU tensor");
+api::Tensor nms_cpu(const api::Tensor& dets, const api::Tensor& scores, double iou_threshold) {
+  OPMATRIX_CHECK(dets.is_cpu(), "dets must be a CPU tensor");
+  OPMATRIX_CHECK(scores.is_cpu(), "scores must be a CPU tensor");
   nms_check(dets, scores);
-  if (dets.numel() == 0) return at::empty({0}, dets.options().dtype(at::kLong));
-  at::Tensor result;
-  AT_DISPATCH_FLOATING_TYPES(dets.scalar_type(), "opmatrix::nms_cpu", [&] {
-    result = nms_cpu_impl<scalar_t>(dets, scores, iou_threshold);
+  if (dets.numel() == 0) return api::empty({0}, api::kLong, dets);
+  api::Tensor result;
+  api::dispatch_floating(dets.scalar_type(), "opmatrix::nms_cpu", [&](auto tag) {
+    result = nms_cpu_impl<decltype(tag)>(dets, scores, iou_threshold);
   });
   return result;
 }
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
-  m.impl(TORCH_SELECTIVE_NAME("opmatrix::nms"), TORCH_FN(nms_cpu));
+OPMATRIX_LIBRARY_IMPL(CPU, m) {
+  m.impl("nms", OPMATRIX_KERNEL(nms_cpu));
 }
 
 }  // namespace opmatrix

@@ -13,12 +13,6 @@
 //  - backward runs in parallel over channels (disjoint grad planes, no atomics), visiting
 //    rois and bins in torchvision's order so the accumulation order is the same.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-#include <ATen/Dispatch.h>
-#include <ATen/Parallel.h>
-#include <ATen/core/Tensor.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/zeros.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +21,7 @@
 #include <vector>
 
 #include "ops/roi_align_check.h"
+#include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
@@ -120,7 +115,7 @@ Plan<T> make_plan(const T* rois, int64_t num_rois, T spatial_scale, int64_t heig
   }
   plan.y.resize(y_total);
   plan.x.resize(x_total);
-  at::parallel_for(0, num_rois, 64, [&](int64_t begin, int64_t end) {
+  api::parallel_for(0, num_rois, 64, [&](int64_t begin, int64_t end) {
     for (int64_t n = begin; n < end; ++n) {
       const auto& p = plan.rois[n];
       const T* g = geometry.data() + 4 * n;
@@ -146,15 +141,15 @@ Plan<T> make_plan(const T* rois, int64_t num_rois, T spatial_scale, int64_t heig
 }
 
 template <typename T>
-void roi_align_forward_impl(const at::Tensor& input, const at::Tensor& rois, T spatial_scale,
+void roi_align_forward_impl(const api::Tensor& input, const api::Tensor& rois, T spatial_scale,
                             int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                            bool aligned, at::Tensor& output) {
+                            bool aligned, api::Tensor& output) {
   const int64_t num_rois = rois.size(0);
   const int64_t channels = input.size(1), height = input.size(2), width = input.size(3);
-  const Plan<T> plan = make_plan<T>(rois.data_ptr<T>(), num_rois, spatial_scale, height, width,
+  const Plan<T> plan = make_plan<T>(api::data<T>(rois), num_rois, spatial_scale, height, width,
                                     pooled_height, pooled_width, sampling_ratio, aligned);
   for (const auto& p : plan.rois) {
-    TORCH_CHECK(p.batch >= 0 && p.batch < input.size(0), "roi_align: roi batch index ", p.batch,
+    OPMATRIX_CHECK(p.batch >= 0 && p.batch < input.size(0), "roi_align: roi batch index ", p.batch,
                 " out of range for input batch size ", input.size(0));
   }
   // Rois grouped by image so consecutive rois sample the same plane.
@@ -164,12 +159,12 @@ void roi_align_forward_impl(const at::Tensor& input, const at::Tensor& rois, T s
     return plan.rois[a].batch < plan.rois[b].batch;
   });
 
-  const T* in = input.data_ptr<T>();
-  T* out = output.data_ptr<T>();
+  const T* in = api::data<T>(input);
+  T* out = api::data<T>(output);
   const int64_t plane = height * width;
   const int64_t bins = pooled_height * pooled_width;
   const int64_t chunks = (num_rois + kRoiChunk - 1) / kRoiChunk;
-  at::parallel_for(0, channels * chunks, 1, [&](int64_t begin, int64_t end) {
+  api::parallel_for(0, channels * chunks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t c = item / chunks;
       const int64_t r0 = (item % chunks) * kRoiChunk;
@@ -205,22 +200,22 @@ void roi_align_forward_impl(const at::Tensor& input, const at::Tensor& rois, T s
 }
 
 template <typename T>
-void roi_align_backward_impl(const at::Tensor& grad, const at::Tensor& rois, T spatial_scale,
+void roi_align_backward_impl(const api::Tensor& grad, const api::Tensor& rois, T spatial_scale,
                              int64_t pooled_height, int64_t pooled_width, int64_t batch_size,
                              int64_t channels, int64_t height, int64_t width,
-                             int64_t sampling_ratio, bool aligned, at::Tensor& grad_input) {
+                             int64_t sampling_ratio, bool aligned, api::Tensor& grad_input) {
   const int64_t num_rois = rois.size(0);
-  const Plan<T> plan = make_plan<T>(rois.data_ptr<T>(), num_rois, spatial_scale, height, width,
+  const Plan<T> plan = make_plan<T>(api::data<T>(rois), num_rois, spatial_scale, height, width,
                                     pooled_height, pooled_width, sampling_ratio, aligned);
   for (const auto& p : plan.rois) {
-    TORCH_CHECK(p.batch >= 0 && p.batch < batch_size, "roi_align backward: roi batch index ",
+    OPMATRIX_CHECK(p.batch >= 0 && p.batch < batch_size, "roi_align backward: roi batch index ",
                 p.batch, " out of range for batch size ", batch_size);
   }
-  const T* g = grad.data_ptr<T>();
-  T* gin = grad_input.data_ptr<T>();
+  const T* g = api::data<T>(grad);
+  T* gin = api::data<T>(grad_input);
   const int64_t plane = height * width;
   const int64_t bins = pooled_height * pooled_width;
-  at::parallel_for(0, channels, 1, [&](int64_t begin, int64_t end) {
+  api::parallel_for(0, channels, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       for (int64_t n = 0; n < num_rois; ++n) {
         const auto& p = plan.rois[n];
@@ -251,39 +246,40 @@ void roi_align_backward_impl(const at::Tensor& grad, const at::Tensor& rois, T s
   });
 }
 
-at::Tensor roi_align_cpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+api::Tensor roi_align_cpu(const api::Tensor& input, const api::Tensor& rois, double spatial_scale,
                          int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                          bool aligned) {
-  TORCH_CHECK(input.is_cpu(), "input must be a CPU tensor");
-  TORCH_CHECK(rois.is_cpu(), "rois must be a CPU tensor");
+  OPMATRIX_CHECK(input.is_cpu(), "input must be a CPU tensor");
+  OPMATRIX_CHECK(rois.is_cpu(), "rois must be a CPU tensor");
   roi_align_check(input, rois, pooled_height, pooled_width);
-  at::Tensor output = at::empty({rois.size(0), input.size(1), pooled_height, pooled_width},
-                                input.options());
+  api::Tensor output = api::empty({rois.size(0), input.size(1), pooled_height, pooled_width}, input);
   if (output.numel() == 0) return output;
-  if (input.numel() == 0) return output.zero_();  // no pixels to sample (H or W is 0)
-  const at::Tensor input_c = input.contiguous();
-  const at::Tensor rois_c = rois.contiguous();
-  AT_DISPATCH_FLOATING_TYPES(input.scalar_type(), "opmatrix::roi_align_cpu", [&] {
+  if (input.numel() == 0) return api::zero_(output);  // no pixels to sample (H or W is 0)
+  const api::Tensor input_c = api::contiguous(input);
+  const api::Tensor rois_c = api::contiguous(rois);
+  api::dispatch_floating(input.scalar_type(), "opmatrix::roi_align_cpu", [&](auto tag) {
+    using scalar_t = decltype(tag);
     roi_align_forward_impl<scalar_t>(input_c, rois_c, static_cast<scalar_t>(spatial_scale),
                                      pooled_height, pooled_width, sampling_ratio, aligned, output);
   });
   return output;
 }
 
-at::Tensor roi_align_backward_cpu(const at::Tensor& grad, const at::Tensor& rois,
+api::Tensor roi_align_backward_cpu(const api::Tensor& grad, const api::Tensor& rois,
                                   double spatial_scale, int64_t pooled_height,
                                   int64_t pooled_width, int64_t batch_size, int64_t channels,
                                   int64_t height, int64_t width, int64_t sampling_ratio,
                                   bool aligned) {
-  TORCH_CHECK(grad.is_cpu(), "grad must be a CPU tensor");
-  TORCH_CHECK(rois.is_cpu(), "rois must be a CPU tensor");
+  OPMATRIX_CHECK(grad.is_cpu(), "grad must be a CPU tensor");
+  OPMATRIX_CHECK(rois.is_cpu(), "rois must be a CPU tensor");
   roi_align_backward_check(grad, rois, pooled_height, pooled_width, batch_size, channels, height,
                            width);
-  at::Tensor grad_input = at::zeros({batch_size, channels, height, width}, grad.options());
+  api::Tensor grad_input = api::zeros({batch_size, channels, height, width}, grad);
   if (grad.numel() == 0 || grad_input.numel() == 0) return grad_input;
-  const at::Tensor grad_c = grad.contiguous();
-  const at::Tensor rois_c = rois.contiguous();
-  AT_DISPATCH_FLOATING_TYPES(grad.scalar_type(), "opmatrix::roi_align_backward_cpu", [&] {
+  const api::Tensor grad_c = api::contiguous(grad);
+  const api::Tensor rois_c = api::contiguous(rois);
+  api::dispatch_floating(grad.scalar_type(), "opmatrix::roi_align_backward_cpu", [&](auto tag) {
+    using scalar_t = decltype(tag);
     roi_align_backward_impl<scalar_t>(grad_c, rois_c, static_cast<scalar_t>(spatial_scale),
                                       pooled_height, pooled_width, batch_size, channels, height,
                                       width, sampling_ratio, aligned, grad_input);
@@ -293,9 +289,9 @@ at::Tensor roi_align_backward_cpu(const at::Tensor& grad, const at::Tensor& rois
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, CPU, m) {
-  m.impl(TORCH_SELECTIVE_NAME("opmatrix::roi_align"), TORCH_FN(roi_align_cpu));
-  m.impl(TORCH_SELECTIVE_NAME("opmatrix::_roi_align_backward"), TORCH_FN(roi_align_backward_cpu));
+OPMATRIX_LIBRARY_IMPL(CPU, m) {
+  m.impl("roi_align", OPMATRIX_KERNEL(roi_align_cpu));
+  m.impl("_roi_align_backward", OPMATRIX_KERNEL(roi_align_backward_cpu));
 }
 
 }  // namespace opmatrix

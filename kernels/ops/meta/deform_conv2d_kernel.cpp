@@ -3,52 +3,50 @@
 // / torch.export trace with; without it users get "Unhandled FakeTensor Device Propagation
 // for ...deform_conv2d.default, found two different devices".
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-#include <ATen/core/Tensor.h>
-#include <ATen/ops/empty.h>
-#include <torch/library.h>
 
 #include <tuple>
 
 #include "ops/deform_conv2d_check.h"
+#include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
 
-at::Tensor deform_conv2d_meta(
-    const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-    const at::Tensor& mask, const at::Tensor& bias, int64_t stride_h, int64_t stride_w,
+api::Tensor deform_conv2d_meta(
+    const api::Tensor& input, const api::Tensor& weight, const api::Tensor& offset,
+    const api::Tensor& mask, const api::Tensor& bias, int64_t stride_h, int64_t stride_w,
     int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
     int64_t offset_groups, bool use_mask) {
   const auto g = deform_conv2d_geometry::check(input, weight, offset, mask, bias, stride_h,
                                                stride_w, pad_h, pad_w, dilation_h, dilation_w,
                                                groups, offset_groups, use_mask);
-  TORCH_CHECK(weight.scalar_type() == input.scalar_type() && offset.scalar_type() == input.scalar_type(),
+  OPMATRIX_CHECK(weight.scalar_type() == input.scalar_type() && offset.scalar_type() == input.scalar_type(),
               "deform_conv2d: input, weight, offset, mask and bias must have the same dtype");
-  return at::empty({g.batch, g.out_channels, g.out_h, g.out_w}, input.options());
+  return api::empty({g.batch, g.out_channels, g.out_h, g.out_w}, input);
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward_meta(
-    const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight,
-    const at::Tensor& offset, const at::Tensor& mask, const at::Tensor& bias, int64_t stride_h,
+std::tuple<api::Tensor, api::Tensor, api::Tensor, api::Tensor, api::Tensor> deform_conv2d_backward_meta(
+    const api::Tensor& grad, const api::Tensor& input, const api::Tensor& weight,
+    const api::Tensor& offset, const api::Tensor& mask, const api::Tensor& bias, int64_t stride_h,
     int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w,
     int64_t groups, int64_t offset_groups, bool use_mask) {
   const auto g = deform_conv2d_geometry::check(input, weight, offset, mask, bias, stride_h,
                                                stride_w, pad_h, pad_w, dilation_h, dilation_w,
                                                groups, offset_groups, use_mask);
-  TORCH_CHECK(grad.dim() == 4 && grad.size(0) == g.batch && grad.size(1) == g.out_channels &&
+  OPMATRIX_CHECK(grad.dim() == 4 && grad.size(0) == g.batch && grad.size(1) == g.out_channels &&
                   grad.size(2) == g.out_h && grad.size(3) == g.out_w,
               "deform_conv2d backward: grad must have the output's shape");
   // Contiguous, like the CPU and CUDA kernels' results.
-  return {at::empty(input.sizes(), input.options()), at::empty(weight.sizes(), weight.options()),
-          at::empty(offset.sizes(), offset.options()), at::empty(mask.sizes(), mask.options()),
-          at::empty(bias.sizes(), bias.options())};
+  return {api::empty_contiguous_like(input), api::empty_contiguous_like(weight),
+          api::empty_contiguous_like(offset), api::empty_contiguous_like(mask),
+          api::empty_contiguous_like(bias)};
 }
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, Meta, m) {
-  m.impl("deform_conv2d", TORCH_FN(deform_conv2d_meta));
-  m.impl("_deform_conv2d_backward", TORCH_FN(deform_conv2d_backward_meta));
+OPMATRIX_LIBRARY_IMPL(Meta, m) {
+  m.impl("deform_conv2d", OPMATRIX_KERNEL(deform_conv2d_meta));
+  m.impl("_deform_conv2d_backward", OPMATRIX_KERNEL(deform_conv2d_backward_meta));
 }
 
 }  // namespace opmatrix

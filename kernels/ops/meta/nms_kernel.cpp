@@ -4,26 +4,24 @@
 // the same argument checks as the real kernels. Tracing code that needs the exact length
 // must run the real kernel (torchvision does this in Python with an unbacked SymInt).
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-#include <ATen/core/Tensor.h>
-#include <ATen/ops/empty.h>
-#include <torch/library.h>
 
 #include "ops/nms_check.h"
+#include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
 
-at::Tensor nms_meta(const at::Tensor& dets, const at::Tensor& scores, double /*iou_threshold*/) {
+api::Tensor nms_meta(const api::Tensor& dets, const api::Tensor& scores, double /*iou_threshold*/) {
   nms_check(dets, scores);
-  TORCH_CHECK(at::isFloatingType(dets.scalar_type()), "nms: boxes must be floating point, got ",
+  OPMATRIX_CHECK(api::is_floating(dets.scalar_type()), "nms: boxes must be floating point, got ",
               dets.scalar_type());
-  return at::empty({dets.size(0)}, dets.options().dtype(at::kLong));
+  return api::empty({dets.size(0)}, api::kLong, dets);
 }
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, Meta, m) {
-  m.impl(TORCH_SELECTIVE_NAME("opmatrix::nms"), TORCH_FN(nms_meta));
+OPMATRIX_LIBRARY_IMPL(Meta, m) {
+  m.impl("nms", OPMATRIX_KERNEL(nms_meta));
 }
 
 }  // namespace opmatrix
