@@ -108,6 +108,10 @@ const std::vector<std::string> kOpcheckSubtests = {"test_schema", "test_autograd
 // The script prints {"checks": [...]} (checks/script_checks.h); nothing else changes.
 const std::vector<ScriptCheck> kScriptChecks = {
     {{"duplicate-extensions", "duplicate_extensions.py", "", 120, StepWhen::built, "looks for one Python extension module built twice in one folder"}, {"duplicate_extension", {"duplicate-extensions"}, "script_checks", CheckPer::library, "no extension module sits twice in one folder under different suffixes (_C.cpython-310-*.so next to _C.abi3.so), where the stale one may be the one imported", "ImportError: ..._C.cpython-310-x86_64-linux-gnu.so: undefined symbol (a stale build imported instead of _C.abi3.so)", {}}},
+    // The LibTorch stable-ABI build of our kernels (docs/stable-abi.md): built where torch >= its target, refused
+    // at compile time below it, and taking nothing from libtorch but the C shim.
+    {{"stable-abi", "stable_abi.py", "", 1800, StepWhen::own_kernels, "builds libopmatrix_ops_stable.so (TORCH_TARGET_VERSION) and lists what it imports from libtorch"},
+     {"stable-abi", {"stable-abi"}, "script_checks", CheckPer::cell, "the stable-ABI build keeps its promise: it compiles against every torch from its target on and fails to compile below it (subtest build), and it imports only the stable C shim from libtorch, no C++ symbol (subtest imports)", "#error \"TORCH_TARGET_VERSION is newer than the libtorch headers this build is compiling against.\"", {}, false, false, {"build", "imports"}, false, false, Weighs::limits}},
     // What an op's kernels DO under PyTorch's own tooling (docs/checks.md, "Behaviour"), with the
     // samples of scripts/cell/op_samples.py: each its own process, so a crash in one keeps the others.
     {{"opcheck", "opcheck_check.py", "", 1200, StepWhen::built, "runs torch.library.opcheck on every sample of every op (and torchvision's ops), each sub-test on its own"},

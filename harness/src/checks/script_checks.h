@@ -6,7 +6,7 @@
 // It is run as `python.sh scripts/cell/<script> LIBRARY...` (every library the build made, as
 // the cell sees them) with OPMATRIX_NAMESPACE, OPMATRIX_OPS (comma-separated),
 // OPMATRIX_CUDA_ARCHS (comma-separated), OPMATRIX_EXPECT_CUDA (0|1), OPMATRIX_BUILD (the build
-// folder), OPMATRIX_PROJECT_DIR (a project's folder, else empty), OPMATRIX_IMPORT (a project's
+// folder), OPMATRIX_BUILD_JOBS (compile jobs), OPMATRIX_PROJECT_DIR (a project's folder, else empty), OPMATRIX_IMPORT (a project's
 // `import:` module, else empty) and OPMATRIX_SAMPLES (the samples file the behaviour checks run:
 // a project's `samples:`, cases/samples.py for opmatrix's kernels, else empty) in its environment.
 #pragma once

@@ -360,6 +360,7 @@ class CellRun {
         {"OPMATRIX_OPS", fmt::format("{}", fmt::join(ops, ","))},
         {"OPMATRIX_CUDA_ARCHS", fmt::format("{}", fmt::join(cell_.cuda_archs, ","))},
         {"OPMATRIX_BUILD", paths_.build},
+        {"OPMATRIX_BUILD_JOBS", std::to_string(settings_.build_jobs)},
         {"OPMATRIX_PROJECT_DIR", p ? project_dir_in_cell() : std::string()},
         {"OPMATRIX_IMPORT", p ? p->import_module : std::string()},
         {"OPMATRIX_SAMPLES", samples_in_cell()}};
