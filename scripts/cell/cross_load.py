@@ -2,12 +2,17 @@
 per library (two builds of one library cannot register the same ops in one process), and
 report each outcome. Prints ONE JSON object; never raises.
 
-    cross_load.py [--namespace NS] [--ops a,b] [--timeout S] LIB...
+    cross_load.py [--namespace NS] [--ops a,b] [--timeout S] [--cases DIR] LIB...
 
 Each entry: the library, load_library.py's report (loaded, undefined symbols demangled,
 missing libraries, kernels per op), or how the process died: a library built against another
-torch can crash the process in its static initialisers, which is itself the finding."""
+torch can crash the process in its static initialisers, which is itself the finding.
+With --cases DIR (this runtime's build folder), a library that loads and registers every op
+on the CPU then meets this runtime's correctness cases: each DIR/*_correctness binary, run with
+OPMATRIX_OPS_LIBRARY=LIB, is one entry of "cases" (exit code, tests run, failed test names):
+"loads" and "computes the same answers" are separate findings."""
 import argparse
+import glob
 import json
 import os
 import signal
@@ -41,14 +46,57 @@ def one(lib, namespace, ops, timeout):
     return entry
 
 
+def registers_everything(report):
+    if not report or not report.get("libraries") or not report["libraries"][0].get("loaded"):
+        return False
+    return all(keys.get("CPU") is True for keys in (report.get("ops") or {}).values())
+
+
+def run_cases(cases_dir, lib, timeout):
+    """Each correctness binary of this runtime on the foreign library, with its gtest JSON."""
+    out = []
+    for binary in sorted(glob.glob(os.path.join(cases_dir, "*_correctness"))):
+        name = os.path.basename(binary)
+        json_path = os.path.join("/tmp", "xload-" + name + ".json")
+        env = dict(os.environ, OPMATRIX_OPS_LIBRARY=lib, GTEST_OUTPUT="json:" + json_path)
+        case = {"name": name, "exit_code": None, "timed_out": False, "tests": 0, "failed": [], "tail": ""}
+        try:
+            p = subprocess.run([binary], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=timeout)
+            case["exit_code"] = p.returncode
+            case["tail"] = p.stdout.decode("utf-8", "replace")[-1500:]
+        except subprocess.TimeoutExpired:
+            case["timed_out"] = True
+        try:
+            with open(json_path, encoding="utf-8") as f:
+                report = json.load(f)
+            for suite in report.get("testsuites", []):
+                for test in suite.get("testsuite", []):
+                    case["tests"] += 1
+                    if test.get("failures"):
+                        case["failed"].append("%s.%s: %s" % (suite.get("name"), test.get("name"),
+                                                             test["failures"][0].get("failure", "").splitlines()[-1][:300]))
+            os.remove(json_path)
+        except (OSError, ValueError, IndexError):
+            pass
+        out.append(case)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--namespace", default="opmatrix")
     ap.add_argument("--ops", default="")
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--cases", default="")
     ap.add_argument("libraries", nargs="*")
     args = ap.parse_args()
-    return {"results": [one(lib, args.namespace, args.ops, args.timeout) for lib in args.libraries]}
+    results = []
+    for lib in args.libraries:
+        entry = one(lib, args.namespace, args.ops, args.timeout)
+        if args.cases and entry["signal"] is None and registers_everything(entry["report"]):
+            entry["cases"] = run_cases(args.cases, lib, args.timeout)
+        results.append(entry)
+    return {"results": results}
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ CHECK = "stable-abi"
 LIBRARY = "libopmatrix_ops_stable.so"
 # Undefined symbols the C and C++ runtimes provide: not libtorch's.
 RUNTIME_VERSION = re.compile(r"@(GLIBC|GLIBCXX|CXXABI|GCC)_")
+# A C++ name from torch's own namespaces: not stable across torch versions.
+TORCH_CXX = re.compile(r"\b(c10|at|torch|caffe2)::")
 
 
 def version_tuple(text):
@@ -54,12 +56,24 @@ def first_error(log):
 
 
 def foreign_imports(library):
-    """Mangled (C++) undefined symbols that no C/C++ runtime library versions: C++ API of torch."""
-    out = subprocess.run(["nm", "-D", "--undefined-only", library], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, universal_newlines=True, check=True).stdout
-    names = [line.split()[-1] for line in out.splitlines() if line.strip()]
-    c_shim = [n for n in names if not RUNTIME_VERSION.search(n) and not n.startswith("_Z")]
-    cxx = [n for n in names if n.startswith("_Z") and not RUNTIME_VERSION.search(n)]
+    """The library's undefined symbols from libtorch: (C shim names, C++ names of c10/at/torch).
+    Symbols of the C and C++ runtimes (versioned GLIBC/GLIBCXX/CXXABI/GCC, std::) are neither."""
+    def undefined(demangle):
+        argv = ["nm", "-D", "--undefined-only"] + (["-C"] if demangle else [])
+        out = subprocess.run(argv + [library], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True, check=True).stdout
+        return [line.split(None, 1)[1].strip() for line in out.splitlines() if len(line.split(None, 1)) == 2]
+    raw, plain = undefined(False), undefined(True)
+    c_shim, cxx = [], []
+    for mangled, text in zip(raw, plain):
+        name = mangled.split(None, 1)[-1]
+        if RUNTIME_VERSION.search(name):
+            continue
+        if name.startswith("_Z"):
+            if TORCH_CXX.search(text):
+                cxx.append(text)
+        elif not name.startswith(("_ITM_", "__gmon_start__", "__cxa_")):
+            c_shim.append(name)
     return c_shim, cxx
 
 

@@ -63,3 +63,31 @@ def test_hanging_library_times_out(torch_info, c_libs):
 def test_no_libraries():
     out, _ = run_json("cross_load.py")
     assert out == {"results": []}
+
+
+def fake_case(folder, name, body):
+    """A stand-in for one of a runtime's case binaries (this tests cross_load.py's logic, not the
+    cases): writes a gtest JSON report to $GTEST_OUTPUT and exits with `body`'s status."""
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def test_cases_run_on_each_library_that_loads_and_only_on_it(tmp_path, op_library, c_libs):
+    seen = tmp_path / "seen"
+    report = ('{"testsuites": [{"name": "Nms", "testsuite": [{"name": "Ok"}, {"name": "Bad", '
+              '"failures": [{"failure": "file:1\\nkept 3, reference 4"}]}]}]}')
+    fake_case(tmp_path, "nms_correctness",
+              'echo "$OPMATRIX_OPS_LIBRARY" >> %s\nprintf \'%%s\' \'%s\' > "${GTEST_OUTPUT#json:}"\nexit 1\n'
+              % (seen, report))
+    fake_case(tmp_path, "other_test", "exit 0\n")  # not a correctness binary: never run
+    out, _ = run_json("cross_load.py", "--namespace", OPS_NAMESPACE, "--ops", "explicit,cpu_only",
+                      "--cases", str(tmp_path), op_library, c_libs["undef"])
+    loaded, undefined = out["results"]
+    assert [c["name"] for c in loaded["cases"]] == ["nms_correctness"]
+    case = loaded["cases"][0]
+    assert case["exit_code"] == 1 and case["tests"] == 2
+    assert case["failed"] == ["Nms.Bad: kept 3, reference 4"]
+    assert "cases" not in undefined  # it never loaded: nothing to compute with
+    assert seen.read_text().split() == [op_library]

@@ -111,40 +111,71 @@ const char* outcome_text(const std::string& o) {
   return "✘ error";
 }
 
+// A build's row label: the cell, and for the stable-ABI build its target.
+std::string build_label(const nlohmann::json& b) {
+  const std::string cell = b.value("cell", "");
+  return b.value("abi", "aten") == "stable" ? fmt::format("{} · stable ABI ≥ {}", cell, b.value("target", "?")) : cell;
+}
+
+// One pair's entry: the load outcome, what the runtime's cases said of the foreign library, and
+// for a stable-ABI build whether the promise held ("‼" where it did not).
+std::string pair_text(const nlohmann::json& p) {
+  const std::string outcome = p.value("outcome", "error");
+  std::string text = outcome_text(outcome);
+  if (p.contains("computes"))
+    text += p["computes"] == "pass" ? fmt::format(" · ✔ computes ({} cases)", p["cases"].value("tests", 0))
+                                    : std::string(" · ✘ computes wrong");
+  if (p.contains("as_promised")) {
+    if (!p["as_promised"].get<bool>()) return "‼ " + text + " (promised: " + p.value("promised", "") + ")";
+    if (outcome != "loads") text += " (as promised)";
+  }
+  return text;
+}
+
 Grid cross_load_table(const nlohmann::json& x) {
   Grid g;
   g.id = "cross-load";
   g.title = "Load matrix (build × run)";
   g.caption = "The op library built in the row's cell, loaded (dlopen RTLD_NOW, then its ops' registrations) in the "
-              "column's runtime: the \"extension built for one torch, run with another\" failure, measured.";
-  g.legend = "✔ loads and registers every op · ✘ undefined symbol / missing library / not registered / crash";
+              "column's runtime, then run through that runtime's correctness cases: the \"extension built for one "
+              "torch, run with another\" failure, measured. Rows \"stable ABI ≥ T\" are the same kernels built on "
+              "the LibTorch stable ABI for target T: promised to load and compute in every torch ≥ T and to stop at "
+              "an undefined symbol below it.";
+  g.legend = "✔ loads and registers every op · ✔ computes: the runtime's correctness cases pass on it · ✘ undefined "
+             "symbol / missing library / not registered / crash · (as promised): the stable ABI's boundary · ‼ the "
+             "stable ABI's promise broken";
   g.notes_title = "why each failed load failed";
   if (!x.is_object() || !x.contains("pairs") || x["pairs"].empty()) return g;
-  std::vector<std::string> builds, runs;
-  for (const auto& b : x["builds"]) builds.push_back(b.value("cell", ""));
+  std::vector<std::pair<std::string, std::string>> builds;  // {cell + abi, label}
+  std::vector<std::string> runs;
+  for (const auto& b : x["builds"]) builds.emplace_back(b.value("cell", "") + "/" + b.value("abi", "aten"), build_label(b));
   for (const auto& r : x["runtimes"]) runs.push_back(r.value("cell", ""));
   std::map<std::pair<std::string, std::string>, const nlohmann::json*> pairs;
-  for (const auto& p : x["pairs"]) pairs[{p.value("built_in", ""), p.value("run_in", "")}] = &p;
+  for (const auto& p : x["pairs"])
+    pairs[{p.value("built_in", "") + "/" + p.value("abi", "aten"), p.value("run_in", "")}] = &p;
   int missing = 0;
   g.columns = {"built in ↓ / run in →"};
   g.columns.insert(g.columns.end(), runs.begin(), runs.end());
-  for (const auto& b : builds) {
-    std::vector<std::string> row = {b};
+  for (const auto& [key, label] : builds) {
+    std::vector<std::string> row = {label};
     std::vector<std::string> cls;
     for (const auto& r : runs) {
-      auto it = pairs.find({b, r});
+      auto it = pairs.find({key, r});
       if (it == pairs.end()) {
         row.push_back("○");
         cls.push_back("notrun");
         continue;
       }
-      const std::string outcome = it->second->value("outcome", "error");
-      row.push_back(outcome_text(outcome));
-      cls.push_back(outcome == "loads" ? "pass" : "fail");
+      const nlohmann::json& p = *it->second;
+      const std::string outcome = p.value("outcome", "error");
+      const bool promised = p.contains("as_promised") && p["as_promised"].get<bool>();
+      const bool good = p.contains("as_promised") ? promised : outcome == "loads" && p.value("computes", "pass") == "pass";
+      row.push_back(pair_text(p));
+      cls.push_back(good ? "pass" : "fail");
       // Missing libraries are the expected way two environments differ: counted, not listed.
-      if (outcome == "missing_library") ++missing;
-      else if (outcome != "loads")
-        g.notes.push_back(fmt::format("{} in {}: {}", b, r, it->second->value("summary", "")));
+      if (outcome == "missing_library" && !p.contains("as_promised")) ++missing;
+      else if (!good || (outcome != "loads" && !promised))
+        g.notes.push_back(fmt::format("{} in {}: {}", label, r, p.value("summary", "")));
     }
     g.rows.push_back(row);
     g.classes.push_back(cls);

@@ -30,7 +30,7 @@ ResultsSet load_results(const std::string& dir) {
     }
     if (f.filename().string()[0] == '_') {
       if (f.filename() == "_cross-load.json" && j.is_object() && j.value("kind", "") == "opmatrix-cross-load" &&
-          j.value("schema_version", 0) == 1)
+          (j.value("schema_version", 0) == 1 || j.value("schema_version", 0) == 2))  // 1: no stable builds
         set.cross_load = j;
       else
         set.errors.push_back(fmt::format("{}: not a cross-load file this harness reads; skipped", f.string()));

@@ -1,12 +1,17 @@
 #include "run/cross_load.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "results/cell_result.h"
+#include "run/abi_surfaces.h"
 #include "run/library_checks.h"
+#include "run/load_prediction.h"
 #include "util/atomic_write.h"
 #include "util/clock.h"
 #include "util/hash.h"
@@ -18,19 +23,68 @@ namespace opmatrix {
 
 namespace {
 
+// The two builds of our kernels a cell can leave: the ATen library, and the stable-ABI one
+// (docs/stable-abi.md) where the cell's stable-abi check says it built.
 constexpr const char* kLibrary = "kernels/libopmatrix_ops.so";
+constexpr const char* kStableLibrary = "kernels/libopmatrix_ops_stable.so";
 
 struct Side {
   const Cell* cell;
   CellResult result;
   std::string library;  // host path (builds only)
   std::string library_hash;
+  std::string abi = "aten";  // aten | stable
+  std::string target;        // stable: the torch version it targets (major.minor)
 };
 
 bool has_check(const CellResult& r, const std::string& check, bool must_pass) {
   for (const auto& c : r.checks)
     if (c.check == check && c.op.empty() && (!must_pass || c.status == Status::pass)) return true;
   return false;
+}
+
+// The stable build's target, from the stable-abi check ("... for target 2.10"); empty when the
+// cell did not build one.
+std::string stable_target_of(const CellResult& r) {
+  for (const auto& c : r.checks) {
+    if (c.check != "stable-abi" || c.subtest != "build" || c.status != Status::pass) continue;
+    const auto at = c.message.find("for target ");
+    if (at == std::string::npos) continue;
+    const auto from = at + std::string("for target ").size();
+    return c.message.substr(from, c.message.find_first_of(" ;,", from) - from);
+  }
+  return "";
+}
+
+// "2.10.0+cu128" -> {2, 10}; {0, 0} when it does not start with MAJOR.MINOR.
+std::pair<int, int> major_minor(const std::string& v) {
+  int a = 0, b = 0;
+  if (std::sscanf(v.c_str(), "%d.%d", &a, &b) != 2) return {0, 0};
+  return {a, b};
+}
+
+std::string torch_of(const Side& s) {
+  const nlohmann::json& v = s.result.versions;
+  return v.is_object() && v.contains("torch") && v["torch"].is_string() ? v["torch"].get<std::string>() : s.cell->torch;
+}
+
+// The stable ABI's promise for one pair: from the target on it loads and computes; below it,
+// the loader stops at a shim symbol the older torch does not have.
+std::string promised_outcome(const Side& build, const Side& runtime) {
+  return major_minor(torch_of(runtime)) >= major_minor(build.target) ? "loads" : "undefined_symbol";
+}
+
+// pair["promised"]: what the stable ABI promises for it; pair["as_promised"]: whether it held
+// (a load that then computes wrong answers does not keep the promise).
+void judge_promise(nlohmann::json& pair, const std::string& promised) {
+  pair["promised"] = promised;
+  const bool computes = !pair.contains("computes") || pair["computes"] != "fail";
+  pair["as_promised"] = pair.value("outcome", "") == promised && (promised != "loads" || computes);
+}
+
+// Whether a runtime cell has our case binaries in its build folder (/build in its container).
+bool has_cases(const Side& runtime) {
+  return !runtime.cell->project && has_check(runtime.result, "build", true) && has_check(runtime.result, "test", false);
 }
 
 std::string ops_list(const Matrix& m) {
@@ -41,9 +95,54 @@ std::string ops_list(const Matrix& m) {
 
 std::string scripts_hash(const std::string& data_root) {
   Fnv64 h;
-  for (const char* f : {"cross_load.py", "load_library.py", "dispatcher.py", "python.sh"})
+  for (const char* f : {"cross_load.py", "load_library.py", "dispatcher.py", "python.sh", "script_check.py"})
     h.add(read_text_file(data_root + "/scripts/cell/" + f));
   return h.hex();
+}
+
+// Every pair's predicted outcome, from the builds' imports and the runtimes' exports alone
+// (run/load_prediction.h), next to the measured one; out["prediction"] sums up the agreement.
+void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const std::vector<Side>& runtimes,
+                     AbiSurfaces& surfaces) {
+  std::map<std::string, std::vector<const Side*>> by_cell;
+  for (const auto& b : builds) by_cell[b.cell->id].push_back(&b);
+  std::map<std::string, LibraryImports> imports;  // by host library path
+  for (const auto& [id, sides] : by_cell) {
+    std::vector<std::string> libs;
+    Fnv64 key;
+    for (const Side* s : sides) {
+      libs.push_back(s->library);
+      key.add(s->library).add(s->library_hash);
+    }
+    auto got = surfaces.imports(*sides.front()->cell, sides.front()->result.image, libs, key.hex());
+    imports.insert(got.begin(), got.end());
+  }
+  std::map<std::string, RuntimeExports> exports;
+  for (const auto& rt : runtimes)
+    if (auto e = surfaces.exports(*rt.cell, rt.result.image)) exports.emplace(rt.cell->id, std::move(*e));
+  int compared = 0, agree = 0;
+  nlohmann::json disagree = nlohmann::json::array();
+  for (auto& pair : out["pairs"]) {
+    const Side* build = nullptr;
+    for (const auto& b : builds)
+      if (b.cell->id == pair.value("built_in", "") && b.abi == pair.value("abi", "aten")) build = &b;
+    auto imp = build ? imports.find(build->library) : imports.end();
+    auto exp = exports.find(pair.value("run_in", ""));
+    if (imp == imports.end() || exp == exports.end()) continue;
+    const LoadPrediction p = predict_load(imp->second, exp->second);
+    pair["predicted"] = to_json(p);
+    const std::string measured = pair.value("outcome", "error");
+    if (measured == "crash" || measured == "timeout" || measured == "error") continue;  // nothing to compare
+    ++compared;
+    const bool same = prediction_agrees(p.outcome, measured);
+    pair["prediction_agrees"] = same;
+    if (same) ++agree;
+    else
+      disagree.push_back(fmt::format("{}{} in {}: predicted {} ({}), measured {} ({})", build->cell->id,
+                                     build->abi == "stable" ? " (stable)" : "", pair.value("run_in", ""), p.outcome,
+                                     p.reason, measured, pair.value("summary", "")));
+  }
+  out["prediction"] = {{"pairs", compared}, {"agree", agree}, {"disagree", disagree}};
 }
 
 }  // namespace
@@ -92,6 +191,33 @@ nlohmann::json cross_load_outcome(const nlohmann::json& entry) {
   }
   out["outcome"] = "loads";
   out["summary"] = "loads and registers every op";
+  // The runtime's correctness cases, run on this library (cross_load.py --cases).
+  if (entry.contains("cases") && entry["cases"].is_array() && !entry["cases"].empty()) {
+    int passed_binaries = 0, tests = 0;
+    std::vector<std::string> failures;
+    for (const auto& c : entry["cases"]) {
+      tests += c.value("tests", 0);
+      if (c.value("exit_code", -1) == 0) {
+        ++passed_binaries;
+        continue;
+      }
+      std::string what = c.value("name", "?");
+      if (c.contains("failed") && c["failed"].is_array() && !c["failed"].empty())
+        what += ": " + c["failed"][0].get<std::string>();
+      else if (c.value("timed_out", false))
+        what += ": timed out";
+      else
+        what += fmt::format(": exit {}", c.value("exit_code", nlohmann::json()).dump());
+      failures.push_back(what);
+    }
+    const std::size_t n = entry["cases"].size();
+    out["computes"] = failures.empty() ? "pass" : "fail";
+    out["cases"] = {{"binaries", n}, {"passed", passed_binaries}, {"tests", tests}, {"failures", failures}};
+    out["summary"] = failures.empty()
+                         ? fmt::format("loads, registers every op, and passes this runtime's {} correctness binaries ({} tests)", n, tests)
+                         : fmt::format("loads, but {} of {} correctness binaries fail: {}", failures.size(), n,
+                                       fmt::join(failures, "; "));
+  }
   return out;
 }
 
@@ -104,7 +230,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     if (cell.project) continue;  // other op libraries have their own names; ours is compared
     nlohmann::json j = nlohmann::json::parse(read_text_file(settings.results_dir + "/" + cell.id + ".json"), nullptr, false);
     if (!j.is_object()) continue;
-    Side s{&cell, {}, "", ""};
+    Side s{&cell, {}, "", "", "aten", ""};
     try {
       s.result = cell_result_from_json(j);
     } catch (const std::exception&) {
@@ -118,9 +244,17 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       s.library_hash = Fnv64().add(read_text_file(lib)).hex();
       builds.push_back(s);
     }
+    const std::string stable = engine.host_build_dir(cell) + "/" + kStableLibrary;
+    s.target = stable_target_of(s.result);
+    if (!s.target.empty() && fs::is_regular_file(stable)) {
+      s.library = stable;
+      s.library_hash = Fnv64().add(read_text_file(stable)).hex();
+      s.abi = "stable";
+      builds.push_back(s);
+    }
   }
   const std::string scripts = scripts_hash(engine.config().data_root);
-  nlohmann::json out = {{"schema_version", 1},
+  nlohmann::json out = {{"schema_version", 2},
                         {"kind", "opmatrix-cross-load"},
                         {"harness_version", kOpmatrixVersion},
                         {"generated_at", now_iso8601()},
@@ -129,11 +263,12 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
                         {"runtimes", nlohmann::json::array()},
                         {"pairs", nlohmann::json::array()}};
   for (const auto& b : builds)
-    out["builds"].push_back({{"cell", b.cell->id},
-                             {"torch", b.result.versions.value("torch", nlohmann::json()).is_string()
-                                           ? b.result.versions["torch"] : nlohmann::json(b.cell->torch)},
-                             {"cuda", b.cell->cuda},
-                             {"library_hash", b.library_hash}});
+  {
+    nlohmann::json e = {{"cell", b.cell->id}, {"abi", b.abi}, {"torch", torch_of(b)}, {"cuda", b.cell->cuda},
+                        {"library", fs::path(b.library).filename().string()}, {"library_hash", b.library_hash}};
+    if (b.abi == "stable") e["target"] = b.target;
+    out["builds"].push_back(e);
+  }
   if (builds.empty() || runtimes.empty()) {
     write_file_atomically(path, out.dump(2) + "\n");
     return out;
@@ -142,8 +277,8 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
   fs::create_directories(log_dir);
   for (const auto& rt : runtimes) {
     Fnv64 key;
-    key.add("opmatrix-cross-load-v1").add(kOpmatrixVersion).add(rt.result.image).add(scripts).add(ops_list(matrix));
-    for (const auto& b : builds) key.add(b.cell->id).add(b.library_hash);
+    key.add("opmatrix-cross-load-v2").add(has_cases(rt) ? "cases" : "").add(kOpmatrixVersion).add(rt.result.image).add(scripts).add(ops_list(matrix));
+    for (const auto& b : builds) key.add(b.cell->id).add(b.abi).add(b.library_hash);
     nlohmann::json row = {{"cell", rt.cell->id},
                           {"torch", rt.result.versions.value("torch", nlohmann::json(rt.cell->torch))},
                           {"cuda", rt.cell->cuda},
@@ -170,11 +305,15 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     cmd.step = "cross-load";
     cmd.argv = {engine.paths(*rt.cell).scripts + "/python.sh", engine.paths(*rt.cell).scripts + "/cross_load.py",
                 "--namespace", "opmatrix", "--ops", ops_list(matrix)};
+    // Pairs that load then run this runtime's correctness cases on the foreign library.
+    if (has_cases(rt)) cmd.argv.insert(cmd.argv.end(), {"--cases", engine.paths(*rt.cell).build});
     const bool host = engine.name() == "host";
+    std::set<std::string> mounted;
     for (const auto& b : builds) {
       const std::string inside = "/xload/" + b.cell->id;
-      if (!host) cmd.read_only_mounts.emplace_back(fs::path(b.library).parent_path().string(), inside);
-      cmd.argv.push_back(host ? b.library : inside + "/libopmatrix_ops.so");
+      if (!host && mounted.insert(inside).second)
+        cmd.read_only_mounts.emplace_back(fs::path(b.library).parent_path().string(), inside);
+      cmd.argv.push_back(host ? b.library : inside + "/" + fs::path(b.library).filename().string());
     }
     cmd.log_path = log_dir + "/" + rt.cell->id + ".log";
     cmd.capture_stdout = true;
@@ -187,7 +326,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     if (!r.ok() || !report.is_object() || !report.contains("results")) {
       row["error"] = r.timed_out ? "timed out" : fmt::format("the cross-load step failed (exit {}, see {})", r.exit_code, cmd.log_path);
       for (const auto& b : builds)
-        out["pairs"].push_back({{"built_in", b.cell->id}, {"run_in", rt.cell->id}, {"outcome", "error"},
+        out["pairs"].push_back({{"built_in", b.cell->id}, {"abi", b.abi}, {"run_in", rt.cell->id}, {"outcome", "error"},
                                 {"summary", row["error"]}, {"symbols", nlohmann::json::array()}});
       out["runtimes"].push_back(row);
       progress("cross-load", fmt::format("{}: {}", rt.cell->id, row["error"].get<std::string>()));
@@ -198,7 +337,9 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     for (std::size_t i = 0; i < builds.size() && i < report["results"].size(); ++i) {
       nlohmann::json pair = cross_load_outcome(report["results"][i]);
       pair["built_in"] = builds[i].cell->id;
+      pair["abi"] = builds[i].abi;
       pair["run_in"] = rt.cell->id;
+      if (builds[i].abi == "stable") judge_promise(pair, promised_outcome(builds[i], rt));
       loads += pair["outcome"] == "loads";
       out["pairs"].push_back(pair);
     }
@@ -206,6 +347,10 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     progress("cross-load", fmt::format("{}: {} of {} builds load and register ({:.1f} s)", rt.cell->id, loads,
                                        builds.size(), r.seconds));
   }
+  AbiSurfaces surfaces(engine, settings.results_dir, progress);
+  add_predictions(out, builds, runtimes, surfaces);
+  progress("cross-load", fmt::format("prediction from symbols alone agrees with {} of {} measured pairs",
+                                     out["prediction"].value("agree", 0), out["prediction"].value("pairs", 0)));
   write_file_atomically(path, out.dump(2) + "\n");
   return out;
 }

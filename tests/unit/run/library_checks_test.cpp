@@ -135,6 +135,27 @@ TEST(CrossLoadOutcome, ClassifiesEachWayALoadEnds) {
   EXPECT_EQ(cross_load_outcome(loaded)["outcome"], "not_registered");
   loaded["report"]["ops"]["roi_align"]["CPU"] = true;
   EXPECT_EQ(cross_load_outcome(loaded)["outcome"], "loads");
+  EXPECT_FALSE(cross_load_outcome(loaded).contains("computes"));  // no cases ran: nothing said
+}
+
+TEST(CrossLoadOutcome, TheRuntimesCasesSayWhetherItComputes) {
+  nlohmann::json loaded = {{"exit_code", 0},
+                           {"report", nlohmann::json::parse(R"({"libraries": [{"loaded": true}],
+                              "ops": {"nms": {"CPU": true}}})")}};
+  loaded["cases"] = nlohmann::json::parse(R"([{"name": "nms_correctness", "exit_code": 0, "tests": 7, "failed": []},
+    {"name": "roi_align_correctness", "exit_code": 0, "tests": 5, "failed": []}])");
+  auto pass = cross_load_outcome(loaded);
+  EXPECT_EQ(pass["outcome"], "loads");
+  EXPECT_EQ(pass["computes"], "pass");
+  EXPECT_EQ(pass["cases"]["tests"], 12);
+  loaded["cases"][1] = nlohmann::json::parse(R"({"name": "roi_align_correctness", "exit_code": 1, "tests": 5,
+    "failed": ["RoiAlign.MatchesReference: max difference 0.5"]})");
+  auto fail = cross_load_outcome(loaded);
+  EXPECT_EQ(fail["outcome"], "loads");  // it loads; that it computes wrong is a separate finding
+  EXPECT_EQ(fail["computes"], "fail");
+  EXPECT_NE(fail["summary"].get<std::string>().find("1 of 2 correctness binaries fail: roi_align_correctness: "
+                                                    "RoiAlign.MatchesReference"),
+            std::string::npos);
 }
 
 }  // namespace opmatrix
