@@ -185,6 +185,15 @@ Grid cross_load_table(const nlohmann::json& x) {
                                   "sonames, its CUDA libraries, or newer libstdc++ symbol versions) that the runtime "
                                   "lacks; each one's list is in results/_cross-load.json",
                                   missing));
+  // The same matrix told from symbols alone (docs/stable-abi.md): how far that can be trusted.
+  if (x.contains("prediction") && x["prediction"].is_object()) {
+    const nlohmann::json& p = x["prediction"];
+    g.notes.push_back(fmt::format("predicted from the libraries' symbols alone, without loading: agrees with {} of "
+                                  "{} measured pairs",
+                                  p.value("agree", 0), p.value("pairs", 0)));
+    if (p.contains("disagree"))
+      for (const auto& d : p["disagree"]) g.notes.push_back("prediction ≠ measurement: " + d.get<std::string>());
+  }
   return g;
 }
 

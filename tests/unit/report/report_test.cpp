@@ -142,6 +142,38 @@ TEST(Report, ArchTableKeepsArchSpecificVariantsApartInNumericOrder) {
   EXPECT_EQ(tables[0].columns, (std::vector<std::string>{"cell", "sm_90", "sm_90a", "sm_100", "sm_120"}));
 }
 
+// The stable-ABI build is its own row, its pairs judged against its promise; a load that then
+// computes wrong is red though it loads; the prediction's agreement and every disagreement are notes.
+TEST(Report, LoadMatrixShowsStableRowsThePromiseCasesAndPrediction) {
+  ResultsSet set;
+  set.cross_load = nlohmann::json::parse(R"({"schema_version": 2, "kind": "opmatrix-cross-load",
+    "builds": [{"cell": "a", "abi": "aten"}, {"cell": "a", "abi": "stable", "target": "2.10"}],
+    "runtimes": [{"cell": "old"}, {"cell": "new"}],
+    "pairs": [
+      {"built_in": "a", "abi": "aten", "run_in": "old", "outcome": "undefined_symbol", "summary": "undefined symbol: f"},
+      {"built_in": "a", "abi": "aten", "run_in": "new", "outcome": "loads", "computes": "fail",
+       "cases": {"tests": 9}, "summary": "loads, but 1 of 4 correctness binaries fail"},
+      {"built_in": "a", "abi": "stable", "run_in": "old", "outcome": "undefined_symbol", "promised": "undefined_symbol",
+       "as_promised": true, "summary": "undefined symbol: torch_parallel_for"},
+      {"built_in": "a", "abi": "stable", "run_in": "new", "outcome": "missing_library", "promised": "loads",
+       "as_promised": false, "summary": "missing libtorch_cpu.so.2.14"}],
+    "prediction": {"pairs": 4, "agree": 3, "disagree": ["a in new: predicted loads, measured missing_library"]}})");
+  const auto tables = extra_tables(set);
+  ASSERT_EQ(tables.size(), 1u);
+  const Grid& g = tables[0];
+  ASSERT_EQ(g.rows.size(), 2u);
+  EXPECT_EQ(g.rows[1][0], "a · stable ABI ≥ 2.10");
+  EXPECT_EQ(g.rows[0][2], "✔ loads · ✘ computes wrong");
+  EXPECT_EQ(g.classes[0][1], "fail");
+  EXPECT_EQ(g.rows[1][1], "✘ undefined symbol (as promised)");
+  EXPECT_EQ(g.classes[1][0], "pass");
+  EXPECT_EQ(g.rows[1][2], "‼ ✘ missing library (promised: loads)");
+  EXPECT_EQ(g.classes[1][1], "fail");
+  const std::string md = grid_markdown(g);
+  EXPECT_NE(md.find("agrees with 3 of 4 measured pairs"), std::string::npos);
+  EXPECT_NE(md.find("prediction ≠ measurement: a in new: predicted loads"), std::string::npos);
+}
+
 namespace {
 CheckResult behaviour(const std::string& op, const std::string& check, Status s, const std::string& subtest = "",
                       const std::string& message = "") {
