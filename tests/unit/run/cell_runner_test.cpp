@@ -416,9 +416,11 @@ class RunCell : public ::testing::Test {
                                          .dump() +
                                      "\n"));
   }
-  static std::vector<std::string> script_check_steps() {
+  // The script checks' steps; for a project cell, without those only our own kernels have.
+  static std::vector<std::string> script_check_steps(bool project = false) {
     std::vector<std::string> out;
-    for (const auto& sc : script_check_registry()) out.push_back(sc.step.name);
+    for (const auto& sc : script_check_registry())
+      if (!project || sc.step.when != StepWhen::own_kernels) out.push_back(sc.step.name);
     return out;
   }
 
@@ -1537,10 +1539,11 @@ TEST_F(RunCell, SetuptoolsCudaProjectStepsAndCommands) {
   EXPECT_EQ(env_of(*dup, "OPMATRIX_EXPECT_CUDA"), "1");
 }
 
-// Every script check of the registry runs once per built cell, in registry order, after the
-// built-in steps and before the closing ones (fatbin, torchvision-cpp); none without a build.
+// Every script check of the registry runs once per built cell where it applies (stable-abi:
+// our kernels only), in registry order, after the built-in steps and before the closing ones
+// (fatbin, torchvision-cpp); none without a build.
 TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
-  const Steps scripts = script_check_steps();
+  Steps scripts = script_check_steps();
   auto positions = [&](const Steps& all) {
     std::vector<std::size_t> at;
     for (const auto& name : scripts) {
@@ -1569,6 +1572,8 @@ TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
     script_passing_project(c, {"/build/site/boxops/_C.cpython-311-x86_64-linux-gnu.so"});
     run(c);
     const Steps all = engine_->step_names();
+    EXPECT_EQ(std::count(all.begin(), all.end(), "stable-abi"), 0);
+    scripts = script_check_steps(/*project=*/true);
     for (std::size_t at : positions(all)) {
       EXPECT_GT(at, index(all, "smoke"));
       EXPECT_LT(at, index(all, "fatbin"));
@@ -1579,7 +1584,7 @@ TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
     script_passing(c);
     engine_->on("build", CannedStep::exits(1, kCompileErrorLog));
     run(c);
-    for (const auto& name : scripts) EXPECT_FALSE(engine_->command(name)) << name;
+    for (const auto& name : script_check_steps()) EXPECT_FALSE(engine_->command(name)) << name;
   }
 }
 
