@@ -114,7 +114,14 @@ const char* outcome_text(const std::string& o) {
 // A build's row label: the cell, and for the stable-ABI build its target.
 std::string build_label(const nlohmann::json& b) {
   const std::string cell = b.value("cell", "");
+  if (b.value("namespace", "opmatrix") != "opmatrix")  // an upstream library as a subject
+    return fmt::format("{} · {} {}", cell, b.value("namespace", ""), b.value("library", ""));
   return b.value("abi", "aten") == "stable" ? fmt::format("{} · stable ABI ≥ {}", cell, b.value("target", "?")) : cell;
+}
+
+// A build's key among the pairs: its cell, ABI and namespace.
+std::string build_key(const nlohmann::json& j) {
+  return j.value("cell", j.value("built_in", "")) + "/" + j.value("abi", "aten") + "/" + j.value("namespace", "opmatrix");
 }
 
 // One pair's entry: the load outcome, what the runtime's cases said of the foreign library, and
@@ -148,11 +155,11 @@ Grid cross_load_table(const nlohmann::json& x) {
   if (!x.is_object() || !x.contains("pairs") || x["pairs"].empty()) return g;
   std::vector<std::pair<std::string, std::string>> builds;  // {cell + abi, label}
   std::vector<std::string> runs;
-  for (const auto& b : x["builds"]) builds.emplace_back(b.value("cell", "") + "/" + b.value("abi", "aten"), build_label(b));
+  for (const auto& b : x["builds"]) builds.emplace_back(build_key(b), build_label(b));
   for (const auto& r : x["runtimes"]) runs.push_back(r.value("cell", ""));
   std::map<std::pair<std::string, std::string>, const nlohmann::json*> pairs;
   for (const auto& p : x["pairs"])
-    pairs[{p.value("built_in", "") + "/" + p.value("abi", "aten"), p.value("run_in", "")}] = &p;
+    pairs[{build_key(p), p.value("run_in", "")}] = &p;
   int missing = 0;
   g.columns = {"built in ↓ / run in →"};
   g.columns.insert(g.columns.end(), runs.begin(), runs.end());

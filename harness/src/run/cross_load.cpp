@@ -1,5 +1,6 @@
 #include "run/cross_load.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,8 +35,13 @@ struct Side {
   std::string library;  // host path (builds only)
   std::string library_hash;
   std::string abi = "aten";  // aten | stable
-  std::string target;        // stable: the torch version it targets (major.minor)
+  std::string target;        // stable: the torch version it targets (major.minor); "" unknown
+  std::string ns = "opmatrix";
+  std::string ops;           // comma-separated; empty: the matrix's
 };
+
+// torchvision's own C++ ops, for its library as a subject.
+constexpr const char* kTorchvisionOps = "nms,roi_align,roi_pool,ps_roi_align,ps_roi_pool,deform_conv2d";
 
 bool has_check(const CellResult& r, const std::string& check, bool must_pass) {
   for (const auto& c : r.checks)
@@ -125,7 +131,9 @@ void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const
   for (auto& pair : out["pairs"]) {
     const Side* build = nullptr;
     for (const auto& b : builds)
-      if (b.cell->id == pair.value("built_in", "") && b.abi == pair.value("abi", "aten")) build = &b;
+      if (b.cell->id == pair.value("built_in", "") && b.abi == pair.value("abi", "aten") &&
+          b.ns == pair.value("namespace", "opmatrix"))
+        build = &b;
     auto imp = build ? imports.find(build->library) : imports.end();
     auto exp = exports.find(pair.value("run_in", ""));
     if (imp == imports.end() || exp == exports.end()) continue;
@@ -139,10 +147,48 @@ void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const
     if (same) ++agree;
     else
       disagree.push_back(fmt::format("{}{} in {}: predicted {} ({}), measured {} ({})", build->cell->id,
-                                     build->abi == "stable" ? " (stable)" : "", pair.value("run_in", ""), p.outcome,
+                                     build->ns != "opmatrix" ? " (" + build->ns + " " + fs::path(build->library).filename().string() + ")"
+                                     : build->abi == "stable" ? " (stable)" : "", pair.value("run_in", ""), p.outcome,
                                      p.reason, measured, pair.value("summary", "")));
   }
   out["prediction"] = {{"pairs", compared}, {"agree", agree}, {"disagree", disagree}};
+}
+
+// Upstream's own stable-ABI library as a known subject: torchvision's _C_stable.so (0.29 on),
+// copied out of each runtime image that has it into that cell's build folder, then loaded into
+// every runtime like our builds (its target is torchvision's business: measured, not judged).
+std::vector<Side> torchvision_stable_subjects(Engine& engine, const std::vector<Side>& runtimes,
+                                              const Progress& progress) {
+  std::vector<Side> out;
+  for (const auto& rt : runtimes) {
+    const nlohmann::json& v = rt.result.versions;
+    const std::string ext = v.is_object() && v.contains("torchvision_ext") && v["torchvision_ext"].is_string()
+                                ? v["torchvision_ext"].get<std::string>() : "";
+    if (fs::path(ext).filename().string().find("_stable") == std::string::npos) continue;
+    const std::string name = fs::path(ext).filename().string();
+    StepCommand cmd;
+    cmd.cell_id = rt.cell->id;
+    cmd.step = "cross-load-subject";
+    const bool host = engine.name() == "host";
+    const std::string host_copy = engine.host_build_dir(*rt.cell) + "/xload-subjects/" + name;
+    cmd.argv = {"install", "-D", "-m", "0644", ext,
+                host ? host_copy : engine.paths(*rt.cell).build + "/xload-subjects/" + name};
+    cmd.timeout_s = 120;
+    ProcessResult r = engine.run_step(rt.result.image, *rt.cell, cmd);
+    if (!r.ok() || !fs::is_regular_file(host_copy)) {
+      progress("cross-load", fmt::format("{}: could not copy {} out of the image (exit {})", rt.cell->id, ext, r.exit_code));
+      continue;
+    }
+    Side s = rt;
+    s.library = host_copy;
+    s.library_hash = Fnv64().add(read_text_file(host_copy)).hex();
+    s.abi = "stable";
+    s.target = "";
+    s.ns = "torchvision";
+    s.ops = kTorchvisionOps;
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace
@@ -230,7 +276,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     if (cell.project) continue;  // other op libraries have their own names; ours is compared
     nlohmann::json j = nlohmann::json::parse(read_text_file(settings.results_dir + "/" + cell.id + ".json"), nullptr, false);
     if (!j.is_object()) continue;
-    Side s{&cell, {}, "", "", "aten", ""};
+    Side s{&cell, {}, "", "", "aten", "", "opmatrix", ""};
     try {
       s.result = cell_result_from_json(j);
     } catch (const std::exception&) {
@@ -253,6 +299,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       builds.push_back(s);
     }
   }
+  for (auto& subject : torchvision_stable_subjects(engine, runtimes, progress)) builds.push_back(std::move(subject));
   const std::string scripts = scripts_hash(engine.config().data_root);
   nlohmann::json out = {{"schema_version", 2},
                         {"kind", "opmatrix-cross-load"},
@@ -265,8 +312,9 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
   for (const auto& b : builds)
   {
     nlohmann::json e = {{"cell", b.cell->id}, {"abi", b.abi}, {"torch", torch_of(b)}, {"cuda", b.cell->cuda},
-                        {"library", fs::path(b.library).filename().string()}, {"library_hash", b.library_hash}};
-    if (b.abi == "stable") e["target"] = b.target;
+                        {"library", fs::path(b.library).filename().string()}, {"library_hash", b.library_hash},
+                        {"namespace", b.ns}};
+    if (!b.target.empty()) e["target"] = b.target;
     out["builds"].push_back(e);
   }
   if (builds.empty() || runtimes.empty()) {
@@ -278,7 +326,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
   for (const auto& rt : runtimes) {
     Fnv64 key;
     key.add("opmatrix-cross-load-v2").add(has_cases(rt) ? "cases" : "").add(kOpmatrixVersion).add(rt.result.image).add(scripts).add(ops_list(matrix));
-    for (const auto& b : builds) key.add(b.cell->id).add(b.abi).add(b.library_hash);
+    for (const auto& b : builds) key.add(b.cell->id).add(b.abi).add(b.ns).add(b.library_hash);
     nlohmann::json row = {{"cell", rt.cell->id},
                           {"torch", rt.result.versions.value("torch", nlohmann::json(rt.cell->torch))},
                           {"cuda", rt.cell->cuda},
@@ -300,52 +348,68 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       out["runtimes"].push_back(row);
       continue;
     }
-    StepCommand cmd;
-    cmd.cell_id = rt.cell->id;
-    cmd.step = "cross-load";
-    cmd.argv = {engine.paths(*rt.cell).scripts + "/python.sh", engine.paths(*rt.cell).scripts + "/cross_load.py",
-                "--namespace", "opmatrix", "--ops", ops_list(matrix)};
-    // Pairs that load then run this runtime's correctness cases on the foreign library.
-    if (has_cases(rt)) cmd.argv.insert(cmd.argv.end(), {"--cases", engine.paths(*rt.cell).build});
-    const bool host = engine.name() == "host";
-    std::set<std::string> mounted;
-    for (const auto& b : builds) {
-      const std::string inside = "/xload/" + b.cell->id;
-      if (!host && mounted.insert(inside).second)
-        cmd.read_only_mounts.emplace_back(fs::path(b.library).parent_path().string(), inside);
-      cmd.argv.push_back(host ? b.library : inside + "/" + fs::path(b.library).filename().string());
-    }
-    cmd.log_path = log_dir + "/" + rt.cell->id + ".log";
-    cmd.capture_stdout = true;
-    cmd.timeout_s = settings.timeout_s;
-    progress("cross-load", fmt::format("{}: loading {} builds ...", rt.cell->id, builds.size()));
-    ProcessResult r = engine.run_step(rt.result.image, *rt.cell, cmd);
-    row["seconds"] = r.seconds;
-    row["command"] = engine.display(rt.result.image, *rt.cell, cmd);
-    nlohmann::json report = nlohmann::json::parse(r.stdout_text, nullptr, false);
-    if (!r.ok() || !report.is_object() || !report.contains("results")) {
-      row["error"] = r.timed_out ? "timed out" : fmt::format("the cross-load step failed (exit {}, see {})", r.exit_code, cmd.log_path);
-      for (const auto& b : builds)
-        out["pairs"].push_back({{"built_in", b.cell->id}, {"abi", b.abi}, {"run_in", rt.cell->id}, {"outcome", "error"},
-                                {"summary", row["error"]}, {"symbols", nlohmann::json::array()}});
-      out["runtimes"].push_back(row);
-      progress("cross-load", fmt::format("{}: {}", rt.cell->id, row["error"].get<std::string>()));
-      if (r.interrupted) break;
-      continue;
-    }
+    // One process tree per namespace: our builds (then this runtime's cases on each that loads),
+    // and upstream subjects with their own ops.
+    std::vector<std::string> namespaces;
+    for (const auto& b : builds)
+      if (std::find(namespaces.begin(), namespaces.end(), b.ns) == namespaces.end()) namespaces.push_back(b.ns);
     int loads = 0;
-    for (std::size_t i = 0; i < builds.size() && i < report["results"].size(); ++i) {
-      nlohmann::json pair = cross_load_outcome(report["results"][i]);
-      pair["built_in"] = builds[i].cell->id;
-      pair["abi"] = builds[i].abi;
-      pair["run_in"] = rt.cell->id;
-      if (builds[i].abi == "stable") judge_promise(pair, promised_outcome(builds[i], rt));
-      loads += pair["outcome"] == "loads";
-      out["pairs"].push_back(pair);
+    bool failed = false;
+    row["seconds"] = 0.0;
+    for (const auto& ns : namespaces) {
+      std::vector<const Side*> group;
+      for (const auto& b : builds)
+        if (b.ns == ns) group.push_back(&b);
+      StepCommand cmd;
+      cmd.cell_id = rt.cell->id;
+      cmd.step = "cross-load";
+      const std::string ops = group.front()->ops.empty() ? ops_list(matrix) : group.front()->ops;
+      cmd.argv = {engine.paths(*rt.cell).scripts + "/python.sh", engine.paths(*rt.cell).scripts + "/cross_load.py",
+                  "--namespace", ns, "--ops", ops};
+      // Pairs that load then run this runtime's correctness cases on the foreign library.
+      if (ns == "opmatrix" && has_cases(rt)) cmd.argv.insert(cmd.argv.end(), {"--cases", engine.paths(*rt.cell).build});
+      const bool host = engine.name() == "host";
+      std::set<std::string> mounted;
+      for (const Side* b : group) {
+        const std::string dir = fs::path(b->library).parent_path().string();
+        const std::string inside = "/xload/" + Fnv64().add(dir).hex();
+        if (!host && mounted.insert(inside).second) cmd.read_only_mounts.emplace_back(dir, inside);
+        cmd.argv.push_back(host ? b->library : inside + "/" + fs::path(b->library).filename().string());
+      }
+      cmd.log_path = log_dir + "/" + rt.cell->id + (ns == "opmatrix" ? "" : "." + ns) + ".log";
+      cmd.capture_stdout = true;
+      cmd.timeout_s = settings.timeout_s;
+      progress("cross-load", fmt::format("{}: loading {} {} builds ...", rt.cell->id, group.size(), ns));
+      ProcessResult r = engine.run_step(rt.result.image, *rt.cell, cmd);
+      row["seconds"] = row["seconds"].get<double>() + r.seconds;
+      row["command"] = engine.display(rt.result.image, *rt.cell, cmd);
+      nlohmann::json report = nlohmann::json::parse(r.stdout_text, nullptr, false);
+      if (!r.ok() || !report.is_object() || !report.contains("results")) {
+        row["error"] = r.timed_out ? "timed out" : fmt::format("the cross-load step failed (exit {}, see {})", r.exit_code, cmd.log_path);
+        for (const Side* b : group)
+          out["pairs"].push_back({{"built_in", b->cell->id}, {"abi", b->abi}, {"namespace", b->ns}, {"run_in", rt.cell->id},
+                                  {"outcome", "error"}, {"summary", row["error"]}, {"symbols", nlohmann::json::array()}});
+        progress("cross-load", fmt::format("{}: {}", rt.cell->id, row["error"].get<std::string>()));
+        failed = true;
+        if (r.interrupted) break;
+        continue;
+      }
+      for (std::size_t i = 0; i < group.size() && i < report["results"].size(); ++i) {
+        nlohmann::json pair = cross_load_outcome(report["results"][i]);
+        pair["built_in"] = group[i]->cell->id;
+        pair["abi"] = group[i]->abi;
+        pair["namespace"] = group[i]->ns;
+        pair["run_in"] = rt.cell->id;
+        if (group[i]->abi == "stable" && !group[i]->target.empty())
+          judge_promise(pair, promised_outcome(*group[i], rt));
+        loads += pair["outcome"] == "loads";
+        out["pairs"].push_back(pair);
+      }
     }
     out["runtimes"].push_back(row);
+    if (failed) continue;
     progress("cross-load", fmt::format("{}: {} of {} builds load and register ({:.1f} s)", rt.cell->id, loads,
-                                       builds.size(), r.seconds));
+                                       builds.size(), row["seconds"].get<double>()));
   }
   AbiSurfaces surfaces(engine, settings.results_dir, progress);
   add_predictions(out, builds, runtimes, surfaces);
