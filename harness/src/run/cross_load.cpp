@@ -382,7 +382,8 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       progress("cross-load", fmt::format("{}: loading {} {} builds ...", rt.cell->id, group.size(), ns));
       ProcessResult r = engine.run_step(rt.result.image, *rt.cell, cmd);
       row["seconds"] = row["seconds"].get<double>() + r.seconds;
-      row["command"] = engine.display(rt.result.image, *rt.cell, cmd);
+      // The command that reruns our builds' loads (the first group); a subject's is in its log.
+      if (!row.contains("command")) row["command"] = engine.display(rt.result.image, *rt.cell, cmd);
       nlohmann::json report = nlohmann::json::parse(r.stdout_text, nullptr, false);
       if (!r.ok() || !report.is_object() || !report.contains("results")) {
         row["error"] = r.timed_out ? "timed out" : fmt::format("the cross-load step failed (exit {}, see {})", r.exit_code, cmd.log_path);
