@@ -91,6 +91,39 @@ if(TORCH_INSTALL_PREFIX AND EXISTS "${TORCH_INSTALL_PREFIX}/../nvidia")
   list(JOIN _wheel_lib_dirs ":" OPMATRIX_TORCH_RPATH_LINK)
 endif()
 
+# pip torch ships its own CUDA runtime (nvidia-cuda-runtime wheel) and its libc10_cuda needs
+# symbols of *that* cudart: torch 2.10 (CUDA 12.8) calls cudaGetDriverEntryPointByVersion,
+# which cudart 12.4 lacks. Linking the older toolkit's libcudart then fails ("undefined
+# reference to cudaGetDriverEntryPointByVersion@libcudart.so.12"), and even where it links,
+# the loader would bind both to whichever libcudart.so.12 it finds first. Where the wheel's
+# cudart is newer than the toolkit's (same major), link the wheel's: that is the one torch
+# loads, and code from an older nvcc runs on a newer runtime of its major.
+if(OPMATRIX_WITH_CUDA AND TARGET CUDA::cudart AND TORCH_INSTALL_PREFIX AND CUDAToolkit_VERSION)
+  file(GLOB _cudart_dist "${TORCH_INSTALL_PREFIX}/../nvidia_cuda_runtime*-*.dist-info")
+  string(REGEX MATCH "^[0-9]+" _toolkit_major "${CUDAToolkit_VERSION}")
+  foreach(_dist IN LISTS _cudart_dist)
+    get_filename_component(_dist_name "${_dist}" NAME)
+    string(REGEX MATCH "-([0-9]+)\\.([0-9]+)\\.[0-9.]*dist-info$" _ "${_dist_name}")
+    set(_wheel_version "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+    file(GLOB _wheel_cudart "${TORCH_INSTALL_PREFIX}/../nvidia/cuda_runtime/lib/libcudart.so.${_toolkit_major}"
+         "${TORCH_INSTALL_PREFIX}/../nvidia/cu${_toolkit_major}/lib/libcudart.so.${_toolkit_major}")
+    if(_wheel_cudart AND CMAKE_MATCH_1 STREQUAL _toolkit_major
+       AND _wheel_version VERSION_GREATER CUDAToolkit_VERSION)
+      list(GET _wheel_cudart 0 _wheel_cudart)
+      get_filename_component(_wheel_cudart "${_wheel_cudart}" ABSOLUTE)
+      message(STATUS "opmatrix: linking torch's CUDA runtime ${_wheel_cudart} (${_wheel_version}), "
+        "newer than the toolkit's (${CUDAToolkit_VERSION}), which torch's libc10_cuda needs")
+      set_target_properties(CUDA::cudart PROPERTIES IMPORTED_LOCATION "${_wheel_cudart}")
+      foreach(_config IN ITEMS RELEASE DEBUG RELWITHDEBINFO MINSIZEREL NOCONFIG)
+        get_target_property(_loc CUDA::cudart IMPORTED_LOCATION_${_config})
+        if(_loc)
+          set_target_properties(CUDA::cudart PROPERTIES IMPORTED_LOCATION_${_config} "${_wheel_cudart}")
+        endif()
+      endforeach()
+    endif()
+  endforeach()
+endif()
+
 if(OPMATRIX_WITH_CUDA)
   # Neutralise torch's -gencode flags (from TORCH_CUDA_ARCH_LIST) so the target's
   # CUDA_ARCHITECTURES is the only arch list nvcc sees.
