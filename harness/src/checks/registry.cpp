@@ -123,6 +123,9 @@ const std::vector<ScriptCheck> kScriptChecks = {
     {{"fake-device", "fake_device.py", "", 600, StepWhen::built, "each op (and torchvision's) on fake CUDA tensors under FakeTensorMode: no GPU needed"},
      {"fake-device", {"fake-device"}, "script_checks", CheckPer::op, "in a CUDA torch, each op's fake kernel on fake CUDA inputs gives a CUDA output of the real kernel's shape and dtype", "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different devices cuda:0, cpu", {}, true, false, {}, true, true, Weighs::limits, "fake CUDA tensors not checked (this torch needs a GPU driver for them)"}},
     {{"wheel", "wheel_metadata.py", "", 120, StepWhen::built, "reads the tags and the torch requirement of the wheel a setup.py project built"}, {"wheel", {"wheel"}, "script_checks", CheckPer::library, "the wheel a setup.py project builds accepts the cell's own torch (Requires-Dist) and says which platform it is for", "ERROR: Cannot install mylib because these package versions have conflicting dependencies (torch>=2.4 vs 2.1.2)", {}}},
+    // A wheel claiming CPython's stable ABI must be usable by every Python from its floor on (docs/stable-abi.md).
+    {{"abi3", "limited_api.py", "", 120, StepWhen::built, "reads an abi3 wheel's tag, its modules' names and what its native libraries link"},
+     {"abi3", {"abi3"}, "script_checks", CheckPer::library, "a wheel that claims CPython's limited API (an abi3 tag, or py_limited_api modules) keeps it: tag and module names agree (subtest tag), no native library links libtorch_python or holds pybind11 (subtest links)", "ImportError: dynamic module does not define module export function (PyInit__C) / undefined symbol: _PyObject_… in another Python", {}, true, false, {"tag", "links"}, false, false, Weighs::limits}},
 };
 
 }  // namespace

@@ -265,6 +265,9 @@ Diagnosis diagnose_step(const StepFailure& f) {
   static const std::regex undef_ref(R"(undefined reference to `([^']+)')");
   // Symbols only newer libstdc++ releases define (GCC 14: __cxa_call_terminate).
   static const std::regex newer_libstdcxx(R"(undefined reference to `(__cxa_call_terminate|std::__glibcxx_assert_fail[^']*)')");
+  // torch's own library needs a CUDA runtime symbol the linked libcudart lacks: the toolkit's
+  // cudart is older than the one the torch wheel was built with.
+  static const std::regex older_cudart(R"(: (\S*lib(?:c10|torch)\S*\.so): undefined reference to `(\w+)@(libcudart\.so\.\d+)')");
   static const std::regex no_lib(R"(cannot find -l(\S+))");
   static const std::regex undef_sym(R"(undefined symbol: (\S+))");
   static const std::regex compile_err(R"(^\s*(\S+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$)");  // pip indents
@@ -393,6 +396,13 @@ Diagnosis diagnose_step(const StepFailure& f) {
                             "(e.g. g++ 14 next to nvcc 12.4's g++ 13)", m[1].str());
     d.fix = "compile the C++ with the CUDA host compiler too (-DCMAKE_CXX_COMPILER=g++-13, or CXX=g++-13 in the image), "
             "or a CUDA toolkit that supports the default g++";
+  } else if (find_line(f.log, older_cudart, line, m)) {
+    d.kind = "cudart_too_old";
+    d.summary = fmt::format("link error: {} needs {} from a newer CUDA runtime ({}) than the toolkit's that the link "
+                            "uses — this torch was built with a newer CUDA than the cell's nvcc",
+                            m[1].str(), m[2].str(), m[3].str());
+    d.fix = "link the CUDA runtime torch ships (the nvidia-cuda-runtime wheel's libcudart, as kernels/cmake/"
+            "OpmatrixTorch.cmake does), or give the cell an nvcc of at least torch's CUDA version";
   } else if (find_line(f.log, undef_ref, line, m)) {
     d.kind = "link_error";
     d.summary = fmt::format("link error: undefined reference to {}", m[1].str());

@@ -71,6 +71,17 @@ TEST(Diagnose, MixedCompilersAtLinkTime) {
   EXPECT_NE(d.fix.find("CMAKE_CXX_COMPILER=g++-13"), std::string::npos);
 }
 
+TEST(Diagnose, TorchNeedsANewerCudaRuntimeThanTheToolkit) {
+  // Seen with pip torch 2.10 (CUDA 12.8) next to Debian's nvcc 12.4.
+  Diagnosis d = step("/usr/bin/ld: /opt/venv/lib/python3.11/site-packages/torch/lib/libc10_cuda.so: undefined "
+                     "reference to `cudaGetDriverEntryPointByVersion@libcudart.so.12'\n");
+  EXPECT_EQ(d.kind, "cudart_too_old");
+  EXPECT_NE(d.summary.find("cudaGetDriverEntryPointByVersion"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("libc10_cuda.so"), std::string::npos) << d.summary;
+  // Our own object missing a cudart symbol is an ordinary link error.
+  EXPECT_EQ(step("/usr/bin/ld: x.o: undefined reference to `cudaMalloc@libcudart.so.12'\n").kind, "link_error");
+}
+
 TEST(Diagnose, ProgramsThatNeedTheDriverToStart) {
   // Seen with pip torch 2.1.2 in a container without an NVIDIA driver.
   Diagnosis d = step("/build/registration: error while loading shared libraries: libcuda.so.1: cannot open shared "

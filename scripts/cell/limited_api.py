@@ -1,0 +1,157 @@
+"""Check `abi3`: does a wheel that claims CPython's stable ABI (a `cpXY-abi3` tag, or extension
+modules named `*.abi3.so`, what setuptools' `py_limited_api=True` makes) keep the claim?
+
+    limited_api.py LIBRARY...      (libraries unused; reads $OPMATRIX_BUILD/wheel/*.whl)
+
+One wheel then installs on every CPython from XY on, so each of its native libraries must be
+usable by all of them:
+- subtest `tag`: the wheel's tag and its modules' names agree. An `.abi3.so` module in a
+  `cp311-cp311` wheel means pip installs it for one Python only (bdist_wheel was not told
+  `py_limited_api`); a `.cpython-310-…so` file in an abi3 wheel is built for one Python and
+  cannot be imported as a module by any other.
+- subtest `links`: no native library links `libtorch_python.so` (compiled against one Python's
+  full, unstable API: torch's own py_limited_api build leaves it out) or pybind11, which is not
+  limited-API code.
+The Python this cell runs is in the message, with the wheel's sha256: the same file passing in
+cells with two Python versions is the evidence that one wheel serves both.
+Prints {"checks": [...]} as script checks do; never raises."""
+import hashlib
+import os
+import re
+import subprocess
+import zipfile
+
+from script_check import result, run
+from wheel_metadata import metadata
+
+CHECK = "abi3"
+VERSIONED_MODULE = re.compile(r"\.cpython-(\d)(\d+)[^/]*\.so$")
+FULL_API_LIBRARY = re.compile(r"^libtorch_python\.so")
+
+
+def native_libraries(names):
+    return sorted(n for n in names if n.endswith(".so") or ".so." in n.rsplit("/", 1)[-1])
+
+
+def abi3_floor(tags):
+    """'cp310' of the first `cp310-abi3-*` tag, or None when no tag is abi3."""
+    for t in tags:
+        interpreter, abi, _ = t.split("-", 2)
+        if abi == "abi3":
+            return interpreter
+    return None
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def tag_problems(tags, libraries):
+    floor = abi3_floor(tags)
+    abi3_modules = [n for n in libraries if n.endswith(".abi3.so")]
+    if floor:
+        versioned = [n for n in libraries if VERSIONED_MODULE.search(n)]
+        return ["%s is built for CPython %s.%s only, inside a wheel pip installs on every CPython from %s on: "
+                "no other Python imports it as a module (loading it by path, as torch.ops.load_library does, still "
+                "works)" % (n, *VERSIONED_MODULE.search(n).groups(), floor)
+                for n in versioned]
+    return ["%s is a limited-API module, but the wheel is tagged %s: pip installs it for that Python only "
+            "(bdist_wheel was not given py_limited_api)" % (n, ", ".join(tags) or "without tags")
+            for n in abi3_modules]
+
+
+def undefined(nm_output):
+    return [parts[1].split("@")[0] for parts in (line.split() for line in nm_output.splitlines())
+            if len(parts) == 2 and parts[0] == "U"]
+
+
+_TORCH_PYTHON = []
+
+
+def torch_python_exports():
+    """What the cell's own libtorch_python.so defines (empty set when there is none to read)."""
+    if not _TORCH_PYTHON:
+        names = set()
+        try:
+            import torch
+            path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_python.so")
+            if os.path.exists(path):
+                text = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, universal_newlines=True).stdout
+                names = {line.split()[-1].split("@")[0] for line in text.splitlines() if line.strip()}
+        except ImportError:
+            pass
+        _TORCH_PYTHON.append(names)
+    return _TORCH_PYTHON[0]
+
+
+def link_problems(folder, libraries):
+    out = []
+    for name in libraries:
+        path = os.path.join(folder, name)
+        dynamic = subprocess.run(["readelf", "-d", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 universal_newlines=True).stdout
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+        symbols = subprocess.run(["nm", "-D", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 universal_newlines=True).stdout
+        full = [n for n in needed if FULL_API_LIBRARY.match(n)]
+        if full:
+            used = sorted(set(undefined(symbols)) & torch_python_exports()) if torch_python_exports() else None
+            out.append("%s links %s, which is compiled against one Python's full API%s" % (
+                name, full[0], "" if used is None else
+                " (it uses none of its symbols: a needless link, harmless where torch is installed)" if not used else
+                " and uses %d of its symbols (e.g. %s): it works only with the Python torch was built for" % (
+                    len(used), used[0])))
+        if "_ZN8pybind11" in symbols:
+            out.append("%s holds pybind11 code, which is not limited-API code" % name)
+    return out
+
+
+def report(build):
+    folder = os.path.join(build, "wheel")
+    wheels = sorted(f for f in os.listdir(folder) if f.endswith(".whl")) if os.path.isdir(folder) else []
+    if not wheels:
+        return [result(CHECK, "skip", "not a wheel build (a CMake project or kernels/)")]
+    import platform
+    python = "CPython " + ".".join(platform.python_version_tuple()[:2])
+    checks = []
+    for w in wheels:
+        path = os.path.join(folder, w)
+        tags, _ = metadata(path)
+        with zipfile.ZipFile(path) as z:
+            libraries = native_libraries(z.namelist())
+            floor = abi3_floor(tags)
+            if not floor and not any(n.endswith(".abi3.so") for n in libraries):
+                checks.append(result(CHECK, "skip", "%s does not claim the limited API (tags %s)" % (
+                    w, ", ".join(tags) or "none")))
+                continue
+            unpacked = os.path.join(build, "abi3-check", w)
+            z.extractall(unpacked, members=libraries)
+        where = "%s (sha256 %s) in %s" % (w, sha256(path)[:12], python)
+        for subtest, problems, fix in (
+                ("tag", tag_problems(tags, libraries),
+                 "build every extension with py_limited_api=True and the wheel with "
+                 "options={'bdist_wheel': {'py_limited_api': 'cp39'}}, or drop the abi3 claim"),
+                ("links", link_problems(unpacked, libraries),
+                 "build with torch.utils.cpp_extension's py_limited_api=True (it leaves libtorch_python out), "
+                 "register ops with TORCH_LIBRARY instead of pybind11, or ship per-Python wheels")):
+            if problems:
+                message = "%s: %s%s" % (where, problems[0], " (+%d more)" % (len(problems) - 1) if len(problems) > 1 else "")
+                checks.append(result(CHECK, "fail", message, kind="not_limited_api", subtest=subtest,
+                                     summary="the wheel claims CPython's stable ABI but " + problems[0], fix=fix,
+                                     evidence="; ".join(problems)))
+            else:
+                what = ("tag %s-abi3, %d native librar%s named for every Python" % (
+                    floor, len(libraries), "y" if len(libraries) == 1 else "ies")) if subtest == "tag" else \
+                    "no libtorch_python, no pybind11 in %d native librar%s" % (
+                        len(libraries), "y" if len(libraries) == 1 else "ies")
+                checks.append(result(CHECK, "pass", "%s: %s" % (where, what), subtest=subtest))
+    return checks
+
+
+if __name__ == "__main__":
+    run(CHECK, lambda: report(os.environ.get("OPMATRIX_BUILD", "")))
