@@ -192,6 +192,8 @@ Grid cross_load_table(const nlohmann::json& x) {
                                   "sonames, its CUDA libraries, or newer libstdc++ symbol versions) that the runtime "
                                   "lacks; each one's list is in results/_cross-load.json",
                                   missing));
+  if (x.contains("runtimes_unavailable") && x["runtimes_unavailable"].is_array())
+    for (const auto& u : x["runtimes_unavailable"]) g.notes.push_back("not run in " + u.get<std::string>());
   // The same matrix told from symbols alone (docs/stable-abi.md): how far that can be trusted.
   if (x.contains("prediction") && x["prediction"].is_object()) {
     const nlohmann::json& p = x["prediction"];

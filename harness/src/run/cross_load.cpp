@@ -272,6 +272,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
   const std::string path = settings.results_dir + "/" + kCrossLoadFile;
   nlohmann::json old = nlohmann::json::parse(read_text_file(path), nullptr, false);
   std::vector<Side> builds, runtimes;
+  std::vector<std::string> unavailable;  // runtimes that cannot run, each with why
   for (const auto& cell : matrix.cells) {
     if (cell.project) continue;  // other op libraries have their own names; ours is compared
     nlohmann::json j = nlohmann::json::parse(read_text_file(settings.results_dir + "/" + cell.id + ".json"), nullptr, false);
@@ -283,7 +284,14 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       continue;
     }
     if (s.result.engine != engine.name() || s.result.image.empty()) continue;
-    if (has_check(s.result, "versions", false)) runtimes.push_back(s);
+    // A runtime whose image was removed since (to free disk) cannot load anything; its build
+    // still can be loaded elsewhere.
+    const bool image_gone = engine.name() != "host" && engine.image_id(s.result.image).empty();
+    if (image_gone && has_check(s.result, "versions", false))
+      unavailable.push_back(fmt::format("{}: its image {} is gone; `opmatrix run --cell {} --images-only` rebuilds it",
+                                        cell.id, s.result.image, cell.id));
+    else if (has_check(s.result, "versions", false))
+      runtimes.push_back(s);
     const std::string lib = engine.host_build_dir(cell) + "/" + kLibrary;
     if (has_check(s.result, "build", true) && fs::is_regular_file(lib)) {
       s.library = lib;
@@ -309,6 +317,8 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
                         {"builds", nlohmann::json::array()},
                         {"runtimes", nlohmann::json::array()},
                         {"pairs", nlohmann::json::array()}};
+  for (const auto& u : unavailable) progress("cross-load", "not a runtime: " + u);
+  if (!unavailable.empty()) out["runtimes_unavailable"] = unavailable;
   for (const auto& b : builds)
   {
     nlohmann::json e = {{"cell", b.cell->id}, {"abi", b.abi}, {"torch", torch_of(b)}, {"cuda", b.cell->cuda},

@@ -157,7 +157,8 @@ TEST(Report, LoadMatrixShowsStableRowsThePromiseCasesAndPrediction) {
        "as_promised": true, "summary": "undefined symbol: torch_parallel_for"},
       {"built_in": "a", "abi": "stable", "run_in": "new", "outcome": "missing_library", "promised": "loads",
        "as_promised": false, "summary": "missing libtorch_cpu.so.2.14"}],
-    "prediction": {"pairs": 4, "agree": 3, "disagree": ["a in new: predicted loads, measured missing_library"]}})");
+    "prediction": {"pairs": 4, "agree": 3, "disagree": ["a in new: predicted loads, measured missing_library"]},
+    "runtimes_unavailable": ["gone: its image localhost/x:1 is gone; `opmatrix run --cell gone --images-only` rebuilds it"]})");
   const auto tables = extra_tables(set);
   ASSERT_EQ(tables.size(), 1u);
   const Grid& g = tables[0];
@@ -172,6 +173,7 @@ TEST(Report, LoadMatrixShowsStableRowsThePromiseCasesAndPrediction) {
   const std::string md = grid_markdown(g);
   EXPECT_NE(md.find("agrees with 3 of 4 measured pairs"), std::string::npos);
   EXPECT_NE(md.find("prediction ≠ measurement: a in new: predicted loads"), std::string::npos);
+  EXPECT_NE(md.find("not run in gone: its image localhost/x:1 is gone"), std::string::npos) << md;
 }
 
 namespace {
