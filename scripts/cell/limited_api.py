@@ -15,6 +15,7 @@ usable by all of them:
 The Python this cell runs is in the message, with the wheel's sha256: the same file passing in
 cells with two Python versions is the evidence that one wheel serves both.
 Prints {"checks": [...]} as script checks do; never raises."""
+import functools
 import hashlib
 import os
 import re
@@ -69,24 +70,19 @@ def undefined(nm_output):
             if len(parts) == 2 and parts[0] == "U"]
 
 
-_TORCH_PYTHON = []
-
-
+@functools.lru_cache(maxsize=None)
 def torch_python_exports():
-    """What the cell's own libtorch_python.so defines (empty set when there is none to read)."""
-    if not _TORCH_PYTHON:
-        names = set()
-        try:
-            import torch
-            path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_python.so")
-            if os.path.exists(path):
-                text = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, universal_newlines=True).stdout
-                names = {line.split()[-1].split("@")[0] for line in text.splitlines() if line.strip()}
-        except ImportError:
-            pass
-        _TORCH_PYTHON.append(names)
-    return _TORCH_PYTHON[0]
+    """What the cell's own libtorch_python.so defines (empty when there is none to read)."""
+    try:
+        import torch
+    except ImportError:
+        return frozenset()
+    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_python.so")
+    if not os.path.exists(path):
+        return frozenset()
+    text = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          universal_newlines=True).stdout
+    return frozenset(line.split()[-1].split("@")[0] for line in text.splitlines() if line.strip())
 
 
 def link_problems(folder, libraries):
