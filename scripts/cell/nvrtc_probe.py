@@ -6,7 +6,10 @@ NVRTC's own log: on an unsupported arch that is the users' "nvrtc: error: invali
     nvrtc_probe.py [--cuda-root DIR] 7.0 8.0 10.0 ...
 
 The NVRTC probed is the one torch would load: the nvidia-cuda-nvrtc wheel next to a pip
-torch, else torch/lib, else the toolkit's (CUDA root), else the system's."""
+torch, else torch/lib, else the toolkit's (CUDA root), else the system's. torch is imported
+first, as in any process where torch's JIT compiles: `import torch` preloads the CUDA wheels'
+libraries, NVRTC's builtins among them, and the nvidia-cuda-nvrtc 13.0 wheel's libnvrtc has no
+RUNPATH to find its builtins by itself ("failed to open libnvrtc-builtins.so.13.0" without it)."""
 import argparse
 import ctypes
 import glob
@@ -69,7 +72,12 @@ def main():
     ap.add_argument("--cuda-root", default="")
     ap.add_argument("archs", nargs="*")
     args = ap.parse_args()
-    out = {"library": None, "version": None, "archs": {}, "error": None}
+    out = {"library": None, "version": None, "archs": {}, "error": None, "torch_imported": False}
+    try:
+        import torch  # noqa: F401 - for what its import preloads
+        out["torch_imported"] = True
+    except Exception:  # noqa: BLE001 - a cell without (a working) torch still has an NVRTC to probe
+        pass
     nvrtc, path, errors = load_nvrtc(args.cuda_root)
     if nvrtc is None:
         out["error"] = "no NVRTC library in this cell" + ("; " + "; ".join(errors) if errors else "")

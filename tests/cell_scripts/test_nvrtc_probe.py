@@ -1,6 +1,7 @@
 """scripts/cell/nvrtc_probe.py: does the cell's NVRTC accept each GPU arch. Checked against the
 same toolkit's nvcc (`nvcc --list-gpu-code`), so the expectation follows the toolkit installed."""
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -38,7 +39,7 @@ def probed(toolkit):
 
 
 def test_shape_and_library(probed):
-    assert set(probed) == {"library", "version", "archs", "error"}
+    assert set(probed) == {"library", "version", "archs", "error", "torch_imported"}
     assert probed["error"] is None
     name = os.path.basename(probed["library"])
     assert name.startswith("libnvrtc") and "builtins" not in name and "alt" not in name
@@ -84,7 +85,9 @@ def test_no_nvrtc_is_reported(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(nvrtc_probe, "candidates", lambda root: [])
     monkeypatch.setattr(sys, "argv", ["nvrtc_probe.py", "8.0"])
     out = nvrtc_probe.main()
+    torch_imported = out.pop("torch_imported")
     assert out == {"library": None, "version": None, "archs": {}, "error": "no NVRTC library in this cell"}
+    assert torch_imported == (importlib.util.find_spec("torch") is not None)
     fake = tmp_path / "libnvrtc.so.99"
     fake.write_text("not a library")
     monkeypatch.setattr(nvrtc_probe, "candidates", lambda root: [str(fake)])
