@@ -3,18 +3,24 @@ library needs, and what a torch runtime offers. The harness predicts each build 
 from them (run/load_prediction.h), so a load matrix can be told before, or without, running it.
 
     abi_surface.py --imports LIB...   what each library needs:
-        {"imports": [{"library", "needed": [soname...], "undefined": [[name, version]...]}]}
-        (weak symbols left out; version "" where the symbol has none)
+        {"imports": [{"library", "needed": [soname...], "undefined": [[name, version]...],
+                      "runpath": [folder...]}]}
+        (weak symbols left out; version "" where the symbol has none; runpath: its RUNPATH or
+        RPATH folders, $ORIGIN ones left out)
     abi_surface.py --exports          what this cell's torch runtime offers, seen after
         `import torch` as a user's process sees it:
-        {"exports": {"sonames": [...], "versions": [...], "torch_symbols": [fnv64 hex...],
-                     "torch_libraries": [...]}}
+        {"exports": {"sonames": [...], "versions": [...], "symbols": [fnv64 hex...],
+                     "torch_libraries": [...], "folders": {folder: [soname...]}}}
         sonames: every library loaded, and every one the dynamic linker finds by name (its
         cache and default folders);
         versions: every symbol version those libraries define (GLIBCXX_3.4.30, libcudart.so.12…);
-        torch_symbols: FNV-1a 64 (the harness's Fnv64) of each dynamic symbol torch's own
-        libraries (libtorch*, libc10*, libshm) define: the C++ API and the stable C shim.
+        symbols: FNV-1a 64 (the harness's Fnv64) of each dynamic symbol the loaded libraries
+        define (torch's C++ API and stable C shim, libstdc++, libc…): an unversioned reference
+        binds to any of them;
+        folders: the libraries in the folders a build's RUNPATH may name here (the cell
+        contract's CUDA root, torch's lib/, the nvidia-* wheels' lib/).
 Prints one JSON object; a failure is {"error": "..."}."""
+import glob
 import json
 import os
 import re
@@ -44,6 +50,11 @@ def needed(lib):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", tool(["readelf", "-d", lib]))
 
 
+def runpath(lib):
+    found = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]", tool(["readelf", "-d", lib]))
+    return [d for entry in found for d in entry.split(":") if d and "$ORIGIN" not in d]
+
+
 def split_version(symbol):
     """'name@GLIBCXX_3.4' / 'name@@V' -> (name, version); 'name' -> (name, '')."""
     name, _, version = symbol.partition("@")
@@ -58,7 +69,7 @@ def imports(libs):
             parts = line.split()
             if len(parts) == 2 and parts[0] == "U":
                 undefined.append(list(split_version(parts[1])))
-        out.append({"library": lib, "needed": needed(lib), "undefined": undefined})
+        out.append({"library": lib, "needed": needed(lib), "undefined": undefined, "runpath": runpath(lib)})
     return {"imports": out}
 
 
@@ -91,10 +102,10 @@ def exports():
         versions.update(version_definitions(lib))
         if TORCH_LIBRARY.search(lib):
             torch_libs.append(lib)
-            for line in tool(["nm", "-D", "--defined-only", lib]).splitlines():
-                parts = line.split()
-                if len(parts) == 3:
-                    symbols.add(fnv64(split_version(parts[2])[0]))
+        for line in tool(["nm", "-D", "--defined-only", lib]).splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                symbols.add(fnv64(split_version(parts[2])[0]))
     # Libraries the dynamic linker would find by name (a build may need one torch did not load):
     # its cache, then its default folders (where a -dev package's libfoo.so link lives).
     for folder in DEFAULT_DIRS:
@@ -107,8 +118,28 @@ def exports():
                 sonames.add(name)
     except (OSError, subprocess.CalledProcessError):
         pass
-    return {"exports": {"sonames": sorted(sonames), "versions": sorted(versions), "torch_symbols": sorted(symbols),
-                        "torch_libraries": torch_libs}}
+    return {"exports": {"sonames": sorted(sonames), "versions": sorted(versions), "symbols": sorted(symbols),
+                        "torch_libraries": torch_libs, "folders": runpath_folders(torch_libs)}}
+
+
+def runpath_folders(torch_libs):
+    """{folder: sonames} for the folders builds' RUNPATHs name in cells (cell-contract.md)."""
+    roots = {os.environ.get("OPMATRIX_CUDA_ROOT", ""), os.environ.get("CUDA_HOME", ""), "/opt/cuda", "/usr/local/cuda"}
+    folders = {os.path.join(r, sub) for r in roots if r for sub in ("lib", "lib64")}
+    folders.update(os.path.dirname(lib) for lib in torch_libs)
+    import torch  # noqa: PLC0415 - already imported by exports()
+    site = os.path.dirname(os.path.dirname(torch.__file__))
+    folders.update(glob.glob(os.path.join(site, "nvidia", "*", "lib")))
+    folders.add(os.path.join(os.path.dirname(torch.__file__), "lib"))
+    out = {}
+    for folder in sorted(folders):
+        if os.path.isdir(folder):
+            out[folder] = sorted(n for n in os.listdir(folder) if n.startswith("lib") and ".so" in n)
+            # The path a build recorded may be the unresolved one (/opt/cuda/lib -> lib64).
+            real = os.path.realpath(folder)
+            if real != folder:
+                out.setdefault(real, out[folder])
+    return out
 
 
 def main(argv):

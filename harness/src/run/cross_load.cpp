@@ -89,9 +89,7 @@ void judge_promise(nlohmann::json& pair, const std::string& promised) {
 }
 
 // Whether a runtime cell has our case binaries in its build folder (/build in its container).
-bool has_cases(const Side& runtime) {
-  return !runtime.cell->project && has_check(runtime.result, "build", true) && has_check(runtime.result, "test", false);
-}
+bool has_cases(const Side& runtime) { return runtime_has_cases(*runtime.cell, runtime.result); }
 
 std::string ops_list(const Matrix& m) {
   std::string out;
@@ -109,7 +107,7 @@ std::string scripts_hash(const std::string& data_root) {
 // Every pair's predicted outcome, from the builds' imports and the runtimes' exports alone
 // (run/load_prediction.h), next to the measured one; out["prediction"] sums up the agreement.
 void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const std::vector<Side>& runtimes,
-                     AbiSurfaces& surfaces) {
+                     Engine& engine, AbiSurfaces& surfaces) {
   std::map<std::string, std::vector<const Side*>> by_cell;
   for (const auto& b : builds) by_cell[b.cell->id].push_back(&b);
   std::map<std::string, LibraryImports> imports;  // by host library path
@@ -120,7 +118,12 @@ void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const
       libs.push_back(s->library);
       key.add(s->library).add(s->library_hash);
     }
-    auto got = surfaces.imports(*sides.front()->cell, sides.front()->result.image, libs, key.hex());
+    // readelf and nm read a file the same in any image: where the build's own image is gone,
+    // a runtime's reads it (the build's folder is mounted all the same).
+    std::string image = sides.front()->result.image;
+    if (engine.name() != "host" && !runtimes.empty() && engine.image_id(image).empty())
+      image = runtimes.front().result.image;
+    auto got = surfaces.imports(*sides.front()->cell, image, libs, key.hex());
     imports.insert(got.begin(), got.end());
   }
   std::map<std::string, RuntimeExports> exports;
@@ -192,6 +195,14 @@ std::vector<Side> torchvision_stable_subjects(Engine& engine, const std::vector<
 }
 
 }  // namespace
+
+// The `test` step is what to ask: its results are per-op `correctness` checks.
+bool runtime_has_cases(const Cell& cell, const CellResult& result) {
+  if (cell.project || !has_check(result, "build", true)) return false;
+  for (const auto& s : result.steps)
+    if (s.name == "test" && (s.status == Status::pass || s.status == Status::xfail)) return true;
+  return false;
+}
 
 nlohmann::json cross_load_outcome(const nlohmann::json& entry) {
   nlohmann::json out = {{"outcome", "error"}, {"summary", ""}, {"symbols", nlohmann::json::array()}};
@@ -423,7 +434,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
                                        builds.size(), row["seconds"].get<double>()));
   }
   AbiSurfaces surfaces(engine, settings.results_dir, progress);
-  add_predictions(out, builds, runtimes, surfaces);
+  add_predictions(out, builds, runtimes, engine, surfaces);
   progress("cross-load", fmt::format("prediction from symbols alone agrees with {} of {} measured pairs",
                                      out["prediction"].value("agree", 0), out["prediction"].value("pairs", 0)));
   write_file_atomically(path, out.dump(2) + "\n");

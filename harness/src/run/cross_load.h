@@ -30,4 +30,8 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
 // undefined_symbol | missing_library | crash | timeout | error), summary, symbols.
 nlohmann::json cross_load_outcome(const nlohmann::json& entry);
 
+// Whether a runtime's own correctness binaries can judge foreign libraries: a cell of our
+// kernels that built and whose `test` step passed (or failed only as declared).
+bool runtime_has_cases(const Cell& cell, const CellResult& result);
+
 }  // namespace opmatrix

@@ -54,6 +54,8 @@ std::vector<LibraryImports> imports_from_json(const nlohmann::json& report) {
       if (!u.is_array() || u.size() != 2) throw std::runtime_error("an undefined symbol is not [name, version]");
       li.undefined.emplace_back(u[0].get<std::string>(), u[1].get<std::string>());
     }
+    if (lib.contains("runpath"))
+      for (const auto& d : field(lib, "runpath", "an imports entry")) li.runpath.push_back(d.get<std::string>());
     out.push_back(std::move(li));
   }
   return out;
@@ -66,14 +68,26 @@ RuntimeExports exports_from_json(const nlohmann::json& report) {
   RuntimeExports out;
   for (const auto& s : field(e, "sonames", "exports")) out.sonames.insert(s.get<std::string>());
   for (const auto& v : field(e, "versions", "exports")) out.versions.insert(v.get<std::string>());
-  for (const auto& h : field(e, "torch_symbols", "exports")) out.torch_symbols.insert(h.get<std::string>());
+  for (const auto& h : field(e, "symbols", "exports")) out.symbols.insert(h.get<std::string>());
+  if (e.contains("folders")) {
+    if (!e["folders"].is_object()) throw std::runtime_error("exports: \"folders\" is not an object");
+    for (const auto& [folder, names] : e["folders"].items())
+      for (const auto& n : names) out.folders[folder].insert(n.get<std::string>());
+  }
   return out;
 }
 
 LoadPrediction predict_load(const LibraryImports& build, const RuntimeExports& runtime) {
   LoadPrediction p;
+  const auto in_runpath = [&](const std::string& soname) {
+    for (const auto& folder : build.runpath) {
+      auto f = runtime.folders.find(folder);
+      if (f != runtime.folders.end() && f->second.count(soname)) return true;
+    }
+    return false;
+  };
   for (const auto& soname : build.needed)
-    if (!system_soname(soname) && !runtime.sonames.count(soname)) note(p, soname);
+    if (!system_soname(soname) && !runtime.sonames.count(soname) && !in_runpath(soname)) note(p, soname);
   for (const auto& [name, version] : build.undefined)
     if (!version.empty() && !runtime.versions.count(version)) note(p, fmt::format("version {} (of {})", version, name));
   if (p.missing_count > 0) {
@@ -83,16 +97,16 @@ LoadPrediction predict_load(const LibraryImports& build, const RuntimeExports& r
   }
   for (const auto& [name, version] : build.undefined) {
     if (!version.empty() || name.rfind("Py", 0) == 0 || name.rfind("_Py", 0) == 0) continue;
-    if (!runtime.torch_symbols.count(Fnv64().add(name).hex())) note(p, demangled(name));
+    if (!runtime.symbols.count(Fnv64().add(name).hex())) note(p, demangled(name));
   }
   if (p.missing_count > 0) {
     p.outcome = "undefined_symbol";
-    p.reason = fmt::format("torch here does not define {}{}", p.missing.front(),
+    p.reason = fmt::format("no library loaded here defines {}{}", p.missing.front(),
                            p.missing_count > 1 ? fmt::format(" (and {} more)", p.missing_count - 1) : "");
     return p;
   }
   p.outcome = "loads";
-  p.reason = "every soname, symbol version and torch symbol it needs is there";
+  p.reason = "every soname, symbol version and symbol it needs is there";
   return p;
 }
 

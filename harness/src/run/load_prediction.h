@@ -6,6 +6,7 @@
 // job can publish them apart and the prediction needs neither image.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -20,12 +21,14 @@ struct LibraryImports {
   std::string library;
   std::vector<std::string> needed;                               // sonames
   std::vector<std::pair<std::string, std::string>> undefined;    // {name, version or ""}
+  std::vector<std::string> runpath;                              // RUNPATH/RPATH folders ($ORIGIN left out)
 };
 
 struct RuntimeExports {
   std::set<std::string> sonames;                  // loaded, or found by name by the dynamic linker
   std::set<std::string> versions;                 // symbol versions defined (GLIBCXX_3.4.30, ...)
-  std::unordered_set<std::string> torch_symbols;  // Fnv64 hex of each symbol torch's libraries define
+  std::unordered_set<std::string> symbols;        // Fnv64 hex of each symbol the loaded libraries define
+  std::map<std::string, std::set<std::string>> folders;  // what a build's RUNPATH may name here: folder -> sonames
 };
 
 struct LoadPrediction {
@@ -39,11 +42,12 @@ struct LoadPrediction {
 std::vector<LibraryImports> imports_from_json(const nlohmann::json& report);
 RuntimeExports exports_from_json(const nlohmann::json& report);
 
-// The dynamic linker's order: a NEEDED soname nobody has, or a symbol version no loaded library
-// defines, stops the load first ("missing library"); then every unversioned symbol must be one
-// torch's libraries define ("undefined symbol"). Versioned symbols are taken as served where
-// their version is (the library that defines a version defines its symbols); Python's own
-// (Py*, _Py*) are served by the interpreter.
+// The dynamic linker's order: a NEEDED soname that is neither loaded, nor found by name, nor in
+// one of the build's RUNPATH folders here, or a symbol version no loaded library defines, stops
+// the load first ("missing library"); then every unversioned symbol must be one a loaded library
+// defines ("undefined symbol"). Versioned symbols are taken as served where their version is
+// (the library that defines a version defines its symbols); Python's own (Py*, _Py*) are served
+// by the interpreter.
 LoadPrediction predict_load(const LibraryImports& build, const RuntimeExports& runtime);
 
 // Whether a measured outcome is what the prediction said: loading is what is predicted, so a

@@ -158,4 +158,32 @@ TEST(CrossLoadOutcome, TheRuntimesCasesSayWhetherItComputes) {
             std::string::npos);
 }
 
+
+TEST(CrossLoadCases, ARuntimeJudgesWithItsCasesOnlyWhereItsOwnTestStepPassed) {
+  // The cases report per op (`correctness`), never as a check named `test`: the step decides.
+  Cell cell;
+  cell.id = "rt";
+  CellResult r;
+  CheckResult built;
+  built.check = "build";
+  built.status = Status::pass;
+  r.checks.push_back(built);
+  CheckResult correctness;
+  correctness.check = "correctness";
+  correctness.op = "nms";
+  r.checks.push_back(correctness);
+  EXPECT_FALSE(runtime_has_cases(cell, r));  // no test step ran
+  StepResult test;
+  test.name = "test";
+  test.status = Status::fail;
+  r.steps.push_back(test);
+  EXPECT_FALSE(runtime_has_cases(cell, r));  // its own library fails them: no reference
+  r.steps.back().status = Status::xfail;
+  EXPECT_TRUE(runtime_has_cases(cell, r));
+  r.steps.back().status = Status::pass;
+  EXPECT_TRUE(runtime_has_cases(cell, r));
+  cell.project = Project{};
+  EXPECT_FALSE(runtime_has_cases(cell, r));  // another library's cell has no cases of ours
+}
+
 }  // namespace opmatrix

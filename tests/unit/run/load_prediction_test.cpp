@@ -7,18 +7,19 @@ namespace opmatrix {
 
 namespace {
 
-RuntimeExports runtime_with(std::initializer_list<const char*> torch_symbols) {
+RuntimeExports runtime_with(std::initializer_list<const char*> symbols) {
   RuntimeExports r;
   r.sonames = {"libtorch_cpu.so", "libc10.so", "libstdc++.so.6"};
   r.versions = {"GLIBC_2.2.5", "GLIBCXX_3.4", "GLIBCXX_3.4.30", "CXXABI_1.3"};
-  for (const char* s : torch_symbols) r.torch_symbols.insert(Fnv64().add(s).hex());
+  for (const char* s : symbols) r.symbols.insert(Fnv64().add(s).hex());
   return r;
 }
 
 LibraryImports stable_build() {
   return {"libopmatrix_ops_stable.so",
           {"libtorch_cpu.so", "libstdc++.so.6", "libc.so.6"},
-          {{"torch_parallel_for", ""}, {"aoti_torch_get_dim", ""}, {"_ZSt9terminatev", "GLIBCXX_3.4"}}};
+          {{"torch_parallel_for", ""}, {"aoti_torch_get_dim", ""}, {"_ZSt9terminatev", "GLIBCXX_3.4"}},
+          {}};
 }
 
 }  // namespace
@@ -38,7 +39,7 @@ TEST(LoadPrediction, AShimSymbolTheOlderTorchLacksIsAnUndefinedSymbol) {
 }
 
 TEST(LoadPrediction, CxxSymbolsAreNamedDemangled) {
-  LibraryImports aten{"libopmatrix_ops.so", {"libc10.so"}, {{"_ZN2at4_ops5empty4callEv", ""}}};
+  LibraryImports aten{"libopmatrix_ops.so", {"libc10.so"}, {{"_ZN2at4_ops5empty4callEv", ""}}, {}};
   const auto p = predict_load(aten, runtime_with({}));
   EXPECT_EQ(p.outcome, "undefined_symbol");
   EXPECT_EQ(p.missing[0], "at::_ops::empty::call()");
@@ -60,8 +61,33 @@ TEST(LoadPrediction, AMissingSonameOrSymbolVersionStopsTheLoadFirst) {
 
 TEST(LoadPrediction, SystemLibrariesAndPythonNeedNoRuntimeWord) {
   LibraryImports ext{"ext.so", {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "libpthread.so.0"},
-                     {{"PyLong_FromLong", ""}, {"_Py_Dealloc", ""}}};
+                     {{"PyLong_FromLong", ""}, {"_Py_Dealloc", ""}}, {}};
   EXPECT_EQ(predict_load(ext, runtime_with({})).outcome, "loads");
+}
+
+TEST(LoadPrediction, ASonameInAFolderOfTheBuildsRunpathIsFound) {
+  // Measured: a pip torch 2.5.1 build needs libnvrtc.so.12, which its RPATH finds in the cell
+  // contract's /opt/cuda/lib; torch 2.15's runtime has only libnvrtc.so.13 there.
+  LibraryImports build{"libopmatrix_ops.so", {"libnvrtc.so.12"}, {}, {"/opt/venv/torch/lib", "/opt/cuda/lib"}};
+  RuntimeExports cuda12 = runtime_with({});
+  cuda12.folders["/opt/cuda/lib"] = {"libnvrtc.so.12", "libcudart.so.12"};
+  EXPECT_EQ(predict_load(build, cuda12).outcome, "loads");
+  RuntimeExports cuda13 = runtime_with({});
+  cuda13.folders["/opt/cuda/lib"] = {"libnvrtc.so.13"};
+  EXPECT_EQ(predict_load(build, cuda13).outcome, "missing_library");
+  build.runpath.clear();  // the folder serves only builds that name it
+  EXPECT_EQ(predict_load(build, cuda12).outcome, "missing_library");
+}
+
+TEST(LoadPrediction, AnUnversionedReferenceBindsToAnyLoadedLibrarysSymbol) {
+  // Measured: a stable build with an unversioned std::string::_M_replace reference loads (libstdc++ defines it).
+  LibraryImports build = stable_build();
+  build.undefined.push_back({"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm", ""});
+  EXPECT_EQ(predict_load(build, runtime_with({"torch_parallel_for", "aoti_torch_get_dim"})).outcome, "undefined_symbol");
+  EXPECT_EQ(predict_load(build, runtime_with({"torch_parallel_for", "aoti_torch_get_dim",
+                                              "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm"}))
+                .outcome,
+            "loads");
 }
 
 TEST(LoadPrediction, AgreementComparesLoadingOnly) {
@@ -78,6 +104,12 @@ TEST(LoadPrediction, MalformedSurfacesAreNamed) {
       R"({"imports": [{"library": "a.so", "needed": ["libc.so.6"], "undefined": [["f", ""], ["g", "V_1"]]}]})"));
   ASSERT_EQ(imports.size(), 1u);
   EXPECT_EQ(imports[0].undefined[1].second, "V_1");
+  EXPECT_THROW(exports_from_json(nlohmann::json::parse(
+                   R"({"exports": {"sonames": [], "versions": [], "symbols": [], "folders": []}})")),
+               std::runtime_error);
+  const auto e = exports_from_json(nlohmann::json::parse(
+      R"({"exports": {"sonames": [], "versions": [], "symbols": [], "folders": {"/opt/cuda/lib": ["libnvrtc.so.12"]}}})"));
+  EXPECT_EQ(e.folders.at("/opt/cuda/lib").count("libnvrtc.so.12"), 1u);
 }
 
 }  // namespace opmatrix
