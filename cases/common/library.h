@@ -2,6 +2,7 @@
 // failure: the dlerror text plus every mangled symbol in it demangled.
 #pragma once
 
+#include <exception>
 #include <string>
 
 namespace opmatrix::cases {
@@ -28,3 +29,9 @@ std::string demangleMessage(const std::string& message);
         << "cannot load the op library " << ::opmatrix::cases::opsLibraryPath() \
         << ": " << opmatrix_load_error_;                                        \
   } while (0)
+
+// A malformed call must be rejected. The library these cases load may be the stable-ABI build
+// (cross-load, docs/stable-abi.md): its checks cannot throw c10::Error across the stable C shim,
+// and torch rethrows them as std::runtime_error. Both are std::exception, and both reach Python
+// as RuntimeError; which one a C++ caller catches is the ABI's, not the op's, business.
+#define OPMATRIX_EXPECT_REJECTED(statement) EXPECT_THROW(statement, std::exception)
