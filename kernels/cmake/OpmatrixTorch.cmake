@@ -101,12 +101,12 @@ endif()
 if(OPMATRIX_WITH_CUDA AND TARGET CUDA::cudart AND TORCH_INSTALL_PREFIX AND CUDAToolkit_VERSION)
   file(GLOB _cudart_dist "${TORCH_INSTALL_PREFIX}/../nvidia_cuda_runtime*-*.dist-info")
   string(REGEX MATCH "^[0-9]+" _toolkit_major "${CUDAToolkit_VERSION}")
+  file(GLOB _wheel_cudart "${TORCH_INSTALL_PREFIX}/../nvidia/cuda_runtime/lib/libcudart.so.${_toolkit_major}"
+       "${TORCH_INSTALL_PREFIX}/../nvidia/cu${_toolkit_major}/lib/libcudart.so.${_toolkit_major}")
   foreach(_dist IN LISTS _cudart_dist)
     get_filename_component(_dist_name "${_dist}" NAME)
     string(REGEX MATCH "-([0-9]+)\\.([0-9]+)\\.[0-9.]*dist-info$" _ "${_dist_name}")
     set(_wheel_version "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
-    file(GLOB _wheel_cudart "${TORCH_INSTALL_PREFIX}/../nvidia/cuda_runtime/lib/libcudart.so.${_toolkit_major}"
-         "${TORCH_INSTALL_PREFIX}/../nvidia/cu${_toolkit_major}/lib/libcudart.so.${_toolkit_major}")
     if(_wheel_cudart AND CMAKE_MATCH_1 STREQUAL _toolkit_major
        AND _wheel_version VERSION_GREATER CUDAToolkit_VERSION)
       list(GET _wheel_cudart 0 _wheel_cudart)

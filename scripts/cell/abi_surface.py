@@ -46,13 +46,20 @@ def tool(argv):
                           check=True).stdout
 
 
-def needed(lib):
-    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", tool(["readelf", "-d", lib]))
+def needed(lib, dynamic=None):
+    """NEEDED sonames; `dynamic`: `readelf -d LIB`'s output when the caller has it already."""
+    dynamic = tool(["readelf", "-d", lib]) if dynamic is None else dynamic
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
 
 
-def runpath(lib):
-    found = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]", tool(["readelf", "-d", lib]))
+def runpath(dynamic):
+    """RUNPATH/RPATH folders in `readelf -d`'s output, $ORIGIN ones left out."""
+    found = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]", dynamic)
     return [d for entry in found for d in entry.split(":") if d and "$ORIGIN" not in d]
+
+
+def libraries_in(folder):
+    return [n for n in os.listdir(folder) if n.startswith("lib") and ".so" in n]
 
 
 def split_version(symbol):
@@ -69,7 +76,8 @@ def imports(libs):
             parts = line.split()
             if len(parts) == 2 and parts[0] == "U":
                 undefined.append(list(split_version(parts[1])))
-        out.append({"library": lib, "needed": needed(lib), "undefined": undefined, "runpath": runpath(lib)})
+        dynamic = tool(["readelf", "-d", lib])
+        out.append({"library": lib, "needed": needed(lib, dynamic), "undefined": undefined, "runpath": runpath(dynamic)})
     return {"imports": out}
 
 
@@ -110,7 +118,7 @@ def exports():
     # its cache, then its default folders (where a -dev package's libfoo.so link lives).
     for folder in DEFAULT_DIRS:
         if os.path.isdir(folder):
-            sonames.update(n for n in os.listdir(folder) if n.startswith("lib") and ".so" in n)
+            sonames.update(libraries_in(folder))
     try:
         for line in tool(["ldconfig", "-p"]).splitlines()[1:]:
             name = line.strip().split(" ", 1)[0]
@@ -134,7 +142,7 @@ def runpath_folders(torch_libs):
     out = {}
     for folder in sorted(folders):
         if os.path.isdir(folder):
-            out[folder] = sorted(n for n in os.listdir(folder) if n.startswith("lib") and ".so" in n)
+            out[folder] = sorted(libraries_in(folder))
             # The path a build recorded may be the unresolved one (/opt/cuda/lib -> lib64).
             real = os.path.realpath(folder)
             if real != folder:

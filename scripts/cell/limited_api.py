@@ -16,12 +16,12 @@ The Python this cell runs is in the message, with the wheel's sha256: the same f
 cells with two Python versions is the evidence that one wheel serves both.
 Prints {"checks": [...]} as script checks do; never raises."""
 import functools
-import hashlib
 import os
 import re
-import subprocess
 import zipfile
 
+from abi_surface import needed, split_version, tool
+from fetch_pypi import sha256_of
 from script_check import result, run
 from wheel_metadata import metadata
 
@@ -43,16 +43,7 @@ def abi3_floor(tags):
     return None
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def tag_problems(tags, libraries):
-    floor = abi3_floor(tags)
+def tag_problems(floor, tags, libraries):
     abi3_modules = [n for n in libraries if n.endswith(".abi3.so")]
     if floor:
         versioned = [n for n in libraries if VERSIONED_MODULE.search(n)]
@@ -66,7 +57,7 @@ def tag_problems(tags, libraries):
 
 
 def undefined(nm_output):
-    return [parts[1].split("@")[0] for parts in (line.split() for line in nm_output.splitlines())
+    return [split_version(parts[1])[0] for parts in (line.split() for line in nm_output.splitlines())
             if len(parts) == 2 and parts[0] == "U"]
 
 
@@ -80,21 +71,16 @@ def torch_python_exports():
     path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_python.so")
     if not os.path.exists(path):
         return frozenset()
-    text = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          universal_newlines=True).stdout
-    return frozenset(line.split()[-1].split("@")[0] for line in text.splitlines() if line.strip())
+    text = tool(["nm", "-D", "--defined-only", path])
+    return frozenset(split_version(line.split()[-1])[0] for line in text.splitlines() if line.strip())
 
 
 def link_problems(folder, libraries):
     out = []
     for name in libraries:
         path = os.path.join(folder, name)
-        dynamic = subprocess.run(["readelf", "-d", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                 universal_newlines=True).stdout
-        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
-        symbols = subprocess.run(["nm", "-D", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                 universal_newlines=True).stdout
-        full = [n for n in needed if FULL_API_LIBRARY.match(n)]
+        symbols = tool(["nm", "-D", path])
+        full = [n for n in needed(path) if FULL_API_LIBRARY.match(n)]
         if full:
             used = sorted(set(undefined(symbols)) & torch_python_exports()) if torch_python_exports() else None
             out.append("%s links %s, which is compiled against one Python's full API%s" % (
@@ -127,9 +113,9 @@ def report(build):
                 continue
             unpacked = os.path.join(build, "abi3-check", w)
             z.extractall(unpacked, members=libraries)
-        where = "%s (sha256 %s) in %s" % (w, sha256(path)[:12], python)
+        where = "%s (sha256 %s) in %s" % (w, sha256_of(path)[:12], python)
         for subtest, problems, fix in (
-                ("tag", tag_problems(tags, libraries),
+                ("tag", tag_problems(floor, tags, libraries),
                  "build every extension with py_limited_api=True and the wheel with "
                  "options={'bdist_wheel': {'py_limited_api': 'cp39'}}, or drop the abi3 claim"),
                 ("links", link_problems(unpacked, libraries),

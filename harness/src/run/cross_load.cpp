@@ -91,6 +91,11 @@ void judge_promise(nlohmann::json& pair, const std::string& promised) {
 // Whether a runtime cell has our case binaries in its build folder (/build in its container).
 bool has_cases(const Side& runtime) { return runtime_has_cases(*runtime.cell, runtime.result); }
 
+// An image removed since its cell ran (to free disk): nothing can run in it any more.
+bool image_gone(Engine& engine, const std::string& image) {
+  return engine.name() != "host" && engine.image_id(image).empty();
+}
+
 std::string ops_list(const Matrix& m) {
   std::string out;
   for (const auto& op : m.ops) out += (out.empty() ? "" : ",") + op;
@@ -121,7 +126,7 @@ void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const
     // readelf and nm read a file the same in any image: where the build's own image is gone,
     // a runtime's reads it (the build's folder is mounted all the same).
     std::string image = sides.front()->result.image;
-    if (engine.name() != "host" && !runtimes.empty() && engine.image_id(image).empty())
+    if (!runtimes.empty() && image_gone(engine, image))
       image = runtimes.front().result.image;
     auto got = surfaces.imports(*sides.front()->cell, image, libs, key.hex());
     imports.insert(got.begin(), got.end());
@@ -297,8 +302,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     if (s.result.engine != engine.name() || s.result.image.empty()) continue;
     // A runtime whose image was removed since (to free disk) cannot load anything; its build
     // still can be loaded elsewhere.
-    const bool image_gone = engine.name() != "host" && engine.image_id(s.result.image).empty();
-    if (image_gone && has_check(s.result, "versions", false))
+    if (has_check(s.result, "versions", false) && image_gone(engine, s.result.image))
       unavailable.push_back(fmt::format("{}: its image {} is gone; `opmatrix run --cell {} --images-only` rebuilds it",
                                         cell.id, s.result.image, cell.id));
     else if (has_check(s.result, "versions", false))
