@@ -170,6 +170,49 @@ if(NOT DEFINED CACHE{OPMATRIX_CXX_STANDARD})
 endif()
 message(STATUS "opmatrix: C++${OPMATRIX_CXX_STANDARD}, torch flags '${OPMATRIX_TORCH_CXX_FLAGS}'")
 
+# at::parallel_for is a header template: under torch's OpenMP backend (ATen/Config.h:
+# AT_PARALLEL_OPENMP 1, Debian's and the pip wheels' builds) it expands to a `#pragma omp
+# parallel` compiled into *our* object, so without -fopenmp every kernel loop runs on one
+# thread whatever at::set_num_threads says. Compile with OpenMP and link the OpenMP runtime
+# torch itself loads (pip wheels bundle theirs in torch/lib: libgomp.so.1, or
+# libgomp-<hash>.so.1 before torch 2.6), so that torch's thread count governs our loops too.
+set(OPMATRIX_TORCH_OPENMP OFF)
+foreach(_dir IN LISTS TORCH_INCLUDE_DIRS)
+  if(EXISTS "${_dir}/ATen/Config.h")
+    file(STRINGS "${_dir}/ATen/Config.h" _openmp REGEX "^#define AT_PARALLEL_OPENMP 1")
+    if(_openmp)
+      set(OPMATRIX_TORCH_OPENMP ON)
+    endif()
+    break()
+  endif()
+endforeach()
+set(OPMATRIX_TORCH_OPENMP_RUNTIME "")
+if(OPMATRIX_TORCH_OPENMP)
+  find_package(OpenMP COMPONENTS CXX)
+  file(GLOB _bundled_gomp "${TORCH_INSTALL_PREFIX}/lib/libgomp*.so*")
+  if(_bundled_gomp)
+    list(GET _bundled_gomp 0 OPMATRIX_TORCH_OPENMP_RUNTIME)
+  elseif(TARGET OpenMP::OpenMP_CXX)
+    set(OPMATRIX_TORCH_OPENMP_RUNTIME OpenMP::OpenMP_CXX)
+  endif()
+  if(OPMATRIX_TORCH_OPENMP_RUNTIME AND OpenMP_CXX_FLAGS)
+    message(STATUS "opmatrix: torch parallelises with OpenMP: kernels compiled with ${OpenMP_CXX_FLAGS}, linked to ${OPMATRIX_TORCH_OPENMP_RUNTIME}")
+  else()
+    message(WARNING "opmatrix: torch parallelises with OpenMP but ${CMAKE_CXX_COMPILER} has no "
+      "usable OpenMP: at::parallel_for in the kernels will run on one thread.")
+    set(OPMATRIX_TORCH_OPENMP_RUNTIME "")
+  endif()
+endif()
+
+# Lets at::parallel_for in `target` use torch's intra-op threads (see above).
+function(opmatrix_torch_parallel target)
+  if(OPMATRIX_TORCH_OPENMP_RUNTIME)
+    separate_arguments(_flags UNIX_COMMAND "${OpenMP_CXX_FLAGS}")
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${_flags}>")
+    target_link_libraries(${target} PRIVATE "${OPMATRIX_TORCH_OPENMP_RUNTIME}")
+  endif()
+endfunction()
+
 # Applies the cell's torch settings to a target that links torch (library, test, bench).
 function(opmatrix_torch_settings target)
   set_target_properties(${target} PROPERTIES
