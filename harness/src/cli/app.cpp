@@ -124,6 +124,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
   r->add_flag("--as-root", run.as_root, "run the steps as root inside containers (default: user 65534, nobody)");
+  r->add_flag("--yes", run.yes, "start even when the images and build folders will not fit in the free disk");
   r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
 
@@ -143,6 +144,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   bs->add_option("--work-dir", bisect.run.work_dir, "per-cell build folders and ccache (default: build/opmatrix)");
   bs->add_option("--pip-cache", bisect.run.pip_cache, "pip cache shared by image builds");
   bs->add_option("--extra-ca", bisect.run.extra_ca, "CA bundle for HTTPS inside image builds");
+  bs->add_flag("--yes", bisect.run.yes, "start each run even when its images will not fit in the free disk");
   bs->add_flag("--json", bisect.json, "print the outcome as JSON");
   bs->callback([&] { action = [&] { return bisect_command(bisect, out, err); }; });
 

@@ -68,8 +68,9 @@ struct RunOptions {
   std::string repo_root;           // mounted as /src, paths in the matrix resolve here; default: the matrix's folder
   bool images_only = false;        // only ensure the selected cells' images (CI cache warm-up)
   bool no_cache = false;           // run even when the last result's cache key still matches
-  bool cross_load = true;
-  bool as_root = false;            // containers: run steps as root instead of an unprivileged user          // after >= 2 cells: every build loaded in every runtime
+  bool cross_load = true;          // after >= 2 cells: every build loaded in every runtime
+  bool as_root = false;            // containers: run steps as root instead of an unprivileged user
+  bool yes = false;                // start even when the disk the run needs is not free (run/run_cost.h)
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 // A container memory limit as podman/docker take it: a whole number with an optional b/k/m/g.

@@ -19,6 +19,7 @@
 #include "run/source_commit.h"
 #include "run/cross_load.h"
 #include "run/engine.h"
+#include "run/run_cost_survey.h"
 #include "util/atomic_write.h"
 #include "util/data_root.h"
 #include "util/hash.h"
@@ -54,6 +55,24 @@ std::string absolute(const std::string& p) {
 std::string repo_root_for(const RunOptions& opts) {
   if (!opts.repo_root.empty()) return absolute(opts.repo_root);
   return absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
+}
+
+// Says what the run will store and how long it takes; false (the numbers and --yes on `err`)
+// when it cannot fit and the person did not say to go on anyway.
+bool cost_fits_or_yes(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
+                      int parallel_cells, const RunOptions& opts, std::ostream& err) {
+  const RunCost cost = survey_run_cost(engine, cells, results_dir, parallel_cells, opts.images_only);
+  err << fmt::format("opmatrix run: {} cell{}; what it costs before it starts:\n", cells.size(),
+                     cells.size() == 1 ? "" : "s")
+      << render_run_cost(cost);
+  const SpaceVerdict verdict = judge_space(cost.needs);
+  if (verdict.fits) return true;
+  for (const auto& p : verdict.problems)
+    err << (opts.yes ? "opmatrix run: warning: not enough disk: " : "opmatrix run: error: not enough disk: ") << p << "\n";
+  if (opts.yes) return true;
+  err << "opmatrix run: nothing was started; free space (e.g. `podman rmi` of images no cell uses), select fewer "
+         "cells with --cell, or pass --yes to start anyway\n";
+  return false;
 }
 
 }  // namespace
@@ -163,6 +182,12 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const int runnable = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); }));
   const int parallel_cells = std::max(1, std::min({opts.jobs, cores, runnable}));
   settings.build_jobs = opts.build_jobs > 0 ? opts.build_jobs : std::max(1, cores / parallel_cells);
+  if (any_to_run) {
+    std::vector<const Cell*> to_run;
+    for (const auto& j : jobs)
+      if (j.skip_reason.empty()) to_run.push_back(j.cell);
+    if (!cost_fits_or_yes(*engine, to_run, results_dir, parallel_cells, opts, err)) return kExitFailed;
+  }
   fs::create_directories(results_dir);
 
   install_stop_handlers();

@@ -276,6 +276,33 @@ class ContainerEngine : public Engine {
     return id;
   }
 
+  std::optional<double> image_size(const std::string& tag) override {
+    ProcessResult r = inspect({config_.kind, "image", "inspect", "--format", "{{.Size}}", tag});
+    try {
+      if (r.ok()) return std::stod(r.stdout_text);
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+
+  std::string storage_root() override {
+    // podman: the graphroot of its storage.conf (or the rootless default); docker: its data root.
+    ProcessResult r = inspect({config_.kind, "info", "--format",
+                               config_.kind == "podman" ? "{{.Store.GraphRoot}}" : "{{.DockerRootDir}}"});
+    std::string root = r.ok() ? r.stdout_text : std::string();
+    root.erase(std::remove(root.begin(), root.end(), '\n'), root.end());
+    return root;
+  }
+
+  ProcessResult inspect(const std::vector<std::string>& argv) {
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.env = env();
+    spec.capture_stdout = true;
+    spec.timeout_s = 60;
+    return run_process(spec);
+  }
+
   // Image ids asked for during this run (base images: a handful, asked for by every cell).
   std::mutex base_ids_mutex_;
   std::map<std::string, std::string> base_ids_;

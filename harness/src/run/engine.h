@@ -75,6 +75,11 @@ class Engine {
   virtual std::string planned_image(const Cell& cell) = 0;
   // The engine's id of an image tag (hex), "" when there is none (the host engine).
   virtual std::string image_id(const std::string& tag) { (void)tag; return ""; }
+  // The size an image takes in the engine's storage (bytes, as `podman images` counts it),
+  // nullopt when there is no such image or no storage (the host engine).
+  virtual std::optional<double> image_size(const std::string& tag) { (void)tag; return std::nullopt; }
+  // The folder the engine keeps its images in (podman's graphroot, docker's root dir), "" unknown.
+  virtual std::string storage_root() { return ""; }
   virtual CellPaths paths(const Cell& cell) const = 0;
   virtual ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) = 0;
   // The command a person types to run `cmd` by hand (for reproduction lines).

@@ -1,0 +1,89 @@
+#include "run/run_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace opmatrix {
+
+// Measured on the build machine, 2026-11-23 (docs/containers.md "Measured"): the largest
+// image and the slowest cold build of each recipe, so that the estimate errs on the safe side.
+//   debian:       bookworm 1.77 GB, trixie 1.76 GB, sid 1.87 GB; 89-185 s; apt 338-368 MB
+//   debian-cuda:  trixie 9.22 GB; 372 s + the cuDNN stage; apt 783 MB + 1879 MB, cuDNN wheel 670 MB
+//   debian-cuda-toolkit: bookworm 7.31 GB; 354 s; apt 1547 MiB + 238 MB
+//   pypi:         5.92-8.37 GB (torch 2.1.2 5.92, 2.5.1 6.39, 2.15.0 6.74, 2.12.1 6.05,
+//                 2.10.0 8.37); 192-401 s; 25-32 wheels, 2570-2896 MiB, + nvcc wheels 109 MiB
+ImageFigures measured_image_figures(const std::string& recipe) {
+  if (recipe == "debian") return {1.87e9, 0.37e9, 185};
+  if (recipe == "debian-cuda") return {9.22e9, 3.33e9, 500};
+  if (recipe == "debian-cuda-toolkit") return {7.31e9, 1.86e9, 354};
+  return {8.37e9, 3.15e9, 401};  // pypi, and any other Containerfile
+}
+
+// mmdebstrap bases: bookworm 163 MB / 33 s, trixie 117 MB / 29 s, sid 118 MB / 31 s.
+ImageFigures measured_base_image_figures() { return {163e6, 163e6, 33}; }
+
+// Build folders after a run (WORK/cells/*): our kernels + cases 570-829 MB (CPU 570-768,
+// CUDA 612-829); other op libraries 0.1-220 MB (torch-scatter with CUDA the largest).
+double measured_build_tree_bytes(bool own_kernels) { return own_kernels ? 829e6 : 220e6; }
+
+// A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores:
+// our kernels 268-1000 s (median about 650 s; the behaviour checks take most of it); other op
+// libraries 12-1767 s (median about 130 s; torch-scatter's CUDA 13.2 compile 1737 s).
+double measured_cell_seconds(bool own_kernels) { return own_kernels ? 650 : 240; }
+
+SpaceVerdict judge_space(const std::vector<SpaceNeed>& needs) {
+  SpaceVerdict verdict;
+  std::map<std::uint64_t, std::vector<const SpaceNeed*>> by_device;
+  std::vector<std::uint64_t> order;  // devices in the order their first need came
+  for (const auto& n : needs) {
+    if (!by_device.count(n.device)) order.push_back(n.device);
+    by_device[n.device].push_back(&n);
+  }
+  for (const auto device : order) {
+    const auto& group = by_device[device];
+    double total = 0;
+    std::optional<double> free;
+    std::vector<std::string> names;
+    for (const SpaceNeed* n : group) {
+      total += n->bytes;
+      if (n->free_bytes) free = n->free_bytes;
+      names.push_back(fmt::format("{} ({}, {})", n->what, n->path, human_bytes(n->bytes)));
+    }
+    if (!free || total <= *free) continue;
+    verdict.fits = false;
+    verdict.problems.push_back(
+        group.size() == 1
+            ? fmt::format("{} needs {}, its filesystem has {} free", names.front(), human_bytes(total), human_bytes(*free))
+            : fmt::format("{} share one filesystem: together {}, it has {} free", fmt::join(names, " and "),
+                          human_bytes(total), human_bytes(*free)));
+  }
+  return verdict;
+}
+
+double image_storage_need(const std::vector<PlannedImage>& images) {
+  double sum = 0, largest = 0;
+  for (const auto& i : images) {
+    sum += i.bytes.value_or(0);
+    largest = std::max(largest, i.bytes.value_or(0));
+  }
+  return sum + 2 * largest;
+}
+
+std::string human_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.0f} MB", bytes / 1e6);
+  return fmt::format("{:.0f} kB", bytes / 1e3);
+}
+
+std::string human_duration(double seconds) {
+  const long s = std::lround(seconds);
+  if (s < 60) return fmt::format("about {} s", s);
+  const long minutes = (s + 30) / 60;
+  if (minutes < 60) return fmt::format("about {} min", minutes);
+  return fmt::format("about {} h {} min", minutes / 60, minutes % 60);
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,71 @@
+// What a run will download and store, and how long it takes, said before it starts
+// (`opmatrix run` prints it; docs/cli.md#what-a-run-costs). Pure arithmetic over figures the
+// caller gathers (run/run_cost_survey.h): sizes of images and build trees, free space of the
+// filesystems they land on. The measured figures used where nothing better is known live here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opmatrix {
+
+// Measured on the project's build machine (2 cores, podman 4.3 overlay, 2026-11-23;
+// docs/containers.md "Measured", bench/RESULTS.md): what one cold image of a built-in recipe
+// stores (as `podman images` counts it: shared layers counted in every image, so a sum is an
+// upper bound), downloads and takes to build.
+struct ImageFigures {
+  double bytes = 0;
+  double download_bytes = 0;
+  double build_seconds = 0;
+};
+// By Containerfile stem (debian, debian-cuda, debian-cuda-toolkit, pypi); another recipe (a
+// matrix's own Containerfile) gets the largest pypi figures: never too little.
+ImageFigures measured_image_figures(const std::string& recipe);
+// localhost/opmatrix-base:SUITE, made with mmdebstrap before a cell image on podman.
+ImageFigures measured_base_image_figures();
+// A cell's build folder (WORK/cells/ID/ENGINE-build) after a run, and a cell's run without its
+// image step: opmatrix's own kernels + cases, or another op library (a project).
+double measured_build_tree_bytes(bool own_kernels);
+double measured_cell_seconds(bool own_kernels);
+
+// One image a run would build (or pull) because the engine's storage does not have it.
+struct PlannedImage {
+  std::string name;                // its tag; the recipe and build args while the tag is unknown
+  std::vector<std::string> cells;  // the selected cells that run in it
+  std::optional<double> bytes;     // nullopt: unknown (a prebuilt ref to pull)
+  std::string size_from;           // "measured" (the table above) or where the size was read
+  double download_bytes = 0;
+  double build_seconds = 0;
+};
+
+// A filesystem and what the run would add to it.
+struct SpaceNeed {
+  std::string what;                  // "podman storage", "the work dir"
+  std::string path;
+  std::uint64_t device = 0;          // st_dev: needs on one device add up
+  std::optional<double> free_bytes;  // nullopt: could not be read
+  double bytes = 0;
+};
+
+struct SpaceVerdict {
+  bool fits = true;
+  std::vector<std::string> problems;  // one per filesystem that is short, with the numbers
+};
+
+// Needs on the same device are added up and compared with that device's free space; a need
+// whose free space is unknown never stops a run.
+SpaceVerdict judge_space(const std::vector<SpaceNeed>& needs);
+
+// What the engine's storage needs for these images: their sizes, plus room for committing the
+// largest (a commit briefly holds the layer diff and a blob in /var/tmp besides the layer:
+// about three times the new layer, measured; docs/containers.md).
+double image_storage_need(const std::vector<PlannedImage>& images);
+
+// "8.4 GB", "630 MB" (decimal units, as podman prints them).
+std::string human_bytes(double bytes);
+// "about 1 h 5 min", "about 40 s".
+std::string human_duration(double seconds);
+
+}  // namespace opmatrix

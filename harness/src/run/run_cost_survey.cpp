@@ -1,0 +1,178 @@
+#include "run/run_cost_survey.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "util/atomic_write.h"
+#include "util/disk_space.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+namespace {
+
+std::string recipe_of(const Cell& cell) {
+  std::string stem = fs::path(cell.image.containerfile).filename().string();
+  return stem.substr(0, stem.find('.'));
+}
+
+// How a person tells the image apart before it has a tag: its recipe and build args.
+std::string describe_recipe(const Cell& cell) {
+  std::string out = cell.image.builtin.empty() ? cell.image.containerfile : cell.image.builtin;
+  for (const auto& [k, v] : cell.image.args)
+    if (!v.empty()) out += " " + k + "=" + v;
+  return out;
+}
+
+nlohmann::json last_result(const std::string& results_dir, const Cell& cell) {
+  return nlohmann::json::parse(read_text_file(results_dir + "/" + cell.id + ".json"), nullptr, false);
+}
+
+// The base images a podman cell image is built on that are not made yet (mmdebstrap).
+std::vector<std::string> missing_bases(Engine& engine, const Cell& cell) {
+  std::vector<std::string> suites;
+  std::string suite = "bookworm";
+  for (const auto& [k, v] : cell.image.args) {
+    if (k == "SUITE") suite = v;
+    if (v.rfind("debian:", 0) == 0) suites.push_back(v.substr(7));
+  }
+  suites.push_back(suite);
+  std::vector<std::string> out;
+  for (const auto& s : suites) {
+    const std::string base = "localhost/opmatrix-base:" + s;
+    if (std::find(out.begin(), out.end(), base) == out.end() && engine.image_id(base).empty()) out.push_back(base);
+  }
+  return out;
+}
+
+}  // namespace
+
+RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
+                        int parallel_cells, bool images_only) {
+  RunCost cost;
+  cost.parallel_cells = std::max(1, parallel_cells);
+  std::map<std::string, std::size_t> by_name;  // image name -> index in new_images
+  std::map<std::string, bool> present;
+  auto add_image = [&](const std::string& name, const Cell& cell, PlannedImage fresh) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) {
+      fresh.name = name;
+      by_name[name] = cost.new_images.size();
+      cost.new_images.push_back(std::move(fresh));
+      it = by_name.find(name);
+    }
+    cost.new_images[it->second].cells.push_back(cell.id);
+  };
+  for (const Cell* cell : cells) {
+    const nlohmann::json last = last_result(results_dir, *cell);
+    const bool own_kernels = !cell->project;
+    // Time: the cell's last run past its image step where it has one, else the measured figure.
+    double seconds = measured_cell_seconds(own_kernels);
+    if (last.is_object() && last.contains("seconds") && last["seconds"].is_number()) {
+      seconds = last["seconds"].get<double>();
+      if (last.contains("steps") && last["steps"].is_array())
+        for (const auto& s : last["steps"])
+          if (s.value("name", "") == "image" && s.contains("seconds") && s["seconds"].is_number())
+            seconds -= s["seconds"].get<double>();
+      seconds = std::max(seconds, 0.0);
+    }
+    if (!images_only) {
+      cost.cell_seconds += seconds;
+      if (!fs::exists(engine.host_build_dir(*cell))) {
+        ++cost.new_build_trees;
+        cost.build_tree_bytes += measured_build_tree_bytes(own_kernels);
+      }
+    }
+    if (engine.name() == "host") continue;
+    const std::string tag = engine.planned_image(*cell);
+    if (!tag.empty()) {
+      if (!present.count(tag)) present[tag] = !engine.image_id(tag).empty();
+      if (present[tag]) continue;
+    }
+    PlannedImage image;
+    if (!cell->image.ref.empty()) {
+      image.size_from = "unknown until pulled";
+      add_image(cell->image.ref, *cell, image);
+      continue;
+    }
+    const ImageFigures figures = measured_image_figures(recipe_of(*cell));
+    image.bytes = figures.bytes;
+    image.download_bytes = figures.download_bytes;
+    image.build_seconds = figures.build_seconds;
+    image.size_from = cell->image.builtin.empty() ? "a Containerfile of the matrix: the largest measured image"
+                                                  : "measured for " + recipe_of(*cell) + " images";
+    // The image this cell ran in last time, when the storage still has it, is the best guess
+    // of the next one's size (its tag changed with a script or the base, not with torch).
+    const std::string old = last.is_object() ? last.value("image", "") : "";
+    if (!old.empty() && old != tag)
+      if (auto size = engine.image_size(old)) {
+        image.bytes = *size;
+        image.size_from = "as its last image " + old;
+      }
+    if (engine.name() == "podman" && engine.config().local_base_images)
+      for (const auto& base : missing_bases(engine, *cell)) {
+        const ImageFigures b = measured_base_image_figures();
+        add_image(base, *cell, {base, {}, b.bytes, "measured for mmdebstrap bases", b.download_bytes, b.build_seconds});
+      }
+    add_image(tag.empty() ? describe_recipe(*cell) : tag, *cell, image);
+  }
+  for (const auto& [tag, is_present] : present) cost.images_present += is_present;
+  for (const auto& i : cost.new_images) cost.image_seconds += i.build_seconds;
+
+  if (engine.name() != "host" && !cost.new_images.empty()) {
+    SpaceNeed storage{engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)};
+    if (auto space = disk_space(storage.path)) {
+      storage.device = space->device;
+      storage.free_bytes = space->free_bytes;
+    }
+    cost.needs.push_back(storage);
+  }
+  if (cost.build_tree_bytes > 0) {
+    SpaceNeed work{"the work dir", engine.config().work_dir, 1, std::nullopt, cost.build_tree_bytes};
+    if (auto space = disk_space(work.path)) {
+      work.device = space->device;
+      work.free_bytes = space->free_bytes;
+    }
+    cost.needs.push_back(work);
+  }
+  return cost;
+}
+
+std::string render_run_cost(const RunCost& cost) {
+  std::string out;
+  if (cost.new_images.empty()) {
+    out += fmt::format("  images: all {} present, nothing to download\n", cost.images_present);
+  } else {
+    double download = 0;
+    for (const auto& i : cost.new_images) download += i.download_bytes;
+    out += fmt::format("  images to build: {} ({} present); downloads about {}\n", cost.new_images.size(),
+                       cost.images_present, human_bytes(download));
+    for (const auto& i : cost.new_images) {
+      const std::string cells = i.cells.size() <= 2 ? fmt::format("{}", fmt::join(i.cells, ", "))
+                                                    : fmt::format("{}, … ({} cells)", i.cells.front(), i.cells.size());
+      out += fmt::format("    {}: {} ({}), {} to build; for {}\n", i.name,
+                         i.bytes ? human_bytes(*i.bytes) : "size unknown", i.size_from,
+                         human_duration(i.build_seconds), cells);
+    }
+  }
+  if (cost.new_build_trees > 0)
+    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels)\n",
+                       cost.new_build_trees, human_bytes(cost.build_tree_bytes),
+                       human_bytes(measured_build_tree_bytes(true)));
+  for (const auto& n : cost.needs)
+    out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
+                       human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",
+                       n.free_bytes ? human_bytes(*n.free_bytes) + " free" : "free space unknown");
+  const double total = (cost.image_seconds + cost.cell_seconds) / cost.parallel_cells;
+  out += fmt::format("  time: {} (images {}, cells {}{}; a cell whose last result still stands takes seconds)\n",
+                     human_duration(total), human_duration(cost.image_seconds), human_duration(cost.cell_seconds),
+                     cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells) : "");
+  return out;
+}
+
+}  // namespace opmatrix

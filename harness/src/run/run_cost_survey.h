@@ -1,0 +1,34 @@
+// Gathers what run/run_cost.h judges, for the cells a run is about to start: which of their
+// images the engine's storage lacks (and how big each is: the cell's last image when the
+// storage still has it, else the measured figures), the build folders still to be made, the
+// free space of the engine's storage and of the work dir; and renders it for a person.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "matrix/model.h"
+#include "run/engine.h"
+#include "run/run_cost.h"
+
+namespace opmatrix {
+
+struct RunCost {
+  std::vector<PlannedImage> new_images;
+  int images_present = 0;
+  int new_build_trees = 0;
+  double build_tree_bytes = 0;
+  double image_seconds = 0;  // building the new images, one after the other
+  double cell_seconds = 0;   // running the cells, one after the other
+  int parallel_cells = 1;
+  std::vector<SpaceNeed> needs;  // engine storage, work dir
+};
+
+// `cells`: those the run will start (not the skipped ones). `images_only`: no cell runs.
+RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
+                        int parallel_cells, bool images_only);
+
+// Lines for stderr, each starting with two spaces, ending in '\n'.
+std::string render_run_cost(const RunCost& cost);
+
+}  // namespace opmatrix

@@ -1,0 +1,146 @@
+// What `opmatrix run` says it will store and how long it takes, and whether it stops first:
+// the arithmetic and the decision (run/run_cost.h) with sizes and free space as inputs, and the
+// survey (run/run_cost_survey.h) over a fake engine's storage.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "run/run_cost.h"
+#include "run/run_cost_survey.h"
+#include "fake_engine.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+namespace {
+
+constexpr double GB = 1e9;
+
+TEST(JudgeSpace, NeedsOnOneFilesystemAddUp) {
+  // Each fits alone (10 + 5 < 14), not together: podman's storage and the work dir on one disk.
+  const SpaceVerdict v = judge_space({{"podman storage", "/var/lib/containers/storage", 7, 14 * GB, 10 * GB},
+                                      {"the work dir", "/work/build/opmatrix", 7, 14 * GB, 5 * GB}});
+  EXPECT_FALSE(v.fits);
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_NE(v.problems[0].find("share one filesystem: together 15.0 GB, it has 14.0 GB free"), std::string::npos)
+      << v.problems[0];
+  EXPECT_NE(v.problems[0].find("/var/lib/containers/storage"), std::string::npos);
+}
+
+TEST(JudgeSpace, NeedsOnTwoFilesystemsAreJudgedApart) {
+  EXPECT_TRUE(judge_space({{"podman storage", "/a", 1, 14 * GB, 10 * GB}, {"the work dir", "/b", 2, 6 * GB, 5 * GB}}).fits);
+  const SpaceVerdict v = judge_space({{"podman storage", "/a", 1, 9 * GB, 10 * GB}, {"the work dir", "/b", 2, 6 * GB, 5 * GB}});
+  EXPECT_FALSE(v.fits);
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_NE(v.problems[0].find("podman storage (/a, 10.0 GB) needs 10.0 GB, its filesystem has 9.0 GB free"),
+            std::string::npos) << v.problems[0];
+}
+
+TEST(JudgeSpace, ExactlyEnoughFitsAndUnknownFreeSpaceNeverStops) {
+  EXPECT_TRUE(judge_space({{"podman storage", "/a", 1, 10 * GB, 10 * GB}}).fits);
+  EXPECT_TRUE(judge_space({{"podman storage", "", 0, std::nullopt, 500 * GB}}).fits);
+  EXPECT_TRUE(judge_space({}).fits);
+}
+
+TEST(ImageStorageNeed, TheImagesPlusRoomToCommitTheLargest) {
+  PlannedImage pypi{"pypi", {}, 8 * GB, "", 0, 0};
+  PlannedImage debian{"debian", {}, 2 * GB, "", 0, 0};
+  PlannedImage ref{"ref", {}, std::nullopt, "", 0, 0};
+  EXPECT_DOUBLE_EQ(image_storage_need({pypi, debian, ref}), 10 * GB + 2 * 8 * GB);
+  EXPECT_DOUBLE_EQ(image_storage_need({}), 0);
+}
+
+TEST(Human, BytesAndDurations) {
+  EXPECT_EQ(human_bytes(8.37e9), "8.4 GB");
+  EXPECT_EQ(human_bytes(630e6), "630 MB");
+  EXPECT_EQ(human_duration(40), "about 40 s");
+  EXPECT_EQ(human_duration(401), "about 7 min");
+  EXPECT_EQ(human_duration(3900), "about 1 h 5 min");
+}
+
+TEST(MeasuredFigures, EveryRecipeHasOneAndAnUnknownOneGetsTheLargest) {
+  EXPECT_LT(measured_image_figures("debian").bytes, measured_image_figures("pypi").bytes);
+  EXPECT_GT(measured_image_figures("debian-cuda").bytes, measured_image_figures("debian-cuda-toolkit").bytes);
+  EXPECT_DOUBLE_EQ(measured_image_figures("my-own").bytes, measured_image_figures("pypi").bytes);
+}
+
+// The fake's storage: which tags exist and how big they are.
+class StorageEngine : public fake::FakeEngine {
+ public:
+  using FakeEngine::FakeEngine;
+  std::map<std::string, double> images;  // tag -> bytes
+  std::map<std::string, std::string> tags;  // cell id -> planned tag
+  std::string image_id(const std::string& tag) override { return images.count(tag) ? "id-" + tag : ""; }
+  std::optional<double> image_size(const std::string& tag) override {
+    if (!images.count(tag)) return std::nullopt;
+    return images[tag];
+  }
+  std::string planned_image(const Cell& cell) override { return tags[cell.id]; }
+  std::string storage_root() override { return config_.work_dir; }
+};
+
+Cell pypi_cell(const std::string& id) {
+  Cell c;
+  c.id = id;
+  c.image.builtin = "pypi";
+  c.image.containerfile = "containers/pypi.Containerfile";
+  return c;
+}
+
+TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_survey";
+  fs::remove_all(work);
+  fs::create_directories(work / "results");
+  StorageEngine engine(work.string());
+  Cell a = pypi_cell("a"), b = pypi_cell("b"), c = pypi_cell("c");
+  engine.tags = {{"a", "localhost/opmatrix/pypi:new"}, {"b", "localhost/opmatrix/pypi:new"},
+                 {"c", "localhost/opmatrix/pypi:there"}};
+  engine.images = {{"localhost/opmatrix/pypi:there", 6e9}, {"localhost/opmatrix/pypi:old", 5.5e9}};
+  // a ran last time in an image the storage still has: its size is the next one's best guess.
+  std::ofstream(work / "results" / "a.json") << R"({"image": "localhost/opmatrix/pypi:old", "seconds": 500,
+                                                    "steps": [{"name": "image", "seconds": 100}]})";
+  fs::create_directories(engine.host_build_dir(c));  // c's build folder exists already
+  const RunCost cost = survey_run_cost(engine, {&a, &b, &c}, (work / "results").string(), 1, false);
+  ASSERT_EQ(cost.new_images.size(), 1u);
+  EXPECT_EQ(cost.new_images[0].name, "localhost/opmatrix/pypi:new");
+  EXPECT_EQ(cost.new_images[0].cells, (std::vector<std::string>{"a", "b"}));
+  EXPECT_DOUBLE_EQ(cost.new_images[0].bytes.value(), 5.5e9);
+  EXPECT_EQ(cost.images_present, 1);
+  EXPECT_EQ(cost.new_build_trees, 2);
+  EXPECT_DOUBLE_EQ(cost.build_tree_bytes, 2 * measured_build_tree_bytes(true));
+  // a's last run past its image step, then the measured figure for b and c.
+  EXPECT_DOUBLE_EQ(cost.cell_seconds, 400 + 2 * measured_cell_seconds(true));
+  // The storage and the work dir are one filesystem here: one device, needs added up.
+  ASSERT_EQ(cost.needs.size(), 2u);
+  EXPECT_EQ(cost.needs[0].device, cost.needs[1].device);
+  EXPECT_DOUBLE_EQ(cost.needs[0].bytes, 3 * 5.5e9);
+  const std::string text = render_run_cost(cost);
+  EXPECT_NE(text.find("images to build: 1 (1 present)"), std::string::npos) << text;
+  EXPECT_NE(text.find("as its last image localhost/opmatrix/pypi:old"), std::string::npos) << text;
+  // --images-only: no build folders, no cell time.
+  const RunCost images_only = survey_run_cost(engine, {&a, &b, &c}, (work / "results").string(), 1, true);
+  EXPECT_EQ(images_only.new_build_trees, 0);
+  EXPECT_DOUBLE_EQ(images_only.cell_seconds, 0);
+  fs::remove_all(work);
+}
+
+TEST(SurveyRunCost, EverythingPresentNeedsNoStorage) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_present";
+  fs::remove_all(work);
+  StorageEngine engine(work.string());
+  Cell a = pypi_cell("a");
+  engine.tags = {{"a", "t"}};
+  engine.images = {{"t", 6e9}};
+  fs::create_directories(engine.host_build_dir(a));
+  const RunCost cost = survey_run_cost(engine, {&a}, work.string(), 1, false);
+  EXPECT_TRUE(cost.new_images.empty());
+  EXPECT_TRUE(cost.needs.empty());
+  EXPECT_TRUE(judge_space(cost.needs).fits);
+  EXPECT_NE(render_run_cost(cost).find("images: all 1 present"), std::string::npos);
+  fs::remove_all(work);
+}
+
+}  // namespace
+}  // namespace opmatrix
