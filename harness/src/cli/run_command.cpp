@@ -19,6 +19,7 @@
 #include "run/source_commit.h"
 #include "run/cross_load.h"
 #include "run/engine.h"
+#include "run/image_build_ticker.h"
 #include "run/run_cost_survey.h"
 #include "util/atomic_write.h"
 #include "util/data_root.h"
@@ -233,8 +234,12 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         if (!job.skip_reason.empty()) continue;
         fs::create_directories(results_dir + "/logs/" + job.cell->id);
         progress(job.cell->id, "image ...");
-        ImageOutcome img = engine->ensure_image(*job.cell, results_dir + "/logs/" + job.cell->id + "/image.log",
-                                                find_step("image")->timeout_s);
+        const std::string log = results_dir + "/logs/" + job.cell->id + "/image.log";
+        ImageOutcome img;
+        {
+          ImageBuildTicker ticker(log, 10, [&](const std::string& line) { progress(job.cell->id, "image: " + line); });
+          img = engine->ensure_image(*job.cell, log, find_step("image")->timeout_s);
+        }
         progress(job.cell->id, fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present",
                                            img.ok ? img.tag : "FAILED: " + img.error, img.seconds));
         if (!img.ok) images_failed = true;

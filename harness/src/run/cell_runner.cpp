@@ -17,6 +17,7 @@
 #include "matrix/to_json.h"
 #include "results/test_outcomes.h"
 #include "run/fetch_check.h"
+#include "run/image_build_ticker.h"
 #include "run/library_checks.h"
 #include "run/nvcc_archs.h"
 #include "run/torchvision_check.h"
@@ -34,6 +35,8 @@ namespace opmatrix {
 namespace {
 
 constexpr const char* kOwnLibrary = "kernels/libopmatrix_ops.so";
+// How often a running image build says what it is doing (docs/cli.md#run).
+constexpr double kImageProgressSeconds = 10;
 
 double timeout_for(const Cell& cell, const std::string& step, double fallback) {
   for (const auto& [s, seconds] : cell.timeouts)
@@ -185,8 +188,12 @@ class CellRun {
 
   bool image() {
     say("image ...");
-    ImageOutcome img = engine_.ensure_image(cell_, log_path("image"),
-                                            timeout_of("image"));
+    ImageOutcome img;
+    {
+      // A cold build takes minutes: what it is doing, every 10 s (nothing for a present image).
+      ImageBuildTicker ticker(log_path("image"), kImageProgressSeconds, [&](const std::string& line) { say("image: " + line); });
+      img = engine_.ensure_image(cell_, log_path("image"), timeout_of("image"));
+    }
     image_ = img.tag;
     result_.image = img.tag;
     keep_build_tree_only_for(img.tag);

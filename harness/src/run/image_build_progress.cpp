@@ -1,0 +1,165 @@
+#include "run/image_build_progress.h"
+
+#include <algorithm>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "run/run_cost.h"
+
+namespace opmatrix {
+
+namespace {
+
+bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+// What kind of work an instruction is, in the words of the brief a person reads.
+std::string activity_of(const std::string& instruction) {
+  if (instruction.rfind("FROM", 0) == 0) return "base";
+  if (instruction.rfind("COPY", 0) == 0 || instruction.rfind("ADD", 0) == 0) return "files";
+  if (instruction.rfind("RUN", 0) != 0) return "settings";
+  if (contains(instruction, "pip")) return "wheels";
+  if (contains(instruction, "apt-get") || contains(instruction, "dpkg")) return "packages";
+  return "commands";
+}
+
+std::string shorten(const std::string& s, std::size_t n) {
+  std::string one = std::regex_replace(s, std::regex("\\s+"), " ");
+  return one.size() <= n ? one : one.substr(0, n) + "…";
+}
+
+void start_step(ImageBuildProgress& p, std::string stage, std::string step, std::string instruction) {  // copies: p is reset
+  const int lines = p.lines;
+  p = ImageBuildProgress();
+  p.lines = lines;
+  p.stage = stage;
+  p.step = step;
+  p.instruction = shorten(instruction, 60);
+  p.activity = activity_of(instruction);
+}
+
+}  // namespace
+
+double parse_size(const std::string& number, const std::string& unit) {
+  double n = 0;
+  try {
+    n = std::stod(number);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  // apt and pip print decimal units; pip-wheelhouse-install.sh binary ones.
+  if (unit == "B") return n;
+  if (unit == "kB" || unit == "KB") return n * 1e3;
+  if (unit == "MB") return n * 1e6;
+  if (unit == "GB") return n * 1e9;
+  if (unit == "KiB") return n * 1024;
+  if (unit == "MiB") return n * 1024 * 1024;
+  if (unit == "GiB") return n * 1024 * 1024 * 1024;
+  return 0;
+}
+
+void feed_build_line(ImageBuildProgress& p, const std::string& raw) {
+  ++p.lines;
+  static const std::regex docker_prefix(R"(^#\d+ (\d+\.\d+ )?)");  // BuildKit plain: "#7 12.3 Get:1 …"
+  static const std::regex podman_step(R"(^(\[\d+/\d+\] )?STEP (\d+/\d+): (.*)$)");
+  static const std::regex docker_step(R"(^\[([^\]]*?) ?(\d+/\d+)\] (.*)$)");
+  static const std::regex apt_need(R"(^Need to get ([\d.,]+) (B|kB|MB|GB)(/[\d.,]+ \w+)? of archives)");
+  static const std::regex apt_get(R"(^Get:\d+ .*\[([\d.,]+) (B|kB|MB|GB)\]$)");
+  static const std::regex pip_download(R"(^\s*Downloading (\S+) \(([\d.]+) (B|kB|MB|GB)\))");
+  std::string line = std::regex_replace(raw, docker_prefix, "");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::smatch m;
+  if (std::regex_match(line, m, podman_step)) {
+    start_step(p, m[1].str().empty() ? "" : m[1].str().substr(0, m[1].length() - 1), m[2], m[3]);
+    return;
+  }
+  if (raw.rfind("#", 0) == 0 && std::regex_match(line, m, docker_step)) {
+    start_step(p, m[1], m[2], m[3]);
+    return;
+  }
+  if (line.rfind("--> Using cache", 0) == 0 || line == "CACHED") {
+    p.cached = true;
+    return;
+  }
+  if (contains(line, "COMMIT ") && (line.rfind("COMMIT", 0) == 0 || line.rfind("[", 0) == 0)) {
+    start_step(p, p.stage, "", "");
+    p.activity = "committing";
+    return;
+  }
+  if (line.rfind("make-base-image:", 0) == 0 || line.rfind("I: ", 0) == 0) {
+    if (p.step.empty()) p.activity = "base";
+    p.base_line = shorten(line, 80);
+    return;
+  }
+  std::string number = "";
+  if (std::regex_search(line, m, apt_need)) {
+    number = m[1];
+    number.erase(std::remove(number.begin(), number.end(), ','), number.end());
+    p.apt_total_bytes = parse_size(number, m[2]);
+    p.apt_done_bytes = 0;
+    p.apt_fetched = false;
+    if (p.activity.empty()) p.activity = "packages";
+    return;
+  }
+  if (std::regex_match(line, m, apt_get)) {
+    number = m[1];
+    number.erase(std::remove(number.begin(), number.end(), ','), number.end());
+    if (p.apt_total_bytes > 0) p.apt_done_bytes += parse_size(number, m[2]);  // before it: index files
+    return;
+  }
+  if (line.rfind("Fetched ", 0) == 0 && p.apt_total_bytes > 0) {
+    p.apt_fetched = true;
+    return;
+  }
+  if (line.rfind("Unpacking ", 0) == 0) {
+    ++p.apt_unpacked;
+    return;
+  }
+  if (line.rfind("Setting up ", 0) == 0) {
+    ++p.apt_set_up;
+    return;
+  }
+  if (std::regex_search(line, m, pip_download)) {
+    ++p.wheels;
+    p.wheel_bytes += parse_size(m[2], m[3]);
+    std::string name = m[1];
+    p.last_wheel = name.substr(name.find_last_of('/') + 1);
+    if (p.activity.empty()) p.activity = "wheels";
+    return;
+  }
+  if (contains(line, "File was already downloaded")) {
+    ++p.wheels_reused;
+    return;
+  }
+  if (line.rfind("Processing ", 0) == 0 || line.rfind("Installing collected packages", 0) == 0) {
+    p.pip_installing = true;
+    return;
+  }
+}
+
+std::string describe_build_progress(const ImageBuildProgress& p) {
+  if (p.lines == 0) return "";
+  if (p.activity == "committing") return fmt::format("{}committing the image (writing its layers; a 5 GB layer takes minutes)",
+                                                     p.stage.empty() ? "" : p.stage + " ");
+  if (p.step.empty()) return p.base_line.empty() ? "starting" : "base image: " + p.base_line;
+  std::string out = fmt::format("{}step {} ({}: {})", p.stage.empty() ? "" : p.stage + " ", p.step, p.activity, p.instruction);
+  std::string doing;
+  if (p.cached) {
+    doing = "cached";
+  } else if (p.apt_set_up > 0 || p.apt_unpacked > 0) {
+    doing = fmt::format("apt: {} packages unpacked, {} set up", p.apt_unpacked, p.apt_set_up);
+  } else if (p.apt_total_bytes > 0) {
+    doing = p.apt_fetched ? fmt::format("apt: {} fetched", human_bytes(p.apt_total_bytes))
+                          : fmt::format("apt: {} of {} fetched", human_bytes(p.apt_done_bytes), human_bytes(p.apt_total_bytes));
+  } else if (p.pip_installing) {
+    doing = fmt::format("pip: installing {} wheels ({} downloaded, {} from the wheelhouse)", p.wheels + p.wheels_reused,
+                        human_bytes(p.wheel_bytes), p.wheels_reused);
+  } else if (p.wheels > 0 || p.wheels_reused > 0) {
+    doing = fmt::format("pip: {} wheels, {} so far{}{}", p.wheels, human_bytes(p.wheel_bytes),
+                        p.wheels_reused ? fmt::format(", {} from the wheelhouse", p.wheels_reused) : "",
+                        p.last_wheel.empty() ? "" : " (last " + p.last_wheel + ")");
+  }
+  return doing.empty() ? out : out + ": " + doing;
+}
+
+}  // namespace opmatrix

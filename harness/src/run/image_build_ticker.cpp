@@ -1,0 +1,69 @@
+#include "run/image_build_ticker.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "run/image_build_progress.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+namespace {
+
+std::uintmax_t size_of(const std::string& path) {
+  std::error_code ec;
+  const auto n = fs::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
+std::string elapsed_words(double s) {
+  const long whole = static_cast<long>(s);
+  return whole < 60 ? fmt::format("{} s", whole) : fmt::format("{} min {:02} s", whole / 60, whole % 60);
+}
+
+}  // namespace
+
+ImageBuildTicker::ImageBuildTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say)
+    : log_path_(std::move(log_path)), interval_s_(interval_s), say_(std::move(say)) {
+  const std::uintmax_t offset = size_of(log_path_);
+  thread_ = std::thread([this, offset] { loop(offset); });
+}
+
+ImageBuildTicker::~ImageBuildTicker() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void ImageBuildTicker::loop(std::uintmax_t offset) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto next_say = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(interval_s_));
+  ImageBuildProgress progress;
+  std::string partial;  // a line the build has not finished writing yet
+  while (!stop_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::uintmax_t size = size_of(log_path_);
+    if (size > offset) {
+      std::ifstream in(log_path_, std::ios::binary);
+      in.seekg(static_cast<std::streamoff>(offset));
+      std::string chunk(static_cast<std::size_t>(size - offset), '\0');
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      chunk.resize(static_cast<std::size_t>(in.gcount()));
+      offset += chunk.size();
+      partial += chunk;
+      for (std::size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
+        feed_build_line(progress, partial.substr(0, nl));
+    }
+    if (clock::now() < next_say) continue;
+    next_say += std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(interval_s_));
+    const std::string what = describe_build_progress(progress);
+    say_(fmt::format("{} in: {}", elapsed_words(std::chrono::duration<double>(clock::now() - start).count()),
+                     what.empty() ? "no output yet" : what));
+  }
+}
+
+}  // namespace opmatrix
