@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ops/cpu/simd.h"
 #include "ops/cpu/zero_pad_bilinear.h"
 #include "ops/ms_deform_attn_check.h"
 #include "ops/tensor_api.h"
@@ -22,12 +23,6 @@ namespace opmatrix {
 namespace {
 
 using ms_deform_attn_geometry::Geometry;
-
-#if defined(__GNUC__)
-#define OPMATRIX_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define OPMATRIX_ALWAYS_INLINE inline
-#endif
 
 struct Levels {
   std::vector<int64_t> shapes, starts;  // host copies: [L, 2] and [L]

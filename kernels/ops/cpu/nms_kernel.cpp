@@ -4,7 +4,8 @@
 //  - boxes gathered once into score order, structure-of-arrays, so the inner loop is a
 //    branch-free, vectorisable sweep (an AVX2 clone is picked at load time where available);
 //  - blocked greedy: boxes are resolved B at a time; the boxes a block keeps then suppress
-//    everything after the block in parallel (at::parallel_for). A box is kept iff no kept box
+//    everything after the block in parallel (at::parallel_for), and the survivors are
+//    compacted so that suppressed boxes are never tested again. A box is kept iff no kept box
 //    of higher score overlaps it, so this is exactly the sequential greedy result.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 
@@ -14,14 +15,17 @@
 #include <limits>
 #include <vector>
 
+#include "ops/cpu/simd.h"
 #include "ops/nms_check.h"
 #include "ops/tensor_api.h"
 
 namespace opmatrix {
 namespace {
 
-constexpr int64_t kBlock = 256;        // boxes resolved sequentially per step
-constexpr int64_t kGrain = 2048;       // boxes per parallel work item
+constexpr int64_t kBlock = 256;             // boxes resolved sequentially per step
+constexpr int64_t kGrain = 2048;            // boxes per parallel work item when gathering
+constexpr int64_t kPairsPerItem = 1 << 16;  // IoU tests per parallel work item in a sweep
+constexpr int64_t kMinGrain = 256;
 
 // Largest value of T that is <= threshold, so that `iou > t` in T decides exactly like
 // torchvision's `iou > (double)threshold` (a T above t is above threshold and vice versa).
@@ -31,12 +35,6 @@ T threshold_in(double threshold) {
   if (static_cast<double>(t) > threshold) t = std::nextafter(t, -std::numeric_limits<T>::infinity());
   return t;
 }
-
-#if defined(__GNUC__)
-#define OPMATRIX_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define OPMATRIX_ALWAYS_INLINE inline
-#endif
 
 template <typename T>
 struct SortedBoxes {
@@ -68,12 +66,6 @@ OPMATRIX_ALWAYS_INLINE void suppress_range_impl(const SortedBoxes<T>& b, uint8_t
   }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define OPMATRIX_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define OPMATRIX_SIMD_CLONES
-#endif
-
 OPMATRIX_SIMD_CLONES void suppress_range(const SortedBoxes<float>& b, uint8_t* s, int64_t i,
                                          int64_t begin, int64_t end, float t) {
   suppress_range_impl(b, s, i, begin, end, t);
@@ -81,6 +73,25 @@ OPMATRIX_SIMD_CLONES void suppress_range(const SortedBoxes<float>& b, uint8_t* s
 OPMATRIX_SIMD_CLONES void suppress_range(const SortedBoxes<double>& b, uint8_t* s, int64_t i,
                                          int64_t begin, int64_t end, double t) {
   suppress_range_impl(b, s, i, begin, end, t);
+}
+
+// Moves the boxes of [begin, end) that are not suppressed to the front of that range, in
+// order, and clears their flags; returns the new end.
+template <typename T>
+int64_t compact(SortedBoxes<T>& b, std::vector<int64_t>& pos, int64_t begin, int64_t end) {
+  int64_t out = begin;
+  for (int64_t j = begin; j < end; ++j) {
+    if (b.suppressed[j]) continue;
+    b.x1[out] = b.x1[j];
+    b.y1[out] = b.y1[j];
+    b.x2[out] = b.x2[j];
+    b.y2[out] = b.y2[j];
+    b.area[out] = b.area[j];
+    pos[out] = pos[j];
+    b.suppressed[out] = 0;
+    ++out;
+  }
+  return out;
 }
 
 template <typename T>
@@ -94,6 +105,7 @@ api::Tensor nms_cpu_impl(const api::Tensor& dets, const api::Tensor& scores, dou
   SortedBoxes<T> b;
   for (auto* v : {&b.x1, &b.y1, &b.x2, &b.y2, &b.area}) v->resize(n);
   b.suppressed.assign(n, 0);
+  std::vector<int64_t> pos(ord, ord + n);  // original index of each (compacted) box
   api::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const T* d = box + 4 * ord[i];
@@ -113,19 +125,28 @@ api::Tensor nms_cpu_impl(const api::Tensor& dets, const api::Tensor& scores, dou
   std::vector<int64_t> kept_in_block;
   kept_in_block.reserve(kBlock);
 
-  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
-    const int64_t b1 = std::min(n, b0 + kBlock);
+  // [b0, alive) holds the boxes not yet suppressed, in score order: after each block the
+  // survivors behind it are compacted, so later sweeps skip every box already suppressed
+  // (most of them, on detector output) instead of testing it again for each kept box.
+  int64_t alive = n;
+  for (int64_t b0 = 0; b0 < alive;) {
+    const int64_t b1 = std::min(alive, b0 + kBlock);
     kept_in_block.clear();
     for (int64_t i = b0; i < b1; ++i) {
       if (suppressed[i]) continue;
-      keep_out[num_kept++] = ord[i];
+      keep_out[num_kept++] = pos[i];
       kept_in_block.push_back(i);
       suppress_range(b, suppressed, i, i + 1, b1, t);
     }
-    if (kept_in_block.empty() || b1 == n) continue;
-    api::parallel_for(b1, n, kGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i : kept_in_block) suppress_range(b, suppressed, i, begin, end, t);
-    });
+    if (!kept_in_block.empty() && b1 < alive) {
+      // Each work item is a run of boxes tested against every box kept in the block.
+      const int64_t grain = std::max<int64_t>(kMinGrain, kPairsPerItem / static_cast<int64_t>(kept_in_block.size()));
+      api::parallel_for(b1, alive, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t i : kept_in_block) suppress_range(b, suppressed, i, begin, end, t);
+      });
+    }
+    alive = compact(b, pos, b1, alive);
+    b0 = b1;
   }
   return api::narrow(keep, /*dim=*/0, /*start=*/0, /*length=*/num_kept);
 }

@@ -17,9 +17,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <vector>
 
+#include <sys/mman.h>
+
+#include "ops/cpu/simd.h"
 #include "ops/roi_align_check.h"
 #include "ops/tensor_api.h"
 
@@ -140,27 +146,160 @@ Plan<T> make_plan(const T* rois, int64_t num_rois, T spatial_scale, int64_t heig
   return plan;
 }
 
+// Scratch memory for a copy of the whole input. Fresh pages of a large allocation are
+// faulted in and zeroed by the kernel one 4 KiB page at a time, which cost as much as the copy
+// itself; asking for transparent huge pages (where the kernel offers them) makes that one
+// fault per 2 MiB.
 template <typename T>
-void roi_align_forward_impl(const api::Tensor& input, const api::Tensor& rois, T spatial_scale,
-                            int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                            bool aligned, api::Tensor& output) {
-  const int64_t num_rois = rois.size(0);
-  const int64_t channels = input.size(1), height = input.size(2), width = input.size(3);
-  const Plan<T> plan = make_plan<T>(api::data<T>(rois), num_rois, spatial_scale, height, width,
-                                    pooled_height, pooled_width, sampling_ratio, aligned);
-  for (const auto& p : plan.rois) {
-    OPMATRIX_CHECK(p.batch >= 0 && p.batch < input.size(0), "roi_align: roi batch index ", p.batch,
-                " out of range for input batch size ", input.size(0));
+class Scratch {
+ public:
+  explicit Scratch(int64_t count) {
+    constexpr size_t kHuge = size_t(2) << 20;
+    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    data_ = static_cast<T*>(std::aligned_alloc(kHuge, rounded));
+    OPMATRIX_CHECK(data_ != nullptr, "roi_align: cannot allocate ", rounded, " bytes of scratch memory");
+#ifdef MADV_HUGEPAGE
+    madvise(data_, rounded, MADV_HUGEPAGE);  // advice only: fine if refused
+#endif
   }
-  // Rois grouped by image so consecutive rois sample the same plane.
+  ~Scratch() { std::free(data_); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  T* get() const { return data_; }
+
+ private:
+  T* data_;
+};
+
+// input [N, C, H, W] -> out [N, H, W, C], in tiles so both sides stay in cache.
+template <typename T>
+void to_channels_last(const T* in, int64_t batch, int64_t channels, int64_t plane, T* out) {
+  constexpr int64_t kTileSide = 32;
+  const int64_t tiles = (plane + kTileSide - 1) / kTileSide;
+  api::parallel_for(0, batch * tiles, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / tiles, p0 = (item % tiles) * kTileSide;
+      const int64_t p1 = std::min(plane, p0 + kTileSide);
+      for (int64_t c0 = 0; c0 < channels; c0 += kTileSide) {
+        const int64_t c1 = std::min(channels, c0 + kTileSide);
+        for (int64_t p = p0; p < p1; ++p) {
+          T* dst = out + (n * plane + p) * channels;
+          for (int64_t c = c0; c < c1; ++c) dst[c] = in[(n * channels + c) * plane + p];
+        }
+      }
+    }
+  });
+}
+
+// acc[c] += w1 * p1[c] + w2 * p2[c] + w3 * p3[c] + w4 * p4[c] for every channel: torchvision's
+// per-channel expression, evaluated for a vector of channels at a time (same operations in
+// the same order in every lane, so the same rounding).
+template <typename T>
+OPMATRIX_ALWAYS_INLINE void accumulate_taps(T* acc, const T* p1, const T* p2, const T* p3,
+                                            const T* p4, T w1, T w2, T w3, T w4, int64_t channels) {
+  typedef T Vec __attribute__((vector_size(32)));
+  constexpr int64_t kLanes = sizeof(Vec) / sizeof(T);
+  int64_t c = 0;
+  for (; c + kLanes <= channels; c += kLanes) {
+    Vec a, v1, v2, v3, v4;
+    std::memcpy(&a, acc + c, sizeof a);
+    std::memcpy(&v1, p1 + c, sizeof v1);
+    std::memcpy(&v2, p2 + c, sizeof v2);
+    std::memcpy(&v3, p3 + c, sizeof v3);
+    std::memcpy(&v4, p4 + c, sizeof v4);
+    a += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
+    std::memcpy(acc + c, &a, sizeof a);
+  }
+  for (; c < channels; ++c) acc[c] += w1 * p1[c] + w2 * p2[c] + w3 * p3[c] + w4 * p4[c];
+}
+
+// One roi from a channels-last image: every bin accumulated for all channels at once into
+// acc [bins][C], then divided and written out as [C][bins].
+template <typename T>
+OPMATRIX_ALWAYS_INLINE void roi_channels_last_impl(const T* image, int64_t channels, int64_t width,
+                                                   const RoiPlan<T>& p, const Tap<T>* ty0,
+                                                   const Tap<T>* tx0, int64_t pooled_height,
+                                                   int64_t pooled_width, T* acc, T* dst) {
+  const int64_t bins = pooled_height * pooled_width;
+  std::fill(acc, acc + bins * channels, T(0));
+  for (int64_t ph = 0; ph < pooled_height; ++ph) {
+    const Tap<T>* ty = ty0 + ph * p.grid_h;
+    for (int64_t pw = 0; pw < pooled_width; ++pw) {
+      const Tap<T>* tx = tx0 + pw * p.grid_w;
+      T* bin = acc + (ph * pooled_width + pw) * channels;
+      for (int64_t iy = 0; iy < p.grid_h; ++iy) {
+        const Tap<T>& a = ty[iy];
+        const T* row_lo = image + a.lo * width * channels;
+        const T* row_hi = image + a.hi * width * channels;
+        for (int64_t ix = 0; ix < p.grid_w; ++ix) {
+          const Tap<T>& b = tx[ix];
+          accumulate_taps(bin, row_lo + b.lo * channels, row_lo + b.hi * channels,
+                          row_hi + b.lo * channels, row_hi + b.hi * channels, a.h * b.h,
+                          a.h * b.l, a.l * b.h, a.l * b.l, channels);
+        }
+      }
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t k = 0; k < bins; ++k) dst[c * bins + k] = acc[k * channels + c] / p.count;
+  }
+}
+
+OPMATRIX_SIMD_CLONES void roi_channels_last(const float* image, int64_t channels, int64_t width,
+                                            const RoiPlan<float>& p, const Tap<float>* ty,
+                                            const Tap<float>* tx, int64_t ph, int64_t pw,
+                                            float* acc, float* dst) {
+  roi_channels_last_impl(image, channels, width, p, ty, tx, ph, pw, acc, dst);
+}
+OPMATRIX_SIMD_CLONES void roi_channels_last(const double* image, int64_t channels, int64_t width,
+                                            const RoiPlan<double>& p, const Tap<double>* ty,
+                                            const Tap<double>* tx, int64_t ph, int64_t pw,
+                                            double* acc, double* dst) {
+  roi_channels_last_impl(image, channels, width, p, ty, tx, ph, pw, acc, dst);
+}
+
+// Channels-last pays when the rois read the input several times over: a corner read serves
+// a whole vector of channels, and the copy costs one pass over the input.
+template <typename T>
+bool channels_last_pays(const Plan<T>& plan, int64_t pooled_height, int64_t pooled_width,
+                        int64_t channels, int64_t input_numel) {
+  int64_t samples = 0;
+  for (const auto& p : plan.rois) samples += p.grid_h * p.grid_w;
+  return samples * pooled_height * pooled_width * channels * 4 >= input_numel;
+}
+
+template <typename T>
+void forward_channels_last(const T* in, const Plan<T>& plan, int64_t batch, int64_t channels,
+                           int64_t height, int64_t width, int64_t pooled_height,
+                           int64_t pooled_width, T* out) {
+  const int64_t plane = height * width;
+  Scratch<T> image(batch * channels * plane);
+  to_channels_last(in, batch, channels, plane, image.get());
+  const int64_t bins = pooled_height * pooled_width;
+  const int64_t num_rois = static_cast<int64_t>(plan.rois.size());
+  api::parallel_for(0, num_rois, 1, [&](int64_t begin, int64_t end) {
+    std::unique_ptr<T[]> acc(new T[bins * channels]);
+    for (int64_t n = begin; n < end; ++n) {
+      const auto& p = plan.rois[n];
+      roi_channels_last(image.get() + p.batch * plane * channels, channels, width, p,
+                        plan.y.data() + p.y_taps, plan.x.data() + p.x_taps, pooled_height,
+                        pooled_width, acc.get(), out + n * channels * bins);
+    }
+  });
+}
+
+// The rois grouped by image, channel-major: one input plane stays in cache while every roi
+// of its image samples it. For few rois on a large input, where the copy would not pay.
+template <typename T>
+void forward_channel_major(const T* in, const Plan<T>& plan, int64_t channels, int64_t height,
+                           int64_t width, int64_t pooled_height, int64_t pooled_width, T* out) {
+  const int64_t num_rois = static_cast<int64_t>(plan.rois.size());
   std::vector<int64_t> order(num_rois);
   std::iota(order.begin(), order.end(), int64_t(0));
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return plan.rois[a].batch < plan.rois[b].batch;
   });
-
-  const T* in = api::data<T>(input);
-  T* out = api::data<T>(output);
   const int64_t plane = height * width;
   const int64_t bins = pooled_height * pooled_width;
   const int64_t chunks = (num_rois + kRoiChunk - 1) / kRoiChunk;
@@ -197,6 +336,28 @@ void roi_align_forward_impl(const api::Tensor& input, const api::Tensor& rois, T
       }
     }
   });
+}
+
+template <typename T>
+void roi_align_forward_impl(const api::Tensor& input, const api::Tensor& rois, T spatial_scale,
+                            int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                            bool aligned, api::Tensor& output) {
+  const int64_t num_rois = rois.size(0);
+  const int64_t batch = input.size(0), channels = input.size(1);
+  const int64_t height = input.size(2), width = input.size(3);
+  const Plan<T> plan = make_plan<T>(api::data<T>(rois), num_rois, spatial_scale, height, width,
+                                    pooled_height, pooled_width, sampling_ratio, aligned);
+  for (const auto& p : plan.rois) {
+    OPMATRIX_CHECK(p.batch >= 0 && p.batch < batch, "roi_align: roi batch index ", p.batch,
+                " out of range for input batch size ", batch);
+  }
+  const T* in = api::data<T>(input);
+  T* out = api::data<T>(output);
+  if (channels_last_pays(plan, pooled_height, pooled_width, channels, input.numel())) {
+    forward_channels_last(in, plan, batch, channels, height, width, pooled_height, pooled_width, out);
+  } else {
+    forward_channel_major(in, plan, channels, height, width, pooled_height, pooled_width, out);
+  }
 }
 
 template <typename T>
