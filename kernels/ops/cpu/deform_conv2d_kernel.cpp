@@ -9,7 +9,8 @@
 // The GEMM: for float, where torch has oneDNN, it runs as a 1x1 oneDNN convolution over
 // a chunk of images (columns viewed as [B, C_in*kH*kW, H_out, W_out]) — JIT-compiled SIMD
 // kernels, where at::addmm goes to whatever BLAS the cell's torch links (Debian's torch:
-// reference netlib BLAS, ~15x slower). Otherwise one addmm per image and group.
+// reference netlib BLAS, ~15x slower). Otherwise one GEMM per image and group: torch's addmm
+// where torch has MKL, else our blocked product (ops/cpu/gemm.cpp).
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 #ifndef OPMATRIX_STABLE_ABI
 #include <ATen/Config.h>
@@ -24,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ops/cpu/gemm.h"
 #include "ops/cpu/zero_pad_bilinear.h"
 #include "ops/deform_conv2d_check.h"
 #include "ops/tensor_api.h"
@@ -105,6 +107,16 @@ bool use_onednn_gemm(const api::Tensor& input) {
 #endif
 }
 
+// Otherwise: where torch multiplies through MKL, its addmm is the faster GEMM; elsewhere
+// (Debian's torch links the reference netlib BLAS) our blocked product is ~10x faster.
+bool use_own_gemm() {
+#ifdef OPMATRIX_STABLE_ABI
+  return false;  // no way to ask the stable ABI which BLAS torch has: keep torch's
+#else
+  return !at::hasMKL();
+#endif
+}
+
 // columns [B, C_in*K, H_out, W_out] (1x1 conv input) -> [B, C_out, H_out, W_out].
 api::Tensor onednn_gemm(const api::Tensor& columns, const api::Tensor& weight_1x1,
                        const api::Tensor& bias, int64_t groups) {
@@ -178,6 +190,7 @@ api::Tensor deform_conv2d_forward_kernel(
   const api::Tensor columns_g = api::view(columns, {groups, cin_g * K, P});
   const api::Tensor bias_g = api::view(t.bias, {groups, cout_g, 1});
 
+  const bool own_gemm = use_own_gemm();
   api::dispatch_floating(t.input.scalar_type(), "opmatrix::deform_conv2d (CPU)", [&](auto tag) {
     using scalar_t = decltype(tag);
     for (int64_t n = 0; n < g.batch; ++n) {
@@ -188,6 +201,13 @@ api::Tensor deform_conv2d_forward_kernel(
           api::data<scalar_t>(columns));
       api::Tensor out_n = api::view(api::select(output, 0, n), {groups, cout_g, P});
       for (int64_t grp = 0; grp < groups; ++grp) {
+        if (own_gemm) {
+          cpu::gemm_bias(cout_g, P, cin_g * K, api::data<scalar_t>(t.weight) + grp * cout_g * cin_g * K,
+                         api::data<scalar_t>(columns) + grp * cin_g * K * P,
+                         api::data<scalar_t>(t.bias) + grp * cout_g,
+                         api::data<scalar_t>(output) + (n * groups + grp) * cout_g * P);
+          continue;
+        }
         api::Tensor out_ng = api::select(out_n, 0, grp);
         api::addmm_out<scalar_t>(out_ng, api::select(bias_g, 0, grp), api::select(weight_g, 0, grp), api::select(columns_g, 0, grp));
       }
