@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """GPU benchmark of the opmatrix CUDA kernels against torchvision's CUDA kernels.
 
-The GPU counterpart of nms_roi_align_bench.cpp and deform_ops_bench.cpp: the same shapes as
-those CPU benches, plus detection shapes (FPN P2-P5 of an 800 x 1088 image, RPN-sized nms,
+The GPU counterpart of kernel_sweep (the CPU sweep): the shapes of the CPU benchmarks it
+replaced, plus detection shapes (FPN P2-P5 of an 800 x 1088 image, RPN-sized nms,
 DCNv2 ResNet-50 stages, Deformable-DETR's encoder and decoder at their real level sizes).
 Both sides are called as dispatcher ops (torch.ops.opmatrix.X / torch.ops.torchvision.X), so
 neither pays torchvision.ops' Python argument handling; ms_deform_attn has no torchvision op
@@ -11,7 +11,7 @@ and is compared with Deformable-DETR's grid_sample composite (ms_deform_attn_cor
 Results are compared before anything is timed: nms indices must be identical, roi_align is
 reported as max |diff|, deform_conv2d must be within the cases' float tolerance
 (cases/correctness/deform_conv2d_correctness.cpp: rtol 1e-4, atol 1e-4 * (1 + max|ref|)),
-ms_deform_attn within max relative difference 1e-4 (as deform_ops_bench.cpp). Exit status 1
+ms_deform_attn within max relative difference 1e-4. Exit status 1
 if any result differs.
 
 Timing: CUDA events around each call after warm-up, the two sides alternating, median of
@@ -58,7 +58,7 @@ def median_ms(a, b, reps, warmup):
 
 
 def proposals(n, objects, gen, dev):
-    """Detector-like proposals in an 800 x 1088 image (as nms_roi_align_bench.cpp): many jittered
+    """Detector-like proposals in an 800 x 1088 image (as bench/kernels/sweep/common.cpp): many jittered
     candidates per object, sides 16-256 px. Scores are distinct (a permutation): torchvision's
     CUDA nms sorts unstably, ours stably, so tied scores could order tied boxes differently and
     make equal kernels look different."""
