@@ -20,16 +20,21 @@ workflows=(.github/workflows/*.yml examples/caller-workflow.yml)
 "$venv/bin/actionlint" -shellcheck= -pyflakes= "${workflows[@]}"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}"
 
-# Every matrix.<key> a workflow's jobs use must be in each include entry github-matrix prints.
+# Every matrix.<key> a workflow's jobs use must be in each include entry github-matrix prints,
+# for the cell jobs and for the cross-load jobs.
 keys=$(grep -hoE '(\$\{\{|\(|,) *matrix\.[a-z_]+' .github/workflows/*.yml | sed -E 's/.*matrix\.//' | sort -u)
 if [ -z "$keys" ]; then
   echo "no workflow reads matrix.<key>: the cell job of .github/workflows/opmatrix.yml lost its matrix?" >&2
   exit 1
 fi
-for where in github gpu; do
-  "$opmatrix" github-matrix --matrix matrix.yaml --where "$where" > "$venv/github-matrix-$where.json"
+# The cross-load jobs' matrix (github-matrix --cross-load) is read with the same keys.
+for plan in github gpu github-cross-load; do
+  case $plan in
+    *-cross-load) "$opmatrix" github-matrix --matrix matrix.yaml --where "${plan%-cross-load}" --cross-load ;;
+    *) "$opmatrix" github-matrix --matrix matrix.yaml --where "$plan" ;;
+  esac > "$venv/github-matrix-$plan.json"
   for key in $keys; do
-    python3 - "$venv/github-matrix-$where.json" "$key" <<'PY'
+    python3 - "$venv/github-matrix-$plan.json" "$key" <<'PY'
 import json, sys
 entries = json.load(open(sys.argv[1]))["include"]
 missing = [e.get("id", "?") for e in entries if sys.argv[2] not in e]

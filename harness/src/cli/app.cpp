@@ -98,6 +98,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   g->add_option("--matrix", gh.matrix, kMatrixHelp);
   g->add_option("--where", gh.where, "github | local | gpu | all (default: github)")
       ->check(CLI::IsMember({"github", "local", "gpu", "all"}));
+  g->add_flag("--cross-load", gh.cross_load, "print the cross-load jobs instead: one per runtime cell, each loading "
+                                             "every build");
   g->callback([&] { action = [&] { return github_matrix_command(gh, out, err); }; });
 
   RunOptions run;
@@ -148,14 +150,20 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   bs->add_flag("--json", bisect.json, "print the outcome as JSON");
   bs->callback([&] { action = [&] { return bisect_command(bisect, out, err); }; });
 
-  RunOptions xload;
+  CrossLoadOptions xload;
   auto* x = app.add_subcommand("cross-load", "load the op library built in each cell in every other cell's runtime "
                                              "(from the cells' last results); writes results/_cross-load.json");
-  x->add_option("--matrix", xload.matrix, kMatrixHelp);
-  x->add_option("--results", xload.results, "folder of results/<cell>.json (default: ./results)");
-  x->add_option("--engine", xload.engine, "podman (default) | docker | host")->check(CLI::IsMember({"podman", "docker", "host"}));
-  x->add_option("--work-dir", xload.work_dir, "per-cell build folders (default: build/opmatrix)");
-  x->add_flag("--no-cache", xload.no_cache, "load again even where the runtime and the builds are unchanged");
+  x->add_option("--matrix", xload.run.matrix, kMatrixHelp);
+  x->add_option("--results", xload.run.results, "folder of results/<cell>.json (default: ./results)");
+  x->add_option("--engine", xload.run.engine, "podman (default) | docker | host")->check(CLI::IsMember({"podman", "docker", "host"}));
+  x->add_option("--work-dir", xload.run.work_dir, "per-cell build folders (default: build/opmatrix)");
+  x->add_flag("--no-cache", xload.run.no_cache, "load again even where the runtime and the builds are unchanged");
+  x->add_option("--runtime", xload.runtimes, "load into this cell's runtime only (repeatable; one GitHub job each); "
+                                             "the other cells' builds are still loaded");
+  x->add_flag("--subjects-only", xload.subjects_only, "only copy the runtimes' upstream libraries (torchvision's "
+                                                      "_C_stable.so) into their build folders, for a later job");
+  x->add_option("--merge", xload.merge, "merge these _cross-load.json files of single-runtime jobs into "
+                                        "RESULTS/_cross-load.json instead of loading anything")->expected(1, -1);
   x->callback([&] { action = [&] { return cross_load_command(xload, out, err); }; });
 
   ReportOptions report;

@@ -50,6 +50,7 @@ int list_command(const ListOptions& opts, std::ostream& out, std::ostream& err);
 struct GithubMatrixOptions {
   std::string matrix = "matrix.yaml";
   std::string where = "github";  // github | local | gpu | all
+  bool cross_load = false;        // the cross-load jobs (run/cross_load_jobs.h) instead of the cells
 };
 int github_matrix_command(const GithubMatrixOptions& opts, std::ostream& out, std::ostream& err);
 
@@ -76,7 +77,13 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 // A container memory limit as podman/docker take it: a whole number with an optional b/k/m/g.
 bool valid_memory_limit(const std::string& size);
 // `opmatrix cross-load`: the build x run load table from the cells' last results.
-int cross_load_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
+struct CrossLoadOptions {
+  RunOptions run;                     // matrix, results, engine, work dir, no_cache
+  std::vector<std::string> runtimes;  // only these runtimes (a GitHub job each); empty: all
+  bool subjects_only = false;         // only copy upstream subjects into the build folders
+  std::vector<std::string> merge;     // merge these single-runtime files instead of loading
+};
+int cross_load_command(const CrossLoadOptions& opts, std::ostream& out, std::ostream& err);
 struct EngineConfig;
 EngineConfig engine_config_for(const RunOptions& opts);
 

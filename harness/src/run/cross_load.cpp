@@ -165,25 +165,29 @@ void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const
 // Upstream's own stable-ABI library as a known subject: torchvision's _C_stable.so (0.29 on),
 // copied out of each runtime image that has it into that cell's build folder, then loaded into
 // every runtime like our builds (its target is torchvision's business: measured, not judged).
-std::vector<Side> torchvision_stable_subjects(Engine& engine, const std::vector<Side>& runtimes,
-                                              const Progress& progress) {
+// A probed cell that is not a runtime here (its image is on another machine: a GitHub job per
+// runtime) still gives its subject when its build folder holds the copy its own job made.
+std::vector<Side> torchvision_stable_subjects(Engine& engine, const std::vector<Side>& probed,
+                                              const std::vector<Side>& runtimes, const Progress& progress) {
   std::vector<Side> out;
-  for (const auto& rt : runtimes) {
+  for (const auto& rt : probed) {
     const nlohmann::json& v = rt.result.versions;
     const std::string ext = v.is_object() && v.contains("torchvision_ext") && v["torchvision_ext"].is_string()
                                 ? v["torchvision_ext"].get<std::string>() : "";
     if (fs::path(ext).filename().string().find("_stable") == std::string::npos) continue;
     const std::string name = fs::path(ext).filename().string();
+    const bool host = engine.name() == "host";
+    const std::string host_copy = engine.host_build_dir(*rt.cell) + "/xload-subjects/" + name;
+    const bool is_runtime = std::any_of(runtimes.begin(), runtimes.end(), [&](const Side& r) { return r.cell == rt.cell; });
+    if (!is_runtime && !fs::is_regular_file(host_copy)) continue;
     StepCommand cmd;
     cmd.cell_id = rt.cell->id;
     cmd.step = "cross-load-subject";
-    const bool host = engine.name() == "host";
-    const std::string host_copy = engine.host_build_dir(*rt.cell) + "/xload-subjects/" + name;
     cmd.argv = {"install", "-D", "-m", "0644", ext,
                 host ? host_copy : engine.paths(*rt.cell).build + "/xload-subjects/" + name};
     cmd.timeout_s = 120;
-    ProcessResult r = engine.run_step(rt.result.image, *rt.cell, cmd);
-    if (!r.ok() || !fs::is_regular_file(host_copy)) {
+    ProcessResult r = is_runtime ? engine.run_step(rt.result.image, *rt.cell, cmd) : ProcessResult{};
+    if (is_runtime && (!r.ok() || !fs::is_regular_file(host_copy))) {
       progress("cross-load", fmt::format("{}: could not copy {} out of the image (exit {})", rt.cell->id, ext, r.exit_code));
       continue;
     }
@@ -287,8 +291,12 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
                               const Progress& progress) {
   const std::string path = settings.results_dir + "/" + kCrossLoadFile;
   nlohmann::json old = nlohmann::json::parse(read_text_file(path), nullptr, false);
-  std::vector<Side> builds, runtimes;
+  std::vector<Side> builds, runtimes, probed;
   std::vector<std::string> unavailable;  // runtimes that cannot run, each with why
+  auto wanted = [&](const Cell& c) {
+    return settings.runtimes.empty() ||
+           std::find(settings.runtimes.begin(), settings.runtimes.end(), c.id) != settings.runtimes.end();
+  };
   for (const auto& cell : matrix.cells) {
     if (cell.project) continue;  // other op libraries have their own names; ours is compared
     nlohmann::json j = nlohmann::json::parse(read_text_file(settings.results_dir + "/" + cell.id + ".json"), nullptr, false);
@@ -302,7 +310,10 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
     if (s.result.engine != engine.name() || s.result.image.empty()) continue;
     // A runtime whose image was removed since (to free disk) cannot load anything; its build
     // still can be loaded elsewhere.
-    if (has_check(s.result, "versions", false) && image_gone(engine, s.result.image))
+    if (has_check(s.result, "versions", false)) probed.push_back(s);
+    if (!wanted(cell)) {
+      // not a runtime in this job: its build and subject only
+    } else if (has_check(s.result, "versions", false) && image_gone(engine, s.result.image))
       unavailable.push_back(fmt::format("{}: its image {} is gone; `opmatrix run --cell {} --images-only` rebuilds it",
                                         cell.id, s.result.image, cell.id));
     else if (has_check(s.result, "versions", false))
@@ -322,7 +333,8 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
       builds.push_back(s);
     }
   }
-  for (auto& subject : torchvision_stable_subjects(engine, runtimes, progress)) builds.push_back(std::move(subject));
+  for (auto& subject : torchvision_stable_subjects(engine, probed, runtimes, progress)) builds.push_back(std::move(subject));
+  if (settings.subjects_only) return nlohmann::json::object();
   const std::string scripts = scripts_hash(engine.config().data_root);
   nlohmann::json out = {{"schema_version", 2},
                         {"kind", "opmatrix-cross-load"},

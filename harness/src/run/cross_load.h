@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,12 @@ struct CrossLoadSettings {
   std::string results_dir;  // absolute
   double timeout_s = 1800;  // per runtime (one container loads every build)
   bool no_cache = false;
+  // Only these cells are runtimes ("" = every cell whose image is here): one GitHub job per
+  // runtime (run/cross_load_jobs.h). The others' builds and upstream subjects still count.
+  std::vector<std::string> runtimes;
+  // Only copy the runtimes' upstream subjects (torchvision's _C_stable.so) out of their images
+  // into their build folders, where a cell job's build artifact takes them along; load nothing.
+  bool subjects_only = false;
 };
 
 // Runs what is not cached, writes the file atomically and returns its JSON. Cells need a
