@@ -205,6 +205,17 @@ std::vector<Side> torchvision_stable_subjects(Engine& engine, const std::vector<
 
 }  // namespace
 
+nlohmann::json empty_cross_load_file(const std::string& engine) {
+  return {{"schema_version", kCrossLoadSchemaVersion},
+          {"kind", "opmatrix-cross-load"},
+          {"harness_version", kOpmatrixVersion},
+          {"generated_at", now_iso8601()},
+          {"engine", engine},
+          {"builds", nlohmann::json::array()},
+          {"runtimes", nlohmann::json::array()},
+          {"pairs", nlohmann::json::array()}};
+}
+
 // The `test` step is what to ask: its results are per-op `correctness` checks.
 bool runtime_has_cases(const Cell& cell, const CellResult& result) {
   if (cell.project || !has_check(result, "build", true)) return false;
@@ -336,14 +347,7 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
   for (auto& subject : torchvision_stable_subjects(engine, probed, runtimes, progress)) builds.push_back(std::move(subject));
   if (settings.subjects_only) return nlohmann::json::object();
   const std::string scripts = scripts_hash(engine.config().data_root);
-  nlohmann::json out = {{"schema_version", 2},
-                        {"kind", "opmatrix-cross-load"},
-                        {"harness_version", kOpmatrixVersion},
-                        {"generated_at", now_iso8601()},
-                        {"engine", engine.name()},
-                        {"builds", nlohmann::json::array()},
-                        {"runtimes", nlohmann::json::array()},
-                        {"pairs", nlohmann::json::array()}};
+  nlohmann::json out = empty_cross_load_file(engine.name());
   for (const auto& u : unavailable) progress("cross-load", "not a runtime: " + u);
   if (!unavailable.empty()) out["runtimes_unavailable"] = unavailable;
   for (const auto& b : builds)

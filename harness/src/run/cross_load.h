@@ -15,6 +15,10 @@
 namespace opmatrix {
 
 constexpr const char* kCrossLoadFile = "_cross-load.json";  // "_": never a cell id
+constexpr int kCrossLoadSchemaVersion = 2;
+
+// A cross-load file with no builds, runtimes or pairs yet (docs/results.md).
+nlohmann::json empty_cross_load_file(const std::string& engine);
 
 struct CrossLoadSettings {
   std::string results_dir;  // absolute

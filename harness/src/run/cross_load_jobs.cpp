@@ -6,8 +6,7 @@
 #include <fmt/format.h>
 
 #include "matrix/to_json.h"
-#include "util/clock.h"
-#include "version.h"
+#include "run/cross_load.h"
 
 namespace opmatrix {
 
@@ -29,25 +28,22 @@ nlohmann::json cross_load_job_matrix(const std::vector<const Cell*>& selected) {
 
 nlohmann::json merge_cross_loads(const std::vector<nlohmann::json>& parts, const std::vector<std::string>& names) {
   auto name = [&](std::size_t i) { return i < names.size() ? names[i] : fmt::format("part {}", i + 1); };
-  nlohmann::json out = {{"schema_version", 2},
-                        {"kind", "opmatrix-cross-load"},
-                        {"harness_version", kOpmatrixVersion},
-                        {"generated_at", now_iso8601()},
-                        {"merged_from", parts.size()},
-                        {"builds", nlohmann::json::array()},
-                        {"runtimes", nlohmann::json::array()},
-                        {"pairs", nlohmann::json::array()}};
+  nlohmann::json out = empty_cross_load_file("");  // the engine: the parts'
+  out["merged_from"] = parts.size();
+  bool engine_known = false;
   std::set<std::string> builds_seen, runtimes_seen;
   std::vector<std::string> unavailable, disagree;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const nlohmann::json& p = parts[i];
     if (!p.is_object() || p.value("kind", "") != "opmatrix-cross-load" || !p.contains("pairs") || !p["pairs"].is_array())
       throw std::runtime_error(name(i) + " is not a cross-load file (kind opmatrix-cross-load, as `opmatrix cross-load` writes)");
-    if (p.value("schema_version", 0) > 2)
-      throw std::runtime_error(fmt::format("{} has schema_version {}: newer than this opmatrix reads (2)", name(i),
-                                           p.value("schema_version", 0)));
-    if (!out.contains("engine")) out["engine"] = p.value("engine", "");
-    else if (p.value("engine", "") != out["engine"])
+    if (p.value("schema_version", 0) > kCrossLoadSchemaVersion)
+      throw std::runtime_error(fmt::format("{} has schema_version {}: newer than this opmatrix reads ({})", name(i),
+                                           p.value("schema_version", 0), kCrossLoadSchemaVersion));
+    if (!engine_known) {
+      out["engine"] = p.value("engine", "");
+      engine_known = true;
+    } else if (p.value("engine", "") != out["engine"])
       throw std::runtime_error(fmt::format("{} was loaded with engine {}, the others with {}", name(i),
                                            p.value("engine", ""), out["engine"].get<std::string>()));
     for (const auto& b : p.value("builds", nlohmann::json::array())) {
@@ -78,7 +74,6 @@ nlohmann::json merge_cross_loads(const std::vector<nlohmann::json>& parts, const
       agree += pair["prediction_agrees"].get<bool>();
     }
   out["prediction"] = {{"pairs", compared}, {"agree", agree}, {"disagree", disagree}};
-  if (!out.contains("engine")) out["engine"] = "";
   return out;
 }
 
