@@ -39,10 +39,12 @@ rm -rf "$work"
 mkdir -p "$work/bin"
 
 # Runs opmatrix on the fault matrix; "$@" are extra arguments. Sets rc, writes run.stdout/.stderr.
+# --yes: the faults are what is under test, not the disk estimate (the disk-full mode's work dir
+# is a 4 MiB tmpfs on purpose).
 run_opmatrix() {
   local name=$1 results=$2
   shift 2
-  "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$results" --no-cache --no-cross-load "$@" \
+  "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$results" --no-cache --no-cross-load --yes "$@" \
     >"$work/$name.stdout" 2>"$work/$name.stderr"
   rc=$?
 }
@@ -160,7 +162,7 @@ fi
 [ "$mode" = cells ] || fail "unknown mode '$mode' (cells, disk-full, engine)"
 results=$work/results
 "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$results" --work-dir "$work/cells" --no-cache \
-  --no-cross-load --jobs 2 --memory 1g >"$work/cells.stdout" 2>"$work/cells.stderr" &
+  --no-cross-load --yes --jobs 2 --memory 1g >"$work/cells.stdout" 2>"$work/cells.stderr" &
 pid=$!
 # Kill fault-killed's smoke container from outside once its program is sleeping.
 victim=opmatrix-fault-killed-smoke-$pid killed_at=

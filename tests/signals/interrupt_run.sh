@@ -112,8 +112,9 @@ export OPMATRIX_DATA_DIR=$repo
 run_and_stop() {
   local run=$1 log=$work/$1.stderr
   rm -rf "$results/logs/slow"  # the last run's log already says the step started
+  # --yes: the disk estimate takes the test's tiny Containerfile for a pypi image (8 GB).
   "$opmatrix" run --matrix "$repo/matrix.yaml" --results "$results" --work-dir "$work/cells" \
-    --pip-cache "$work/pip" --jobs 1 --build-jobs 1 >"$work/$run.stdout" 2>"$log" &
+    --pip-cache "$work/pip" --jobs 1 --build-jobs 1 --yes >"$work/$run.stdout" 2>"$log" &
   pid=$! opid=$!
   local t0=$(now)
   local storage_before=$(working_containers)

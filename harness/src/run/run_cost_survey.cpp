@@ -100,12 +100,13 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       add_image(cell->image.ref, *cell, image);
       continue;
     }
-    const ImageFigures figures = measured_image_figures(recipe_of(*cell));
+    const ImageFigures figures = measured_image_figures(recipe_of(*cell));  // by file name: debian.Containerfile …
     image.bytes = figures.bytes;
     image.download_bytes = figures.download_bytes;
     image.build_seconds = figures.build_seconds;
-    image.size_from = cell->image.builtin.empty() ? "a Containerfile of the matrix: the largest measured image"
-                                                  : "measured for " + recipe_of(*cell) + " images";
+    const std::string recipe = recipe_of(*cell);
+    const bool known = recipe == "debian" || recipe == "debian-cuda" || recipe == "debian-cuda-toolkit" || recipe == "pypi";
+    image.size_from = known ? "measured for " + recipe + " images" : "a Containerfile of the matrix's own: the largest measured image";
     // The image this cell ran in last time, when the storage still has it, is the best guess
     // of the next one's size (its tag changed with a script or the base, not with torch).
     const std::string old = last.is_object() ? last.value("image", "") : "";
