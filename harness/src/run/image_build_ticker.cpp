@@ -34,7 +34,11 @@ ImageBuildTicker::ImageBuildTicker(std::string log_path, double interval_s, std:
 }
 
 ImageBuildTicker::~ImageBuildTicker() {
-  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -44,8 +48,11 @@ void ImageBuildTicker::loop(std::uintmax_t offset) {
   auto next_say = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(interval_s_));
   ImageBuildProgress progress;
   std::string partial;  // a line the build has not finished writing yet
-  while (!stop_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (wake_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; })) return;
+    }
     const std::uintmax_t size = size_of(log_path_);
     if (size > offset) {
       std::ifstream in(log_path_, std::ios::binary);

@@ -4,8 +4,10 @@
 // a thread that tails the log and a clock.
 #pragma once
 
-#include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -26,7 +28,10 @@ class ImageBuildTicker {
   std::string log_path_;
   double interval_s_;
   std::function<void(const std::string&)> say_;
-  std::atomic<bool> stop_{false};
+  // The destructor wakes the thread at once: a present image costs no wait.
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
   std::thread thread_;
 };
 
