@@ -17,6 +17,7 @@
 #include <numeric>
 #include <string>
 #include <utility>
+#include <vector>
 
 #ifdef OPMATRIX_STABLE_ABI
 #include <torch/csrc/stable/library.h>
@@ -295,27 +296,31 @@ inline Tensor sum_to_channels(const Tensor& t4) {
 #endif
 }
 
-// Indices of the 1-d `scores` by descending score, equal scores in index order, NaN first:
-// torch.sort(scores, stable=True, descending=True)[1]. The stable ABI's sort is not stable
-// before its 2.15 headers, so that build sorts here.
+// Indices of the 1-d floating `scores` by descending score, equal scores in index order, NaN
+// first: torch.sort(scores, stable=True, descending=True)[1]. Sorted here in both ABIs: the
+// stable ABI's sort is not stable before its 2.15 headers, and (score, index) pairs under a
+// total order sort several times faster than ATen's stable sort of values with indices.
 inline Tensor stable_descending_order(const Tensor& scores) {
-#ifdef OPMATRIX_STABLE_ABI
   const int64_t n = scores.size(0);
   Tensor order = api::empty({n}, kLong, scores);
   int64_t* idx = api::data<int64_t>(order);
-  std::iota(idx, idx + n, int64_t{0});
   const Tensor s = api::contiguous(scores);
   api::dispatch_floating(s.scalar_type(), "stable_descending_order", [&](auto tag) {
     using T = decltype(tag);
     const T* v = api::data<T>(s);
-    std::stable_sort(idx, idx + n, [v](int64_t a, int64_t b) {
-      return v[a] > v[b] || (std::isnan(v[a]) && !std::isnan(v[b]));
+    std::vector<std::pair<T, int64_t>> keyed(n);
+    for (int64_t i = 0; i < n; ++i) keyed[i] = {v[i], i};
+    // NaN before numbers, higher scores first, ties (and NaNs) by index: a total order, so
+    // the unstable std::sort returns the stable sort's permutation.
+    std::sort(keyed.begin(), keyed.end(), [](const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) {
+      const bool a_nan = std::isnan(a.first), b_nan = std::isnan(b.first);
+      if (a_nan != b_nan) return a_nan;
+      if (!a_nan && a.first != b.first) return a.first > b.first;
+      return a.second < b.second;
     });
+    for (int64_t i = 0; i < n; ++i) idx[i] = keyed[i].second;
   });
   return order;
-#else
-  return std::get<1>(scores.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true));
-#endif
 }
 
 }  // namespace opmatrix::api
