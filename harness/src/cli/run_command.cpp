@@ -58,13 +58,18 @@ std::string repo_root_for(const RunOptions& opts) {
   return absolute(fs::path(opts.matrix).parent_path().empty() ? "." : fs::path(opts.matrix).parent_path().string());
 }
 
-// Says what the run will store and how long it takes; false (the numbers and --yes on `err`)
-// when it cannot fit and the person did not say to go on anyway.
-bool cost_fits_or_yes(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
+// Says what the run will store and how long it takes (`cells`: those whose last result does not
+// stand; `cached` more do); false (the numbers and --yes on `err`) when it cannot fit and the
+// person did not say to go on anyway.
+bool cost_fits_or_yes(Engine& engine, const std::vector<const Cell*>& cells, int cached, const std::string& results_dir,
                       int parallel_cells, const RunOptions& opts, std::ostream& err) {
+  if (cells.empty()) {
+    err << fmt::format("opmatrix run: every cell to run ({}) has a last result that still stands: nothing to build\n", cached);
+    return true;
+  }
   const RunCost cost = survey_run_cost(engine, cells, results_dir, parallel_cells, opts.images_only);
-  err << fmt::format("opmatrix run: {} cell{}; what it costs before it starts:\n", cells.size(),
-                     cells.size() == 1 ? "" : "s")
+  err << fmt::format("opmatrix run: {} cell{} to run{}; what it costs before it starts:\n", cells.size(),
+                     cells.size() == 1 ? "" : "s", cached ? fmt::format(" ({} more cached)", cached) : "")
       << render_run_cost(cost);
   const SpaceVerdict verdict = judge_space(cost.needs);
   if (verdict.fits) return true;
@@ -183,13 +188,6 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   const int runnable = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); }));
   const int parallel_cells = std::max(1, std::min({opts.jobs, cores, runnable}));
   settings.build_jobs = opts.build_jobs > 0 ? opts.build_jobs : std::max(1, cores / parallel_cells);
-  if (any_to_run) {
-    std::vector<const Cell*> to_run;
-    for (const auto& j : jobs)
-      if (j.skip_reason.empty()) to_run.push_back(j.cell);
-    if (!cost_fits_or_yes(*engine, to_run, results_dir, parallel_cells, opts, err)) return kExitFailed;
-  }
-  fs::create_directories(results_dir);
 
   install_stop_handlers();
   std::mutex out_mutex;
@@ -221,6 +219,32 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     }
   };
 
+  // A cell's cache key: its declaration, its image's tag, and the sources it checks.
+  auto key_for = [&](const Job& job) -> std::string {
+    if (!job.skip_reason.empty()) return "";
+    // A path project's result also depends on its files; a PyPI one's on its pinned release (in the cell).
+    std::string cell_sources =
+        job.cell->project && !job.cell->project->path.empty()
+            ? sources + tree_hash(config.repo_root, {job.cell->project->path}, {results_dir, config.work_dir})
+            : sources;
+    if (job.cell->project && !job.cell->project->samples.empty())  // it may live outside the project's folder
+      cell_sources += Fnv64().add(read_text_file(config.repo_root + "/" + job.cell->project->samples)).hex();
+    return cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources);
+  };
+
+  // What the cells that will really run cost (a cell whose last result stands costs nothing).
+  if (any_to_run) {
+    std::vector<const Cell*> to_run;
+    int cached = 0;
+    for (const auto& j : jobs) {
+      if (!j.skip_reason.empty()) continue;
+      if (!opts.images_only && reusable(*j.cell, key_for(j))) ++cached;
+      else to_run.push_back(j.cell);
+    }
+    if (!cost_fits_or_yes(*engine, to_run, cached, results_dir, parallel_cells, opts, err)) return kExitFailed;
+  }
+  fs::create_directories(results_dir);
+
   std::vector<CellResult> results(jobs.size());
   std::vector<bool> written(jobs.size(), false);
   std::atomic<std::size_t> next{0};
@@ -245,15 +269,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         if (!img.ok) images_failed = true;
         continue;
       }
-      // A path project's result also depends on its files; a PyPI one's on its pinned release (in the cell).
-      std::string cell_sources =
-          job.cell->project && !job.cell->project->path.empty()
-              ? sources + tree_hash(config.repo_root, {job.cell->project->path}, {results_dir, config.work_dir})
-              : sources;
-      if (job.cell->project && !job.cell->project->samples.empty())  // it may live outside the project's folder
-        cell_sources += Fnv64().add(read_text_file(config.repo_root + "/" + job.cell->project->samples)).hex();
-      const std::string key = job.skip_reason.empty()
-                                  ? cell_cache_key(*job.cell, engine->planned_image(*job.cell), cell_sources) : "";
+      const std::string key = key_for(job);
       if (auto old = reusable(*job.cell, key)) {
         progress(job.cell->id, fmt::format("cached: key {} matches the last result ({})", key, to_string(old->status)));
         // Results written before opmatrix recorded these get them: the key proves the same

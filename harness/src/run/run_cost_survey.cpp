@@ -162,15 +162,15 @@ std::string render_run_cost(const RunCost& cost) {
     }
   }
   if (cost.new_build_trees > 0)
-    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels)\n",
+    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels, {} per other library)\n",
                        cost.new_build_trees, human_bytes(cost.build_tree_bytes),
-                       human_bytes(measured_build_tree_bytes(true)));
+                       human_bytes(measured_build_tree_bytes(true)), human_bytes(measured_build_tree_bytes(false)));
   for (const auto& n : cost.needs)
     out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
                        human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",
                        n.free_bytes ? human_bytes(*n.free_bytes) + " free" : "free space unknown");
   const double total = (cost.image_seconds + cost.cell_seconds) / cost.parallel_cells;
-  out += fmt::format("  time: {} (images {}, cells {}{}; a cell whose last result still stands takes seconds)\n",
+  out += fmt::format("  time: {} (images {}, cells {}{})\n",
                      human_duration(total), human_duration(cost.image_seconds), human_duration(cost.cell_seconds),
                      cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells) : "");
   return out;
