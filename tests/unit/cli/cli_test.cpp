@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -106,5 +108,44 @@ TEST(Cli, HelpOnEverySubcommandExitsZero) {
 }
 
 TEST(Cli, NoSubcommandIsUsageError) { EXPECT_EQ(cli({}).status, 2); }
+
+}  // namespace opmatrix
+
+namespace opmatrix {
+
+// The plan's dry run on the repository's matrix: one line, one job per runtime cell of our
+// kernels (no project cells), each loading every build.
+TEST(Cli, GithubMatrixCrossLoadPlansOneJobPerRuntime) {
+  CliRun r = cli({"github-matrix", "--matrix", kRepoMatrix, "--where", "github", "--cross-load"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "must be one line for $GITHUB_OUTPUT";
+  const auto jobs = nlohmann::json::parse(r.out)["include"];
+  ASSERT_GE(jobs.size(), 2u);
+  std::set<std::string> ids;
+  for (const auto& j : jobs) {
+    ids.insert(j["id"].get<std::string>());
+    EXPECT_EQ(j["builds"].size(), jobs.size());
+    EXPECT_EQ(j["engine"], "docker");
+  }
+  EXPECT_TRUE(ids.count("bookworm-torch1.13-cpu"));
+  EXPECT_FALSE(ids.count("boxops-trixie-torch2.6-cpu-cmake")) << "another op library is not cross-loaded";
+}
+
+TEST(Cli, CrossLoadMergeNamesAFileThatIsNotOne) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "cli_merge";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "report.json") << R"({"schema": "opmatrix-report"})";
+  CliRun r = cli({"cross-load", "--merge", (dir / "report.json").string(), "--results", (dir / "out").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("report.json is not a cross-load file"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "_cross-load.json"));
+  CliRun missing = cli({"cross-load", "--merge", (dir / "nothing.json").string()});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("--merge " + (dir / "nothing.json").string() + " is not a file"), std::string::npos);
+  CliRun both = cli({"cross-load", "--merge", (dir / "report.json").string(), "--runtime", "a"});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("--merge loads nothing"), std::string::npos) << both.err;
+  std::filesystem::remove_all(dir);
+}
 
 }  // namespace opmatrix
