@@ -52,7 +52,8 @@ double run_ms(const std::function<at::Tensor()>& f) {
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  const size_t half = v.size() / 2;
+  return v.size() % 2 ? v[half] : (v[half - 1] + v[half]) / 2;
 }
 
 // Checks the results (those two calls are each side's warm-up), then times `reps` runs

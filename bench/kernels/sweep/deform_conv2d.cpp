@@ -28,7 +28,7 @@ std::vector<Case> deform_conv2d_cases() {
       const std::string label = s.name + ": " + std::to_string(s.batch) + "x" +
           std::to_string(s.channels) + "x" + std::to_string(s.height) + "x" +
           std::to_string(s.width) + " -> " + std::to_string(s.channels) + ", 3x3 pad 1, mask";
-      Case c{"deform_conv2d", label, dtype, "torchvision", s.batch >= 8 ? 3 : 5, nullptr};
+      Case c{"deform_conv2d", label, dtype, "torchvision", s.batch >= 8 ? 2 : 3, nullptr};
       c.prepare = [s, dtype] {
         auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
         const auto o = at::TensorOptions().dtype(dtype);

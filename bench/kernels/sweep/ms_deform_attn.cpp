@@ -61,7 +61,7 @@ std::vector<Case> ms_deform_attn_cases() {
       const int64_t Lq = s.queries > 0 ? s.queries : S;
       const std::string label = s.name + ": N=" + std::to_string(s.batch) + " S=" +
           std::to_string(S) + " Lq=" + std::to_string(Lq) + " M=8 D=32 L=" + std::to_string(L) + " P=4";
-      Case c{"ms_deform_attn", label, dtype, "composite", s.queries > 0 ? 5 : 3, nullptr};
+      Case c{"ms_deform_attn", label, dtype, "composite", s.queries > 0 ? 5 : 2, nullptr};
       c.prepare = [=] {
         auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
         const auto o = at::TensorOptions().dtype(dtype);
