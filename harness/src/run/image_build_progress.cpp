@@ -18,9 +18,12 @@ std::string activity_of(const std::string& instruction) {
   if (instruction.rfind("FROM", 0) == 0) return "base";
   if (instruction.rfind("COPY", 0) == 0 || instruction.rfind("ADD", 0) == 0) return "files";
   if (instruction.rfind("RUN", 0) != 0) return "settings";
-  if (contains(instruction, "pip")) return "wheels";
-  if (contains(instruction, "apt-get") || contains(instruction, "dpkg")) return "packages";
-  return "commands";
+  // A RUN may do both (apt-get install python3-dev, then pip): what it does first. The output
+  // then says when it moves on (feed_build_line).
+  const auto apt = std::min(instruction.find("apt-get"), instruction.find("dpkg"));
+  const auto pip = instruction.find("pip");
+  if (apt == std::string::npos && pip == std::string::npos) return "commands";
+  return apt < pip ? "packages" : "wheels";
 }
 
 std::string shorten(const std::string& s, std::size_t n) {
@@ -98,7 +101,7 @@ void feed_build_line(ImageBuildProgress& p, const std::string& raw) {
     p.apt_total_bytes = parse_size(number, m[2]);
     p.apt_done_bytes = 0;
     p.apt_fetched = false;
-    if (p.activity.empty()) p.activity = "packages";
+    p.activity = "packages";
     return;
   }
   if (std::regex_match(line, m, apt_get)) {
@@ -124,41 +127,54 @@ void feed_build_line(ImageBuildProgress& p, const std::string& raw) {
     p.wheel_bytes += parse_size(m[2], m[3]);
     std::string name = m[1];
     p.last_wheel = name.substr(name.find_last_of('/') + 1);
-    if (p.activity.empty()) p.activity = "wheels";
+    p.activity = "wheels";
     return;
   }
   if (contains(line, "File was already downloaded")) {
     ++p.wheels_reused;
+    p.activity = "wheels";
     return;
   }
-  if (line.rfind("Processing ", 0) == 0 || line.rfind("Installing collected packages", 0) == 0) {
+  // pip's "Processing /path/x.whl", not dpkg's "Processing triggers for libc-bin".
+  if ((line.rfind("Processing ", 0) == 0 && !contains(line, "triggers for")) ||
+      line.rfind("Installing collected packages", 0) == 0) {
     p.pip_installing = true;
     return;
   }
 }
+
+namespace {
+
+std::string pip_words(const ImageBuildProgress& p) {
+  if (p.pip_installing)
+    return fmt::format("pip: installing {} wheels ({} downloaded, {} from the wheelhouse)", p.wheels + p.wheels_reused,
+                       human_bytes(p.wheel_bytes), p.wheels_reused);
+  if (p.wheels == 0 && p.wheels_reused == 0) return "";
+  return fmt::format("pip: {} wheels, {} so far{}{}", p.wheels, human_bytes(p.wheel_bytes),
+                     p.wheels_reused ? fmt::format(", {} from the wheelhouse", p.wheels_reused) : "",
+                     p.last_wheel.empty() ? "" : " (last " + p.last_wheel + ")");
+}
+
+std::string apt_words(const ImageBuildProgress& p) {
+  if (p.apt_set_up > 0 || p.apt_unpacked > 0)
+    return fmt::format("apt: {} packages unpacked, {} set up", p.apt_unpacked, p.apt_set_up);
+  if (p.apt_total_bytes <= 0) return "";
+  return p.apt_fetched ? fmt::format("apt: {} fetched", human_bytes(p.apt_total_bytes))
+                       : fmt::format("apt: {} of {} fetched", human_bytes(p.apt_done_bytes), human_bytes(p.apt_total_bytes));
+}
+
+}  // namespace
 
 std::string describe_build_progress(const ImageBuildProgress& p) {
   if (p.lines == 0) return "";
   if (p.activity == "committing") return fmt::format("{}committing the image (writing its layers; a 5 GB layer takes minutes)",
                                                      p.stage.empty() ? "" : p.stage + " ");
   if (p.step.empty()) return p.base_line.empty() ? "starting" : "base image: " + p.base_line;
-  std::string out = fmt::format("{}step {} ({}: {})", p.stage.empty() ? "" : p.stage + " ", p.step, p.activity, p.instruction);
-  std::string doing;
-  if (p.cached) {
-    doing = "cached";
-  } else if (p.apt_set_up > 0 || p.apt_unpacked > 0) {
-    doing = fmt::format("apt: {} packages unpacked, {} set up", p.apt_unpacked, p.apt_set_up);
-  } else if (p.apt_total_bytes > 0) {
-    doing = p.apt_fetched ? fmt::format("apt: {} fetched", human_bytes(p.apt_total_bytes))
-                          : fmt::format("apt: {} of {} fetched", human_bytes(p.apt_done_bytes), human_bytes(p.apt_total_bytes));
-  } else if (p.pip_installing) {
-    doing = fmt::format("pip: installing {} wheels ({} downloaded, {} from the wheelhouse)", p.wheels + p.wheels_reused,
-                        human_bytes(p.wheel_bytes), p.wheels_reused);
-  } else if (p.wheels > 0 || p.wheels_reused > 0) {
-    doing = fmt::format("pip: {} wheels, {} so far{}{}", p.wheels, human_bytes(p.wheel_bytes),
-                        p.wheels_reused ? fmt::format(", {} from the wheelhouse", p.wheels_reused) : "",
-                        p.last_wheel.empty() ? "" : " (last " + p.last_wheel + ")");
-  }
+  const std::string out = fmt::format("{}step {} ({}: {})", p.stage.empty() ? "" : p.stage + " ", p.step, p.activity, p.instruction);
+  const std::string doing = p.cached                     ? "cached"
+                            : p.activity == "wheels"   ? pip_words(p)
+                            : p.activity == "packages" ? apt_words(p)
+                                                       : "";
   return doing.empty() ? out : out + ": " + doing;
 }
 

@@ -118,6 +118,38 @@ TEST(ImageBuildProgress, DockerBuildKitPlainOutput) {
   EXPECT_DOUBLE_EQ(p.wheel_bytes, 906.4e6);
 }
 
+// A whole real log, line by line: the cold build of pypi-torch2.12.1-cu13.0's image, 2026-11-23
+// (tests/data/image-logs/). What the line says at three moments is checked against what the log
+// itself sums up (pip-wheelhouse-install.sh's "32 files, 2641 MiB", apt's "Need to get").
+TEST(ImageBuildProgress, AWholeRealPypiImageLog) {
+  std::ifstream in(std::string(OPMATRIX_TEST_DATA) + "/image-logs/pypi-torch2.12.1-cu13.0.log");
+  ASSERT_TRUE(in) << "tests/data/image-logs/pypi-torch2.12.1-cu13.0.log";
+  ImageBuildProgress p;
+  std::string at_wheels_done, at_apt_fetched, at_apt_then_pip;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("pip-wheelhouse-install: 32 files", 0) == 0) {
+      at_wheels_done = describe_build_progress(p);
+      EXPECT_EQ(p.wheels + p.wheels_reused, 32);
+      EXPECT_NEAR(p.wheel_bytes, 2641.0 * 1024 * 1024, 1e6);  // the script's own sum, within rounding
+    }
+    // Step 20 runs apt-get, then pip (after dpkg's "Processing triggers for libc-bin").
+    if (line.rfind("pip-wheelhouse-install: 1 files", 0) == 0) at_apt_then_pip = describe_build_progress(p);
+    if (line.rfind("Fetched 9021 kB", 0) == 0) {
+      at_apt_fetched = describe_build_progress(p);
+      EXPECT_NEAR(p.apt_done_bytes, p.apt_total_bytes, 0.001 * p.apt_total_bytes);
+    }
+    feed_build_line(p, line);
+  }
+  EXPECT_NE(at_wheels_done.find("[5/5] step 12/24 (wheels: "), std::string::npos) << at_wheels_done;
+  EXPECT_NE(at_wheels_done.find("pip: 31 wheels, 2.8 GB so far, 1 from the wheelhouse"), std::string::npos) << at_wheels_done;
+  EXPECT_NE(at_apt_fetched.find("[5/5] step 20/24 (packages: "), std::string::npos) << at_apt_fetched;
+  EXPECT_NE(at_apt_fetched.find("apt: 9 MB of 9 MB fetched"), std::string::npos) << at_apt_fetched;
+  EXPECT_NE(at_apt_then_pip.find("[5/5] step 20/24 (wheels: "), std::string::npos) << at_apt_then_pip;
+  EXPECT_NE(at_apt_then_pip.find("pip: 1 wheels, 72 kB so far (last wheel-0.45.1-py3-none-any.whl)"), std::string::npos)
+      << at_apt_then_pip;
+  EXPECT_EQ(describe_build_progress(p), "[5/5] committing the image (writing its layers; a 5 GB layer takes minutes)");
+}
+
 TEST(ParseSize, DecimalAndBinaryUnits) {
   EXPECT_DOUBLE_EQ(parse_size("906.4", "MB"), 906.4e6);
   EXPECT_DOUBLE_EQ(parse_size("8808", "B"), 8808);
