@@ -56,6 +56,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
                         int parallel_cells, bool images_only) {
   RunCost cost;
   cost.parallel_cells = std::max(1, parallel_cells);
+  cost.uses_images = engine.name() != "host";
   std::map<std::string, std::size_t> by_name;  // image name -> index in new_images
   std::map<std::string, bool> present;
   auto add_image = [&](const std::string& name, const Cell& cell, PlannedImage fresh) {
@@ -146,7 +147,9 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
 
 std::string render_run_cost(const RunCost& cost) {
   std::string out;
-  if (cost.new_images.empty()) {
+  if (!cost.uses_images) {
+    out += "  images: none (this machine is the environment)\n";
+  } else if (cost.new_images.empty()) {
     out += fmt::format("  images: all {} present, nothing to download\n", cost.images_present);
   } else {
     double download = 0;

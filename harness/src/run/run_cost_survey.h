@@ -16,6 +16,7 @@ namespace opmatrix {
 struct RunCost {
   std::vector<PlannedImage> new_images;
   int images_present = 0;
+  bool uses_images = true;  // false: the host engine, which builds none
   int new_build_trees = 0;
   double build_tree_bytes = 0;
   double image_seconds = 0;  // building the new images, one after the other
