@@ -25,7 +25,7 @@ namespace {
 constexpr int64_t kBlock = 256;             // boxes resolved sequentially per step
 constexpr int64_t kGrain = 2048;            // boxes per parallel work item when gathering
 constexpr int64_t kPairsPerItem = 1 << 18;  // IoU tests per parallel work item in a sweep
-constexpr int64_t kMinGrain = 256;
+constexpr int64_t kMinGrain = 256;          // fewest boxes per parallel work item in a sweep
 
 // Largest value of T that is <= threshold, so that `iou > t` in T decides exactly like
 // torchvision's `iou > (double)threshold` (a T above t is above threshold and vice versa).
