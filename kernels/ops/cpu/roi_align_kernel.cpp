@@ -17,13 +17,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <numeric>
 #include <vector>
-
-#include <sys/mman.h>
 
 #include "ops/cpu/simd.h"
 #include "ops/roi_align_check.h"
@@ -146,62 +142,19 @@ Plan<T> make_plan(const T* rois, int64_t num_rois, T spatial_scale, int64_t heig
   return plan;
 }
 
-// Scratch memory for a copy of the whole input. Fresh pages of a large allocation are
-// faulted in and zeroed by the kernel one 4 KiB page at a time, which cost as much as the copy
-// itself; asking for transparent huge pages (where the kernel offers them) makes that one
-// fault per 2 MiB.
-template <typename T>
-class Scratch {
- public:
-  explicit Scratch(int64_t count) {
-    constexpr size_t kHuge = size_t(2) << 20;
-    const size_t bytes = static_cast<size_t>(count) * sizeof(T);
-    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    data_ = static_cast<T*>(std::aligned_alloc(kHuge, rounded));
-    OPMATRIX_CHECK(data_ != nullptr, "roi_align: cannot allocate ", rounded, " bytes of scratch memory");
-#ifdef MADV_HUGEPAGE
-    madvise(data_, rounded, MADV_HUGEPAGE);  // advice only: fine if refused
-#endif
-  }
-  ~Scratch() { std::free(data_); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  T* get() const { return data_; }
+// Channels per block of the channels-last path: two AVX2 vectors of float, four of double.
+constexpr int64_t kChannelBlock = 16;
 
- private:
-  T* data_;
-};
-
-// input [N, C, H, W] -> out [N, H, W, C], in tiles so both sides stay in cache.
-template <typename T>
-void to_channels_last(const T* in, int64_t batch, int64_t channels, int64_t plane, T* out) {
-  constexpr int64_t kTileSide = 32;
-  const int64_t tiles = (plane + kTileSide - 1) / kTileSide;
-  api::parallel_for(0, batch * tiles, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t n = item / tiles, p0 = (item % tiles) * kTileSide;
-      const int64_t p1 = std::min(plane, p0 + kTileSide);
-      for (int64_t c0 = 0; c0 < channels; c0 += kTileSide) {
-        const int64_t c1 = std::min(channels, c0 + kTileSide);
-        for (int64_t p = p0; p < p1; ++p) {
-          T* dst = out + (n * plane + p) * channels;
-          for (int64_t c = c0; c < c1; ++c) dst[c] = in[(n * channels + c) * plane + p];
-        }
-      }
-    }
-  });
-}
-
-// acc[c] += w1 * p1[c] + w2 * p2[c] + w3 * p3[c] + w4 * p4[c] for every channel: torchvision's
-// per-channel expression, evaluated for a vector of channels at a time (same operations in
-// the same order in every lane, so the same rounding).
+// acc[c] += w1 * p1[c] + w2 * p2[c] + w3 * p3[c] + w4 * p4[c] for the block's channels:
+// torchvision's per-channel expression, evaluated for a vector of channels at a time (same
+// operations in the same order in every lane, so the same rounding).
 template <typename T>
 OPMATRIX_ALWAYS_INLINE void accumulate_taps(T* acc, const T* p1, const T* p2, const T* p3,
-                                            const T* p4, T w1, T w2, T w3, T w4, int64_t channels) {
+                                            const T* p4, T w1, T w2, T w3, T w4) {
   typedef T Vec __attribute__((vector_size(32)));
   constexpr int64_t kLanes = sizeof(Vec) / sizeof(T);
-  int64_t c = 0;
-  for (; c + kLanes <= channels; c += kLanes) {
+  static_assert(kChannelBlock % kLanes == 0, "a block is whole vectors");
+  for (int64_t c = 0; c < kChannelBlock; c += kLanes) {
     Vec a, v1, v2, v3, v4;
     std::memcpy(&a, acc + c, sizeof a);
     std::memcpy(&v1, p1 + c, sizeof v1);
@@ -211,56 +164,75 @@ OPMATRIX_ALWAYS_INLINE void accumulate_taps(T* acc, const T* p1, const T* p2, co
     a += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
     std::memcpy(acc + c, &a, sizeof a);
   }
-  for (; c < channels; ++c) acc[c] += w1 * p1[c] + w2 * p2[c] + w3 * p3[c] + w4 * p4[c];
 }
 
-// One roi from a channels-last image: every bin accumulated for all channels at once into
-// acc [bins][C], then divided and written out as [C][bins].
+// Channels [c0, c0 + count) of image plane set `image` ([C][H * W]) into `block`
+// ([H * W][kChannelBlock], channels past `count` zero), in pixel tiles that stay in L1.
 template <typename T>
-OPMATRIX_ALWAYS_INLINE void roi_channels_last_impl(const T* image, int64_t channels, int64_t width,
-                                                   const RoiPlan<T>& p, const Tap<T>* ty0,
-                                                   const Tap<T>* tx0, int64_t pooled_height,
-                                                   int64_t pooled_width, T* acc, T* dst) {
+OPMATRIX_ALWAYS_INLINE void copy_block(const T* image, int64_t plane, int64_t c0, int64_t count,
+                                       T* block) {
+  constexpr int64_t kPixels = 64;
+  for (int64_t p0 = 0; p0 < plane; p0 += kPixels) {
+    const int64_t p1 = std::min(plane, p0 + kPixels);
+    for (int64_t j = 0; j < kChannelBlock; ++j) {
+      const T* src = image + (c0 + j) * plane;
+      for (int64_t p = p0; p < p1; ++p) block[p * kChannelBlock + j] = j < count ? src[p] : T(0);
+    }
+  }
+}
+
+// Every roi of one image for one channel block: the block's channels-last copy is in cache
+// while all rois sample it; each tap's four corners are read as vectors of channels.
+template <typename T>
+OPMATRIX_ALWAYS_INLINE void block_rois_impl(const T* image, const Plan<T>& plan,
+                                            const int64_t* rois, int64_t num_rois,
+                                            int64_t channels, int64_t c0, int64_t width,
+                                            int64_t plane, int64_t pooled_height,
+                                            int64_t pooled_width, T* block, T* out) {
+  const int64_t count = std::min(kChannelBlock, channels - c0);
+  copy_block(image, plane, c0, count, block);
   const int64_t bins = pooled_height * pooled_width;
-  std::fill(acc, acc + bins * channels, T(0));
-  for (int64_t ph = 0; ph < pooled_height; ++ph) {
-    const Tap<T>* ty = ty0 + ph * p.grid_h;
-    for (int64_t pw = 0; pw < pooled_width; ++pw) {
-      const Tap<T>* tx = tx0 + pw * p.grid_w;
-      T* bin = acc + (ph * pooled_width + pw) * channels;
-      for (int64_t iy = 0; iy < p.grid_h; ++iy) {
-        const Tap<T>& a = ty[iy];
-        const T* row_lo = image + a.lo * width * channels;
-        const T* row_hi = image + a.hi * width * channels;
-        for (int64_t ix = 0; ix < p.grid_w; ++ix) {
-          const Tap<T>& b = tx[ix];
-          accumulate_taps(bin, row_lo + b.lo * channels, row_lo + b.hi * channels,
-                          row_hi + b.lo * channels, row_hi + b.hi * channels, a.h * b.h,
-                          a.h * b.l, a.l * b.h, a.l * b.l, channels);
+  for (int64_t r = 0; r < num_rois; ++r) {
+    const int64_t n = rois[r];
+    const auto& p = plan.rois[n];
+    T* dst = out + (n * channels + c0) * bins;
+    const Tap<T>* ty = plan.y.data() + p.y_taps;
+    for (int64_t ph = 0; ph < pooled_height; ++ph, ty += p.grid_h) {
+      const Tap<T>* tx = plan.x.data() + p.x_taps;
+      for (int64_t pw = 0; pw < pooled_width; ++pw, tx += p.grid_w) {
+        alignas(32) T acc[kChannelBlock] = {};
+        for (int64_t iy = 0; iy < p.grid_h; ++iy) {
+          const Tap<T>& a = ty[iy];
+          const T* row_lo = block + a.lo * width * kChannelBlock;
+          const T* row_hi = block + a.hi * width * kChannelBlock;
+          for (int64_t ix = 0; ix < p.grid_w; ++ix) {
+            const Tap<T>& b = tx[ix];
+            accumulate_taps(acc, row_lo + b.lo * kChannelBlock, row_lo + b.hi * kChannelBlock,
+                            row_hi + b.lo * kChannelBlock, row_hi + b.hi * kChannelBlock,
+                            a.h * b.h, a.h * b.l, a.l * b.h, a.l * b.l);
+          }
         }
+        for (int64_t j = 0; j < count; ++j) dst[j * bins + ph * pooled_width + pw] = acc[j] / p.count;
       }
     }
   }
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t k = 0; k < bins; ++k) dst[c * bins + k] = acc[k * channels + c] / p.count;
-  }
 }
 
-OPMATRIX_SIMD_CLONES void roi_channels_last(const float* image, int64_t channels, int64_t width,
-                                            const RoiPlan<float>& p, const Tap<float>* ty,
-                                            const Tap<float>* tx, int64_t ph, int64_t pw,
-                                            float* acc, float* dst) {
-  roi_channels_last_impl(image, channels, width, p, ty, tx, ph, pw, acc, dst);
+OPMATRIX_SIMD_CLONES void block_rois(const float* image, const Plan<float>& plan,
+                                     const int64_t* rois, int64_t num_rois, int64_t channels,
+                                     int64_t c0, int64_t width, int64_t plane, int64_t ph,
+                                     int64_t pw, float* block, float* out) {
+  block_rois_impl(image, plan, rois, num_rois, channels, c0, width, plane, ph, pw, block, out);
 }
-OPMATRIX_SIMD_CLONES void roi_channels_last(const double* image, int64_t channels, int64_t width,
-                                            const RoiPlan<double>& p, const Tap<double>* ty,
-                                            const Tap<double>* tx, int64_t ph, int64_t pw,
-                                            double* acc, double* dst) {
-  roi_channels_last_impl(image, channels, width, p, ty, tx, ph, pw, acc, dst);
+OPMATRIX_SIMD_CLONES void block_rois(const double* image, const Plan<double>& plan,
+                                     const int64_t* rois, int64_t num_rois, int64_t channels,
+                                     int64_t c0, int64_t width, int64_t plane, int64_t ph,
+                                     int64_t pw, double* block, double* out) {
+  block_rois_impl(image, plan, rois, num_rois, channels, c0, width, plane, ph, pw, block, out);
 }
 
 // Channels-last pays when the rois read the input several times over: a corner read serves
-// a whole vector of channels, and the copy costs one pass over the input.
+// a vector of channels, and the copy costs one pass over the input.
 template <typename T>
 bool channels_last_pays(const Plan<T>& plan, int64_t pooled_height, int64_t pooled_width,
                         int64_t channels, int64_t input_numel) {
@@ -269,22 +241,25 @@ bool channels_last_pays(const Plan<T>& plan, int64_t pooled_height, int64_t pool
   return samples * pooled_height * pooled_width * channels * 4 >= input_numel;
 }
 
+// Work items are (image, channel block): each thread copies one block of one image into a
+// buffer of its own (H * W * 16 values, in L2/L3) and runs that image's rois on it, so the
+// input is read once and no copy of it is ever written to memory.
 template <typename T>
 void forward_channels_last(const T* in, const Plan<T>& plan, int64_t batch, int64_t channels,
                            int64_t height, int64_t width, int64_t pooled_height,
                            int64_t pooled_width, T* out) {
   const int64_t plane = height * width;
-  Scratch<T> image(batch * channels * plane);
-  to_channels_last(in, batch, channels, plane, image.get());
-  const int64_t bins = pooled_height * pooled_width;
-  const int64_t num_rois = static_cast<int64_t>(plan.rois.size());
-  api::parallel_for(0, num_rois, 1, [&](int64_t begin, int64_t end) {
-    std::unique_ptr<T[]> acc(new T[bins * channels]);
-    for (int64_t n = begin; n < end; ++n) {
-      const auto& p = plan.rois[n];
-      roi_channels_last(image.get() + p.batch * plane * channels, channels, width, p,
-                        plan.y.data() + p.y_taps, plan.x.data() + p.x_taps, pooled_height,
-                        pooled_width, acc.get(), out + n * channels * bins);
+  std::vector<std::vector<int64_t>> by_image(batch);
+  for (int64_t n = 0; n < static_cast<int64_t>(plan.rois.size()); ++n) by_image[plan.rois[n].batch].push_back(n);
+  const int64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
+  api::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
+    std::vector<T> block(plane * kChannelBlock);
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t image = item / blocks, c0 = (item % blocks) * kChannelBlock;
+      const auto& rois = by_image[image];
+      if (rois.empty()) continue;
+      block_rois(in + image * channels * plane, plan, rois.data(), static_cast<int64_t>(rois.size()),
+                 channels, c0, width, plane, pooled_height, pooled_width, block.data(), out);
     }
   });
 }
