@@ -34,10 +34,12 @@ std::string format(const char* fmt, double value) {
   return text;
 }
 
-std::string compare_close(const at::Tensor& reference, const at::Tensor& ours, double tol, bool& ok) {
-  const double scale = 1 + reference.abs().max().item<double>();
-  ok = at::allclose(ours, reference, tol, tol * scale);
-  return format("max|diff| %.2g", (ours - reference).abs().max().item<double>());
+std::function<std::string(const at::Tensor&, const at::Tensor&, bool&)> close_within(double tol) {
+  return [tol](const at::Tensor& reference, const at::Tensor& ours, bool& ok) {
+    const double scale = 1 + reference.abs().max().item<double>();
+    ok = at::allclose(ours, reference, tol, tol * scale);
+    return format("max|diff| %.2g", (ours - reference).abs().max().item<double>());
+  };
 }
 
 }  // namespace opmatrix_bench

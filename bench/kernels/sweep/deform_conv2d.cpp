@@ -46,10 +46,7 @@ std::vector<Case> deform_conv2d_cases() {
         Prepared p;
         p.reference = [=] { return call("torchvision::deform_conv2d", args()); };
         p.ours = [=] { return call("opmatrix::deform_conv2d", args()); };
-        const double tol = dtype == at::kDouble ? 1e-10 : 1e-4;  // the correctness cases'
-        p.compare = [tol](const at::Tensor& ref, const at::Tensor& ours, bool& ok) {
-          return compare_close(ref, ours, tol, ok);
-        };
+        p.compare = close_within(dtype == at::kDouble ? 1e-10 : 1e-4);  // the correctness cases' tolerance
         return p;
       };
       cases.push_back(c);

@@ -77,10 +77,7 @@ std::vector<Case> ms_deform_attn_cases() {
         p.ours = [=] {
           return call("opmatrix::ms_deform_attn", {value, shapes_t, starts_t, loc, attn, int64_t(64)});
         };
-        const double tol = dtype == at::kDouble ? 1e-10 : 1e-5;  // the correctness cases'
-        p.compare = [tol](const at::Tensor& ref, const at::Tensor& ours, bool& ok) {
-          return compare_close(ref, ours, tol, ok);
-        };
+        p.compare = close_within(dtype == at::kDouble ? 1e-10 : 1e-5);  // the correctness cases' tolerance
         return p;
       };
       cases.push_back(c);

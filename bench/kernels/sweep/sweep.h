@@ -40,8 +40,8 @@ at::Tensor call(const std::string& qualified, std::vector<c10::IValue> args);
 void proposals(int64_t n, int64_t objects, uint64_t seed, at::ScalarType dtype, at::Tensor& boxes,
                at::Tensor& scores);
 std::string format(const char* fmt, double value);
-// at::allclose(ours, reference, tol, tol * (1 + max|reference|)), the cases' float rule,
-// reported as the max |difference|.
-std::string compare_close(const at::Tensor& reference, const at::Tensor& ours, double tol, bool& ok);
+// A comparison by at::allclose(ours, reference, tol, tol * (1 + max|reference|)), the cases'
+// rule, reported as the max |difference|.
+std::function<std::string(const at::Tensor&, const at::Tensor&, bool&)> close_within(double tol);
 
 }  // namespace opmatrix_bench
