@@ -6,10 +6,12 @@
 //  - per roi, the sampling taps are separable: a row tap (y_low, y_high, ly, hy) per
 //    (ph, iy) and a column tap per (pw, ix), computed once for all channels; the weights
 //    w1 = hy * hx … are formed on the fly (the same products torchvision precomputes);
-//  - forward work is ordered channel-major over rois sorted by image, so one input plane
-//    stays in cache while every roi samples it (torchvision walks roi-major and refetches
-//    each plane region from memory for every roi), and runs in parallel over
-//    (channel, roi-chunk) items with at::parallel_for;
+//  - forward, where the rois read the input more than once over: work items are (image,
+//    16-channel block), the block copied channels-last into a per-thread buffer that stays in
+//    cache while all the image's rois sample it, a vector of channels per corner read;
+//    otherwise channel-major over rois grouped by image, one input plane in cache while every
+//    roi samples it (torchvision walks roi-major and refetches each plane region from memory
+//    for every roi); both in parallel with at::parallel_for;
 //  - backward runs in parallel over channels (disjoint grad planes, no atomics), visiting
 //    rois and bins in torchvision's order so the accumulation order is the same.
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
