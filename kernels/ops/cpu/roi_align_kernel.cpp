@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "ops/cpu/simd.h"
@@ -243,24 +242,40 @@ bool channels_last_pays(const Plan<T>& plan, int64_t pooled_height, int64_t pool
   return samples * pooled_height * pooled_width * channels * 4 >= input_numel;
 }
 
+// Roi indices grouped by image, in their order within each image (a counting sort):
+// image b's rois are rois[start[b] .. start[b + 1]).
+struct RoisByImage {
+  std::vector<int64_t> rois, start;
+};
+
+template <typename T>
+RoisByImage group_by_image(const Plan<T>& plan, int64_t batch) {
+  RoisByImage g;
+  g.start.assign(batch + 1, 0);
+  for (const auto& p : plan.rois) ++g.start[p.batch + 1];
+  for (int64_t b = 0; b < batch; ++b) g.start[b + 1] += g.start[b];
+  g.rois.resize(plan.rois.size());
+  std::vector<int64_t> next(g.start.begin(), g.start.end() - 1);
+  for (int64_t n = 0; n < static_cast<int64_t>(plan.rois.size()); ++n) g.rois[next[plan.rois[n].batch]++] = n;
+  return g;
+}
+
 // Work items are (image, channel block): each thread copies one block of one image into a
 // buffer of its own (H * W * 16 values, in L2/L3) and runs that image's rois on it, so the
 // input is read once and no copy of it is ever written to memory.
 template <typename T>
-void forward_channels_last(const T* in, const Plan<T>& plan, int64_t batch, int64_t channels,
-                           int64_t height, int64_t width, int64_t pooled_height,
-                           int64_t pooled_width, T* out) {
+void forward_channels_last(const T* in, const Plan<T>& plan, const RoisByImage& by_image,
+                           int64_t batch, int64_t channels, int64_t height, int64_t width,
+                           int64_t pooled_height, int64_t pooled_width, T* out) {
   const int64_t plane = height * width;
-  std::vector<std::vector<int64_t>> by_image(batch);
-  for (int64_t n = 0; n < static_cast<int64_t>(plan.rois.size()); ++n) by_image[plan.rois[n].batch].push_back(n);
   const int64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
   api::parallel_for(0, batch * blocks, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> block(plane * kChannelBlock);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t image = item / blocks, c0 = (item % blocks) * kChannelBlock;
-      const auto& rois = by_image[image];
-      if (rois.empty()) continue;
-      block_rois(in + image * channels * plane, plan, rois.data(), static_cast<int64_t>(rois.size()),
+      const int64_t first = by_image.start[image], count = by_image.start[image + 1] - first;
+      if (count == 0) continue;
+      block_rois(in + image * channels * plane, plan, by_image.rois.data() + first, count,
                  channels, c0, width, plane, pooled_height, pooled_width, block.data(), out);
     }
   });
@@ -269,14 +284,11 @@ void forward_channels_last(const T* in, const Plan<T>& plan, int64_t batch, int6
 // The rois grouped by image, channel-major: one input plane stays in cache while every roi
 // of its image samples it. For few rois on a large input, where the copy would not pay.
 template <typename T>
-void forward_channel_major(const T* in, const Plan<T>& plan, int64_t channels, int64_t height,
-                           int64_t width, int64_t pooled_height, int64_t pooled_width, T* out) {
+void forward_channel_major(const T* in, const Plan<T>& plan, const RoisByImage& by_image,
+                           int64_t channels, int64_t height, int64_t width, int64_t pooled_height,
+                           int64_t pooled_width, T* out) {
   const int64_t num_rois = static_cast<int64_t>(plan.rois.size());
-  std::vector<int64_t> order(num_rois);
-  std::iota(order.begin(), order.end(), int64_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return plan.rois[a].batch < plan.rois[b].batch;
-  });
+  const std::vector<int64_t>& order = by_image.rois;
   const int64_t plane = height * width;
   const int64_t bins = pooled_height * pooled_width;
   const int64_t chunks = (num_rois + kRoiChunk - 1) / kRoiChunk;
@@ -330,10 +342,12 @@ void roi_align_forward_impl(const api::Tensor& input, const api::Tensor& rois, T
   }
   const T* in = api::data<T>(input);
   T* out = api::data<T>(output);
+  const RoisByImage by_image = group_by_image(plan, batch);
   if (channels_last_pays(plan, pooled_height, pooled_width, channels, input.numel())) {
-    forward_channels_last(in, plan, batch, channels, height, width, pooled_height, pooled_width, out);
+    forward_channels_last(in, plan, by_image, batch, channels, height, width, pooled_height,
+                          pooled_width, out);
   } else {
-    forward_channel_major(in, plan, channels, height, width, pooled_height, pooled_width, out);
+    forward_channel_major(in, plan, by_image, channels, height, width, pooled_height, pooled_width, out);
   }
 }
 
