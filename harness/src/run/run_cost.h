@@ -19,6 +19,7 @@ struct ImageFigures {
   double bytes = 0;
   double download_bytes = 0;
   double build_seconds = 0;
+  bool measured = true;  // false: a recipe of the matrix's own, given the largest figures
 };
 // By Containerfile stem (debian, debian-cuda, debian-cuda-toolkit, pypi); another recipe (a
 // matrix's own Containerfile) gets the largest pypi figures: never too little.

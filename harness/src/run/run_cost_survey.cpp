@@ -50,6 +50,15 @@ std::vector<std::string> missing_bases(Engine& engine, const Cell& cell) {
   return out;
 }
 
+// `need` with the device and free space of the filesystem its folder is on, where known.
+SpaceNeed with_free_space(SpaceNeed need) {
+  if (auto space = disk_space(need.path)) {
+    need.device = space->device;
+    need.free_bytes = space->free_bytes;
+  }
+  return need;
+}
+
 }  // namespace
 
 RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
@@ -101,13 +110,13 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       add_image(cell->image.ref, *cell, image);
       continue;
     }
-    const ImageFigures figures = measured_image_figures(recipe_of(*cell));  // by file name: debian.Containerfile …
+    const std::string recipe = recipe_of(*cell);  // by file name: debian.Containerfile …
+    const ImageFigures figures = measured_image_figures(recipe);
     image.bytes = figures.bytes;
     image.download_bytes = figures.download_bytes;
     image.build_seconds = figures.build_seconds;
-    const std::string recipe = recipe_of(*cell);
-    const bool known = recipe == "debian" || recipe == "debian-cuda" || recipe == "debian-cuda-toolkit" || recipe == "pypi";
-    image.size_from = known ? "measured for " + recipe + " images" : "a Containerfile of the matrix's own: the largest measured image";
+    image.size_from = figures.measured ? "measured for " + recipe + " images"
+                                       : "a Containerfile of the matrix's own: the largest measured image";
     // The image this cell ran in last time, when the storage still has it, is the best guess
     // of the next one's size (its tag changed with a script or the base, not with torch).
     const std::string old = last.is_object() ? last.value("image", "") : "";
@@ -127,21 +136,11 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
   for (const auto& i : cost.new_images) cost.image_seconds += i.build_seconds;
 
   if (engine.name() != "host" && !cost.new_images.empty()) {
-    SpaceNeed storage{engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)};
-    if (auto space = disk_space(storage.path)) {
-      storage.device = space->device;
-      storage.free_bytes = space->free_bytes;
-    }
-    cost.needs.push_back(storage);
+    cost.needs.push_back(with_free_space(
+        {engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)}));
   }
-  if (cost.build_tree_bytes > 0) {
-    SpaceNeed work{"the work dir", engine.config().work_dir, 1, std::nullopt, cost.build_tree_bytes};
-    if (auto space = disk_space(work.path)) {
-      work.device = space->device;
-      work.free_bytes = space->free_bytes;
-    }
-    cost.needs.push_back(work);
-  }
+  if (cost.build_tree_bytes > 0)
+    cost.needs.push_back(with_free_space({"the work dir", engine.config().work_dir, 1, std::nullopt, cost.build_tree_bytes}));
   return cost;
 }
 

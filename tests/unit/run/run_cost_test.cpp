@@ -64,6 +64,8 @@ TEST(MeasuredFigures, EveryRecipeHasOneAndAnUnknownOneGetsTheLargest) {
   EXPECT_LT(measured_image_figures("debian").bytes, measured_image_figures("pypi").bytes);
   EXPECT_GT(measured_image_figures("debian-cuda").bytes, measured_image_figures("debian-cuda-toolkit").bytes);
   EXPECT_DOUBLE_EQ(measured_image_figures("my-own").bytes, measured_image_figures("pypi").bytes);
+  EXPECT_TRUE(measured_image_figures("pypi").measured);
+  EXPECT_FALSE(measured_image_figures("my-own").measured);
 }
 
 // The fake's storage: which tags exist and how big they are.
