@@ -2,11 +2,13 @@
 # pip install through a shared wheelhouse, so that the same 2-3 GB of torch/NVIDIA wheels
 # are fetched once per machine, not once per image or venv.
 #
-# usage: pip-wheelhouse-install.sh PYTHON [--target DIR] [--no-deps] REQUIREMENT...
+# usage: pip-wheelhouse-install.sh PYTHON [--target DIR] [--no-deps] [--pins LIST] REQUIREMENT...
 #   1. PYTHON -m pip download -d WHEELHOUSE REQUIREMENT...  (files already there are reused:
 #      pip prints "File was already downloaded"; only new files cross the network)
 #   2. PYTHON -m pip install --no-index --no-deps FILES      (exactly the files step 1
 #      resolved, so what is installed never depends on what else the wheelhouse holds)
+#   --pins LIST: instead of step 2, append the resolved files to LIST, one per line (the
+#      pypi image resolves once, then installs in layers: wheel-layers.py)
 #
 # WHEELHOUSE, the first that applies:
 #   $OPMATRIX_WHEELHOUSE;
@@ -22,10 +24,11 @@ set -euo pipefail
 die() { echo "pip-wheelhouse-install: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: pip-wheelhouse-install.sh PYTHON [--target DIR] [--no-deps] REQUIREMENT..."
 py=$1; shift
-install_args=() download_args=()
+install_args=() download_args=() pins=
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) install_args+=(--target "$2"); shift 2 ;;
+    --pins) pins=$2; shift 2 ;;
     --no-deps) install_args+=(--no-deps); download_args+=(--no-deps); shift ;;
     *) break ;;
   esac
@@ -61,5 +64,9 @@ while IFS= read -r f; do
 done < <(sed -n -e 's/^ *Saved \(.*\)$/\1/p' -e 's/^ *File was already downloaded \(.*\)$/\1/p' "$log")
 [ ${#files[@]} -gt 0 ] || die "pip download resolved no files"
 echo "pip-wheelhouse-install: ${#files[@]} files, ${new} MiB downloaded in ${secs} s (wheelhouse ${wh})" >&2
+if [ -n "$pins" ]; then
+  printf '%s\n' "${files[@]}" >>"$pins"
+  exit 0
+fi
 "$py" -m pip install --progress-bar off --disable-pip-version-check --no-cache-dir --no-index --no-deps \
   "${install_args[@]}" "${files[@]}"

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from conftest import cell_env, run_shell
+from conftest import CELL, cell_env, run_shell
 
 SCRIPT = "pip-wheelhouse-install.sh"
 
@@ -106,3 +106,41 @@ def test_failed_download_fails_and_cleans_up(pip_python, tmp_path):
     assert r.returncode != 0
     assert not (tmp_path / "t").exists()
     assert os.listdir(str(tmpdir)) == []  # no temporary wheelhouse or log left behind
+
+
+def test_pins_lists_the_resolved_files_and_installs_nothing(pip_python, wheel, tmp_path):
+    wh = tmp_path / "wheelhouse"
+    pins = tmp_path / "resolved"
+    pins.write_text("/already/listed.whl\n")  # appended to, as the pypi image's two resolutions need
+    r = run_shell(SCRIPT, pip_python, "--pins", pins, "--target", tmp_path / "t", wheel,
+                  env=offline(OPMATRIX_WHEELHOUSE=str(wh)))
+    assert r.returncode == 0, r.stderr
+    assert pins.read_text().splitlines() == ["/already/listed.whl", str(wh / os.path.basename(wheel))]
+    assert not (tmp_path / "t").exists()
+
+
+def test_install_layer_installs_exactly_the_pins(pip_python, wheel, tmp_path):
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    # The wheelhouse already holds the file (what the pins stage left there): nothing is fetched.
+    (wh / os.path.basename(wheel)).write_bytes(open(wheel, "rb").read())
+    venv = tmp_path / "venv"
+    subprocess.run([pip_python, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    pinfile = tmp_path / "1-layer.txt"
+    pinfile.write_text("opm-tiny==1.0\n")
+    env = offline(OPMATRIX_WHEELHOUSE=str(wh), PATH=str(CELL) + os.pathsep + os.environ.get("PATH", ""))
+    env["PIP_FIND_LINKS"] = str(wh)  # no index here: the wheelhouse is where pip finds it
+    r = run_shell("pip-install-layer.sh", venv / "bin" / "python", pinfile, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "File was already downloaded" in r.stdout
+    listed = subprocess.run([str(venv / "bin" / "python"), "-c", "import opm_tiny; print(opm_tiny.__file__)"],
+                            stdout=subprocess.PIPE, universal_newlines=True)
+    assert listed.stdout.startswith(str(venv)), listed.stdout
+
+
+def test_install_layer_with_empty_pins_does_nothing(tmp_path):
+    pinfile = tmp_path / "4-cusparselt.txt"
+    pinfile.write_text("")
+    r = run_shell("pip-install-layer.sh", "/nonexistent/python", pinfile)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "pip-install-layer: 4-cusparselt.txt: nothing to install"
