@@ -63,3 +63,16 @@ install "${pkgs[@]}"
 if [ "$want_fuzz" = 1 ]; then
   install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
 fi
+# cuobjdump, which the fat-binary tests compare fatbin.py's own reader with: CUDA 13 toolkits
+# installed from NVIDIA's wheels have none; PyPI has it from 13.2 on (a 0.3 MB wheel).
+if [ "$want_host_cell" = 1 ] && ! command -v cuobjdump >/dev/null \
+   && ! { command -v nvcc >/dev/null && [ -x "$(dirname "$(command -v nvcc)")/cuobjdump" ]; }; then
+  tools="${XDG_CACHE_HOME:-$HOME/.cache}/opmatrix/cuobjdump"
+  if [ ! -x "$tools/nvidia/cu13/bin/cuobjdump" ]; then
+    echo "install-deps: cuobjdump from PyPI (nvidia-cuda-cuobjdump) into $tools"
+    mkdir -p "$tools"
+    python3 -m pip download -q --no-deps --disable-pip-version-check -d "$tools" "nvidia-cuda-cuobjdump==13.2.*"
+    python3 -c 'import glob, sys, zipfile; zipfile.ZipFile(sorted(glob.glob(sys.argv[1] + "/*.whl"))[-1]).extractall(sys.argv[1])' "$tools"
+    chmod +x "$tools/nvidia/cu13/bin/cuobjdump"
+  fi
+fi

@@ -3,10 +3,11 @@
 
     fatbin.py [--cuda-root DIR] LIB
 
-Without cuobjdump (the CUDA 13 wheels do not ship it) the .nv_fatbin section is read
-directly: a sequence of fat binary headers (magic 0xBA55ED50), each followed by entries whose
-header carries the kind (1 = PTX, 2 = ELF/SASS) and the SM number. Arch-specific (sm_90a)
-variants are not told apart on that path."""
+Without cuobjdump (a cell whose toolkit has none) the .nv_fatbin section is read directly: a
+sequence of fat binary headers (magic 0xBA55ED50), each followed by entries whose header
+carries the kind (1 = PTX, 2 = ELF/SASS) and the SM number. Arch-specific (sm_90a) variants
+are not told apart on that path. With cuobjdump, its lists are the answer and the direct
+reading only a cross-check: "cross_check" says whether the two agree (SM numbers compared)."""
 import argparse
 import json
 import os
@@ -99,7 +100,21 @@ def main():
         out["error"] = err_elf or err_ptx
     except (OSError, subprocess.SubprocessError) as e:
         out["error"] = "%s: %s" % (type(e).__name__, e)
+    if out["error"] is None:
+        out["cross_check"] = cross_check(args.library, out["elf"], out["ptx"])
     return out
+
+
+def cross_check(lib, elf, ptx):
+    """'agrees', or what the direct reading of the section says otherwise."""
+    sm = lambda archs: sorted({re.sub(r"[af]$", "", a) for a in archs}, key=lambda s: int(s[3:]))  # noqa: E731
+    try:
+        direct_elf, direct_ptx = read_fatbin(lib)
+    except (OSError, struct.error, ValueError) as e:
+        return "the direct reader failed: %s" % e
+    if (sm(elf), sm(ptx)) == (direct_elf, direct_ptx):
+        return "agrees"
+    return "differs: the section read directly holds SASS %s and PTX %s" % (direct_elf, direct_ptx)
 
 
 if __name__ == "__main__":

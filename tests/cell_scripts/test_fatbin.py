@@ -77,8 +77,23 @@ def test_cuobjdump_and_direct_reader_agree(fat, no_tool, with_tool, name):
     assert out["tool"] == os.path.join(with_tool[0], "bin", "cuobjdump")
     assert out["error"] is None  # a CPU-only library is "does not contain device code": no error
     assert (out["elf"], out["ptx"]) == (sass, ptx)
+    assert out["cross_check"] == "agrees"
     direct, _ = run_json("fatbin.py", "--cuda-root", no_tool[0], path, env=no_tool[1])
     assert (direct["elf"], direct["ptx"]) == (out["elf"], out["ptx"])
+
+
+def test_cross_check_says_when_the_tool_and_the_section_differ(fat, tmp_path):
+    # A cuobjdump that lists sm_75 SASS alone: the section itself says otherwise, and the
+    # answer stays the tool's.
+    path, sass, ptx = fat["one"]
+    root = tmp_path / "root"
+    (root / "bin").mkdir(parents=True)
+    tool = root / "bin" / "cuobjdump"
+    tool.write_text("#!/bin/sh\n[ \"$1\" = --list-elf ] && echo 'ELF file    1: lib.1.sm_75.cubin'\nexit 0\n")
+    tool.chmod(0o755)
+    out, _ = run_json("fatbin.py", "--cuda-root", root, path, env=cell_env(PATH="/usr/bin:/bin"))
+    assert (out["elf"], out["ptx"], out["error"]) == (["sm_75"], [], None)
+    assert out["cross_check"] == "differs: the section read directly holds SASS %s and PTX %s" % (sass, ptx)
 
 
 def test_cuobjdump_from_path(fat, cuobjdump, tmp_path):
