@@ -60,6 +60,7 @@ struct RunOptions {
   std::string where;               // empty: the default local run
   int jobs = 1;                    // cells at once
   int build_jobs = 0;              // compile jobs per cell; 0 = cores / jobs
+  int prefetch = 1;                // images built ahead of the cells while they compile; 0 = none
   std::string results = "results";
   std::string engine = "podman";
   std::string work_dir;            // default: <repo>/build/opmatrix

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <regex>
 #include <thread>
@@ -18,8 +19,10 @@
 #include "run/cache_key.h"
 #include "run/source_commit.h"
 #include "run/cross_load.h"
+#include "run/cold_run_figures.h"
 #include "run/engine.h"
 #include "run/image_build_ticker.h"
+#include "run/image_prefetch.h"
 #include "run/run_cost_survey.h"
 #include "util/atomic_write.h"
 #include "util/data_root.h"
@@ -81,6 +84,28 @@ bool cost_fits_or_yes(Engine& engine, const std::vector<const Cell*>& cells, int
   return false;
 }
 
+// The closing line of what images cost the run in wall time (run/cold_run_figures.h), from the
+// engine's record of builds and image waits and the cells' ends; "" when no cell ran and
+// nothing was built, and for the host engine (no images).
+template <typename Job>
+std::string cold_run_line(SharedBuildEngine& engine, std::chrono::steady_clock::time_point origin,
+                          std::chrono::steady_clock::time_point done, const std::vector<Job>& jobs,
+                          const std::vector<std::optional<std::chrono::steady_clock::time_point>>& cell_ended) {
+  if (engine.name() == "host") return "";
+  auto at = [&](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(t - origin).count(); };
+  std::vector<TimeSpan> built, failed, cells;
+  for (const auto& b : engine.builds()) (b.ok ? built : failed).push_back({at(b.start), at(b.end)});
+  const auto waits = engine.image_waits();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!cell_ended[i]) continue;
+    // A cell's own time starts when its image is in hand (its worker's ensure_image returned).
+    for (const auto& w : waits)
+      if (w.cell_id == jobs[i].cell->id) cells.push_back({at(w.end), at(*cell_ended[i])});
+  }
+  if (built.empty() && failed.empty() && cells.empty()) return "";
+  return render_cold_run(cold_run_figures(built, failed, cells, at(done)));
+}
+
 }  // namespace
 
 bool valid_memory_limit(const std::string& size) {
@@ -138,6 +163,10 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     err << "opmatrix run: error: --jobs must be at least 1\n";
     return kExitUsage;
   }
+  if (opts.prefetch < 0) {
+    err << "opmatrix run: error: --prefetch must be 0 or more\n";
+    return kExitUsage;
+  }
 
   const EngineConfig config = engine_config_for(opts);
   if (config.data_root.empty()) {
@@ -145,7 +174,9 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
            "the binary's bin/, or $OPMATRIX_DATA_DIR): reinstall with `cmake --install BUILD --prefix PREFIX`\n";
     return kExitUsage;
   }
-  auto engine = make_engine(config);
+  // Every image goes through one acquisition per tag (run/image_prefetch.h): cells of one
+  // image never build it twice, nor at once, and the look-ahead's builds reach the workers.
+  auto engine = std::make_unique<SharedBuildEngine>(make_engine(config));
   const std::string results_dir = absolute(opts.results);
 
   // Selection: explicit --cell ids, else --where, else every cell (those that cannot run
@@ -233,8 +264,8 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   };
 
   // What the cells that will really run cost (a cell whose last result stands costs nothing).
+  std::vector<const Cell*> to_run;  // in job order: also the look-ahead's walk
   if (any_to_run) {
-    std::vector<const Cell*> to_run;
     int cached = 0;
     for (const auto& j : jobs) {
       if (!j.skip_reason.empty()) continue;
@@ -245,8 +276,21 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   }
   fs::create_directories(results_dir);
 
+  // While one cell compiles, the next cells' images are built (downloads, mostly): the cold
+  // wall time comes near max(downloads, compiles) rather than their sum. Not for
+  // --images-only (no compile to hide builds behind; the workers are the builders) nor the
+  // host engine (no images).
+  std::optional<ImageLookAhead> look_ahead;
+  if (!opts.images_only && opts.prefetch > 0 && engine->name() != "host" && to_run.size() >= 2) {
+    LookAheadSettings la = default_look_ahead_settings(opts.prefetch, results_dir);
+    la.say = progress;
+    look_ahead.emplace(*engine, to_run, std::move(la));
+  }
+
   std::vector<CellResult> results(jobs.size());
   std::vector<bool> written(jobs.size(), false);
+  // Per job, when run_cell returned (for the closing figures; only the worker of job i writes it).
+  std::vector<std::optional<std::chrono::steady_clock::time_point>> cell_ended(jobs.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> images_failed{false};
   auto worker = [&] {
@@ -258,7 +302,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         if (!job.skip_reason.empty()) continue;
         fs::create_directories(results_dir + "/logs/" + job.cell->id);
         progress(job.cell->id, "image ...");
-        const std::string log = results_dir + "/logs/" + job.cell->id + "/image.log";
+        const std::string log = step_log_path(results_dir, job.cell->id, "image");
         ImageOutcome img;
         {
           ImageBuildTicker ticker(log, 10, [&](const std::string& line) { progress(job.cell->id, "image: " + line); });
@@ -289,8 +333,12 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         results[i] = std::move(*old);
         continue;
       }
-      CellResult r = job.skip_reason.empty() ? run_cell(*m, *job.cell, *engine, settings, progress)
+      RunSettings cell_settings = settings;
+      if (look_ahead && job.skip_reason.empty())
+        cell_settings.image_log_from_look_ahead = look_ahead->cell_starting(*job.cell);
+      CellResult r = job.skip_reason.empty() ? run_cell(*m, *job.cell, *engine, cell_settings, progress)
                                              : skipped_cell(*job.cell, job.skip_reason);
+      if (job.skip_reason.empty()) cell_ended[i] = std::chrono::steady_clock::now();
       r.cache_key = key;
       r.commit = commit;
       if (!job.skip_reason.empty()) progress(job.cell->id, "skip: " + job.skip_reason);
@@ -310,10 +358,16 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       results[i] = std::move(r);
     }
   };
+  const auto workers_started = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
   for (int t = 0; t < parallel_cells; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
-  if (opts.images_only) return stop_requested().load() ? kExitInterrupted : images_failed ? kExitFailed : kExitOk;
+  if (look_ahead) look_ahead->finish();  // every cell started: nothing left ahead, or a stop
+  const std::string cold_run = cold_run_line(*engine, workers_started, std::chrono::steady_clock::now(), jobs, cell_ended);
+  if (opts.images_only) {
+    if (!cold_run.empty()) out << cold_run << "\n";
+    return stop_requested().load() ? kExitInterrupted : images_failed ? kExitFailed : kExitOk;
+  }
   // Builds of several cells: load each in every other's runtime (the ABI cross-load table).
   if (opts.cross_load && runnable >= 2 && !stop_requested().load()) {
     CrossLoadSettings xs;
@@ -348,6 +402,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   }
   out << fmt::format("{} cells run, {} skipped, {} not as expected; results in {} ({:.1f} s)\n", ran, skipped,
                      unexpected, results_dir, elapsed());
+  if (!cold_run.empty()) out << cold_run << "\n";
   if (stop_requested().load()) {
     err << "opmatrix run: interrupted; finished cells kept their results, rerun to do the rest\n";
     return kExitInterrupted;

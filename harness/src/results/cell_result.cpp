@@ -44,9 +44,13 @@ nlohmann::json to_json(const CellResult& r) {
   j["cached"] = r.cached;
   j["versions"] = r.versions;
   j["steps"] = nlohmann::json::array();
-  for (const auto& s : r.steps)
-    j["steps"].push_back({{"name", s.name}, {"status", to_string(s.status)}, {"seconds", s.seconds},
-                          {"exit_code", s.exit_code}, {"signal", s.signal}, {"log", s.log}, {"command", s.command}});
+  for (const auto& s : r.steps) {
+    nlohmann::json sj{{"name", s.name},      {"status", to_string(s.status)}, {"seconds", s.seconds},
+                      {"exit_code", s.exit_code}, {"signal", s.signal},            {"log", s.log},
+                      {"command", s.command}};
+    if (s.waited_seconds) sj["waited_seconds"] = *s.waited_seconds;
+    j["steps"].push_back(sj);
+  }
   j["checks"] = nlohmann::json::array();
   for (const auto& c : r.checks) {
     nlohmann::json cj{{"op", c.op}, {"check", c.check}, {"status", to_string(c.status)}, {"message", c.message},
@@ -88,7 +92,10 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
   r.versions = j.value("versions", nlohmann::json::object());
   for (const auto& s : j.value("steps", nlohmann::json::array()))
     r.steps.push_back({s.value("name", ""), status_of(s, "status"), s.value("seconds", 0.0), s.value("exit_code", 0),
-                       s.value("signal", 0), s.value("log", ""), s.value("command", "")});
+                       s.value("signal", 0), s.value("log", ""), s.value("command", ""),
+                       s.contains("waited_seconds") && s["waited_seconds"].is_number()
+                           ? std::optional<double>(s["waited_seconds"].get<double>())
+                           : std::nullopt});
   for (const auto& c : j.value("checks", nlohmann::json::array())) {
     CheckResult cr;
     cr.op = c.value("op", "");

@@ -45,6 +45,9 @@ struct StepResult {
   int signal = 0;
   std::string log;      // path relative to the results folder
   std::string command;  // for a person: what ran
+  // The image step of a cell whose image another thread acquired (the run's look-ahead, or a
+  // cell of the same image): how long the cell waited for it, while `seconds` is the build's.
+  std::optional<double> waited_seconds;
 };
 
 struct CellResult {

@@ -75,8 +75,7 @@ class CellRun {
     result_.cell = cell_to_json(cell_);
     result_.engine = engine_.name();
     result_.started_at = now_iso8601();
-    fs::remove_all(log_dir_);
-    fs::create_directories(log_dir_);
+    clear_log_folder();
     fs::create_directories(engine_.host_build_dir(cell_));
     fs::create_directories(engine_.host_ccache_dir());
     fs::create_directories(engine_.host_downloads_dir());
@@ -131,7 +130,19 @@ class CellRun {
     return timeout_for(cell_, step, spec ? spec->timeout_s : 600);
   }
 
-  std::string log_path(const std::string& step) const { return log_dir_ + "/" + step + ".log"; }
+  std::string log_path(const std::string& step) const { return step_log_path(settings_.results_dir, cell_.id, step); }
+
+  // The last run's logs go; an image log the look-ahead wrote in this run stays.
+  void clear_log_folder() {
+    if (!settings_.image_log_from_look_ahead) {
+      fs::remove_all(log_dir_);
+    } else {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(log_dir_, ec))
+        if (entry.path() != fs::path(log_path("image"))) fs::remove_all(entry.path(), ec);
+    }
+    fs::create_directories(log_dir_);
+  }
   std::string log_rel(const std::string& step) const { return "logs/" + cell_.id + "/" + step + ".log"; }
 
   void say(const std::string& line) {
@@ -191,7 +202,14 @@ class CellRun {
     ImageOutcome img;
     {
       // A cold build takes minutes: what it is doing, every 10 s (nothing for a present image).
-      ImageBuildTicker ticker(log_path("image"), kImageProgressSeconds, [&](const std::string& line) { say("image: " + line); });
+      // A build the look-ahead began is read from its first line (its step so far), and the
+      // time in the line is this cell's wait for it.
+      const bool ahead = settings_.image_log_from_look_ahead;
+      ImageBuildTicker ticker(log_path("image"), kImageProgressSeconds,
+                              [&](const std::string& line) {
+                                say((ahead ? "image: waiting for the look-ahead build: " : "image: ") + line);
+                              },
+                              ahead ? ImageBuildTicker::ReadFrom::start : ImageBuildTicker::ReadFrom::end);
       img = engine_.ensure_image(cell_, log_path("image"), timeout_of("image"));
     }
     image_ = img.tag;
@@ -205,8 +223,18 @@ class CellRun {
     s.exit_code = img.process.exit_code;
     s.log = log_rel("image");
     s.command = img.built ? "build " + img.tag : "present " + img.tag;
+    // Acquired by someone else (the look-ahead, or a cell of the same image): the step keeps
+    // the build's own seconds, and says how long this cell really stood still for it.
+    std::string how;
+    if (!img.acquired_by.empty()) {
+      s.waited_seconds = img.waited_seconds;
+      how = img.acquired_by == "the look-ahead" ? "by the look-ahead" : "built for " + img.acquired_by;
+      s.command += fmt::format(" ({}; this cell waited {:.1f} s)", how, img.waited_seconds);
+      how = fmt::format(", {}; waited {:.1f} s", how, img.waited_seconds);
+    }
     result_.steps.push_back(s);
-    say(fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present", img.ok ? img.tag : "FAILED", img.seconds));
+    say(fmt::format("image {} {} ({:.1f} s{})", img.built ? "built" : "present", img.ok ? img.tag : "FAILED",
+                    img.seconds, how));
     if (img.ok) result_.image_id = engine_.image_id(img.tag);
     if (img.ok) return true;
     Diagnosis d;
@@ -755,6 +783,10 @@ class CellRun {
 };
 
 }  // namespace
+
+std::string step_log_path(const std::string& results_dir, const std::string& cell_id, const std::string& step) {
+  return results_dir + "/logs/" + cell_id + "/" + step + ".log";
+}
 
 CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,
                     const Progress& progress) {

@@ -16,7 +16,14 @@ struct RunSettings {
   std::string results_dir;  // absolute
   int build_jobs = 2;
   double per_test_timeout_s = 300;  // ctest --timeout; each step's own comes from the registry
+  // The run's look-ahead (run/image_prefetch.h) began this cell's image before the cell
+  // started: its image log is this run's, so it stays when the cell clears its log folder,
+  // and the progress ticker reads it from the start.
+  bool image_log_from_look_ahead = false;
 };
+
+// results/logs/<cell>/<step>.log: where a cell's step writes its log (absolute).
+std::string step_log_path(const std::string& results_dir, const std::string& cell_id, const std::string& step);
 
 using Progress = std::function<void(const std::string& cell, const std::string& line)>;
 

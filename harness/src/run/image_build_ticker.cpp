@@ -27,9 +27,10 @@ std::string elapsed_words(double s) {
 
 }  // namespace
 
-ImageBuildTicker::ImageBuildTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say)
+ImageBuildTicker::ImageBuildTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say,
+                                   ReadFrom from)
     : log_path_(std::move(log_path)), interval_s_(interval_s), say_(std::move(say)) {
-  const std::uintmax_t offset = size_of(log_path_);
+  const std::uintmax_t offset = from == ReadFrom::start ? 0 : size_of(log_path_);
   thread_ = std::thread([this, offset] { loop(offset); });
 }
 

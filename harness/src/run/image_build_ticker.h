@@ -15,9 +15,13 @@ namespace opmatrix {
 
 class ImageBuildTicker {
  public:
-  // Starts reading `log_path` from its current end (the log is appended to by each attempt);
-  // `say` gets "<elapsed> in: <what it does>" every `interval_s` until destroyed.
-  ImageBuildTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say);
+  // Where reading starts: the log's current end (it is appended to by each attempt), or its
+  // start (a build another thread began in this run, whose steps so far count).
+  enum class ReadFrom { end, start };
+  // Reads `log_path` as it grows; `say` gets "<elapsed> in: <what it does>" every `interval_s`
+  // until destroyed, the elapsed time counted from construction.
+  ImageBuildTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say,
+                   ReadFrom from = ReadFrom::end);
   ~ImageBuildTicker();
   ImageBuildTicker(const ImageBuildTicker&) = delete;
   ImageBuildTicker& operator=(const ImageBuildTicker&) = delete;

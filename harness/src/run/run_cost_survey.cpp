@@ -61,6 +61,8 @@ SpaceNeed with_free_space(SpaceNeed need) {
 
 }  // namespace
 
+ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell)); }
+
 RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
                         int parallel_cells, bool images_only) {
   RunCost cost;
@@ -82,13 +84,16 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
     const nlohmann::json last = last_result(results_dir, *cell);
     const bool own_kernels = !cell->project;
     // Time: the cell's last run past its image step where it has one, else the measured figure.
+    // An image the look-ahead built took the cell only its wait (`waited_seconds`), not the build.
     double seconds = measured_cell_seconds(own_kernels);
     if (last.is_object() && last.contains("seconds") && last["seconds"].is_number()) {
       seconds = last["seconds"].get<double>();
       if (last.contains("steps") && last["steps"].is_array())
-        for (const auto& s : last["steps"])
-          if (s.value("name", "") == "image" && s.contains("seconds") && s["seconds"].is_number())
-            seconds -= s["seconds"].get<double>();
+        for (const auto& s : last["steps"]) {
+          if (s.value("name", "") != "image") continue;
+          const char* spent = s.contains("waited_seconds") ? "waited_seconds" : "seconds";
+          if (s.contains(spent) && s[spent].is_number()) seconds -= s[spent].get<double>();
+        }
       seconds = std::max(seconds, 0.0);
     }
     if (!images_only) {
@@ -111,7 +116,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       continue;
     }
     const std::string recipe = recipe_of(*cell);  // by file name: debian.Containerfile …
-    const ImageFigures figures = measured_image_figures(recipe);
+    const ImageFigures figures = image_figures_of(*cell);
     image.bytes = figures.bytes;
     image.download_bytes = figures.download_bytes;
     image.build_seconds = figures.build_seconds;

@@ -25,6 +25,10 @@ struct RunCost {
   std::vector<SpaceNeed> needs;  // engine storage, work dir
 };
 
+// The measured figures of the recipe a cell's image is built from (by its Containerfile's
+// name: debian.Containerfile -> debian; a matrix's own gets the largest).
+ImageFigures image_figures_of(const Cell& cell);
+
 // `cells`: those the run will start (not the skipped ones). `images_only`: no cell runs.
 RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
                         int parallel_cells, bool images_only);
