@@ -191,6 +191,12 @@ int ImageLookAhead::built_ahead_locked() const {
   return n;
 }
 
+// Workers take cells in order: one at or before the furthest started is theirs, even if its
+// worker has not said so yet.
+bool ImageLookAhead::passed_locked(std::size_t i) const {
+  return started_[i] || static_cast<int>(i) <= furthest_started_;
+}
+
 void ImageLookAhead::walk() {
   auto say = [&](const Cell& cell, const std::string& line) {
     if (settings_.say) settings_.say(cell.id, line);
@@ -200,10 +206,13 @@ void ImageLookAhead::walk() {
     const Cell& cell = *cells_[i];
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      while (!finished_ && !stopping() && !started_[i] && built_ahead_locked() >= settings_.ahead)
+      // Ahead of the workers, so not before the first of them starts: the first cell's image
+      // is its own worker's to build.
+      while (!finished_ && !stopping() && !passed_locked(i) &&
+             (furthest_started_ < 0 || built_ahead_locked() >= settings_.ahead))
         wake_.wait_for(lock, kStopPoll);
       if (finished_ || stopping()) return;
-      if (started_[i]) continue;  // a worker got there first: it acquires the image itself
+      if (passed_locked(i)) continue;  // a worker got there first: it acquires the image itself
     }
     // A present image costs nothing ahead; the worker finds it in a moment.
     const std::string tag = engine_.inner().planned_image(cell);
@@ -224,7 +233,7 @@ void ImageLookAhead::walk() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (finished_ || stopping()) return;
-      if (started_[i]) continue;
+      if (passed_locked(i)) continue;
       taken_[i] = true;
       // Under the lock, so that a worker starting this cell sees its log folder as this run's:
       // the previous run's image log goes; the build appends to a fresh one.

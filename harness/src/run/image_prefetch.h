@@ -129,6 +129,7 @@ class ImageLookAhead {
  private:
   void walk();
   int built_ahead_locked() const;
+  bool passed_locked(std::size_t i) const;
 
   SharedBuildEngine& engine_;
   std::vector<const Cell*> cells_;

@@ -21,6 +21,7 @@
 #include "checks/registry.h"
 #include "fake_engine.h"
 #include "run/cell_runner.h"
+#include "util/atomic_write.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -1152,6 +1153,66 @@ TEST_F(RunCell, ImageFailureRunsNoFurtherStep) {
   EXPECT_EQ(r.status, Status::error);
   EXPECT_FALSE(r.meets_expectations);
   EXPECT_TRUE(r.versions.empty());
+}
+
+// An image the run's look-ahead built (run/image_prefetch.h): the step keeps the build's own
+// seconds and records the cell's wait beside them, in the results and on the console.
+TEST_F(RunCell, AnImageFromTheLookAheadRecordsItsBuildAndTheWait) {
+  const Cell c = cpu_cell();
+  script_passing(c);
+  engine_->image.built = true;
+  engine_->image.seconds = 312.5;
+  engine_->image.acquired_by = "the look-ahead";
+  engine_->image.waited_seconds = 4.3;
+  const CellResult r = run(c);
+  ASSERT_FALSE(r.steps.empty());
+  EXPECT_EQ(r.steps[0].name, "image");
+  EXPECT_DOUBLE_EQ(r.steps[0].seconds, 312.5);
+  ASSERT_TRUE(r.steps[0].waited_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*r.steps[0].waited_seconds, 4.3);
+  EXPECT_EQ(r.steps[0].command, "build " + engine_->image.tag + " (by the look-ahead; this cell waited 4.3 s)");
+  const json j = to_json(r);
+  EXPECT_DOUBLE_EQ(j["steps"][0]["waited_seconds"].get<double>(), 4.3);
+  EXPECT_DOUBLE_EQ(*cell_result_from_json(j).steps[0].waited_seconds, 4.3);
+  const std::string line = "image built " + engine_->image.tag + " (312.5 s, by the look-ahead; waited 4.3 s)";
+  EXPECT_TRUE(std::any_of(progress_.begin(), progress_.end(), [&](const auto& p) { return p.second == line; }))
+      << line;
+}
+
+TEST_F(RunCell, AnImageItBuiltItselfHasNoWait) {
+  const Cell c = cpu_cell();
+  script_passing(c);
+  engine_->image.built = true;
+  engine_->image.seconds = 10;
+  const CellResult r = run(c);
+  ASSERT_FALSE(r.steps.empty());
+  EXPECT_FALSE(r.steps[0].waited_seconds.has_value());
+  EXPECT_FALSE(to_json(r)["steps"][0].contains("waited_seconds"));
+}
+
+// The look-ahead wrote this run's image log before the cell started: it stays, the last
+// run's other logs go. Without the look-ahead, the whole folder is the last run's.
+TEST_F(RunCell, TheLookAheadsImageLogSurvivesTheCellsStart) {
+  const Cell c = cpu_cell();
+  script_passing(c);
+  const fs::path logs = fs::path(settings_.results_dir) / "logs" / c.id;
+  auto write = [](const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  };
+  write(logs / "image.log", "STEP 1/5: FROM localhost/opmatrix-base:trixie\n");
+  write(logs / "stale.log", "from the last run\n");
+  settings_.image_log_from_look_ahead = true;
+  run(c);
+  EXPECT_TRUE(fs::exists(logs / "image.log"));
+  EXPECT_FALSE(fs::exists(logs / "stale.log"));
+  EXPECT_NE(read_text_file((logs / "image.log").string()).find("STEP 1/5"), std::string::npos);
+
+  settings_.image_log_from_look_ahead = false;
+  write(logs / "stale.log", "from the last run\n");
+  run(c);
+  EXPECT_FALSE(fs::exists(logs / "image.log"));  // the fake writes no image log of its own
+  EXPECT_FALSE(fs::exists(logs / "stale.log"));
 }
 
 TEST_F(RunCell, ImageTimeoutIsATimeout) {
