@@ -113,7 +113,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_option("--build-jobs", run.build_jobs, "compile jobs per cell (default: cores / --jobs)");
   r->add_option("--prefetch", run.prefetch, "images built in the background ahead of the cells, while they compile "
                                             "(default: 1; 0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 100));
   r->add_option("--results", run.results, "folder for results/<cell>.json and logs (default: ./results)");
   r->add_option("--engine", run.engine, "podman (default) | docker (GitHub runners) | host (this machine is the "
                                         "environment)")
