@@ -13,14 +13,18 @@ namespace opmatrix {
 //   debian:       bookworm 1.77 GB, trixie 1.76 GB, sid 1.87 GB; 89-185 s; apt 338-368 MB
 //   debian-cuda:  trixie 9.22 GB; 372 s + the cuDNN stage; apt 783 MB + 1879 MB, cuDNN wheel 670 MB
 //   debian-cuda-toolkit: bookworm 7.31 GB; 354 s; apt 1547 MiB + 238 MB
-//   pypi:         5.92-8.37 GB (torch 2.1.2 5.92, 2.5.1 6.39, 2.15.0 6.74, 2.12.1 6.05,
-//                 2.10.0 8.37); 192-401 s; 25-32 wheels, 2570-2896 MiB, + nvcc wheels 109 MiB
-ImageFigures measured_image_figures(const std::string& recipe) {
+//   pypi:         7.89-8.37 GB alone (layered: torch 2.8.0 7.89, 2.9.1 8.15, 2.10.0 8.37);
+//                 154-401 s; 25-32 wheels, 2570-3766 MiB, + nvcc wheels 109 MiB
+//   pypi with its CUDA's layers present (another minor of the same CUDA, nvcc and suite):
+//                 torch 2.9.1 added 3.37 GB, 2.10.0 3.16 GB (bench/images/layer_cost.py);
+//                 154-173 s; 1204-1454 MiB
+ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_present) {
   if (recipe == "debian") return {1.87e9, 0.37e9, 185};
   if (recipe == "debian-cuda") return {9.22e9, 3.33e9, 500};
   if (recipe == "debian-cuda-toolkit") return {7.31e9, 1.86e9, 354};
-  if (recipe == "pypi") return {8.37e9, 3.15e9, 401};
-  return {8.37e9, 3.15e9, 401, false};  // any other Containerfile: the largest
+  if (recipe == "pypi" && cuda_layers_present) return {3.4e9, 1.53e9, 175};
+  if (recipe == "pypi") return {8.37e9, 3.95e9, 401};
+  return {8.37e9, 3.95e9, 401, false};  // any other Containerfile: the largest
 }
 
 // mmdebstrap bases: bookworm 163 MB / 33 s, trixie 117 MB / 29 s, sid 118 MB / 31 s.

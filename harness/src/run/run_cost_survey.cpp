@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,16 @@ std::string describe_recipe(const Cell& cell) {
 
 nlohmann::json last_result(const std::string& results_dir, const Cell& cell) {
   return nlohmann::json::parse(read_text_file(results_dir + "/" + cell.id + ".json"), nullptr, false);
+}
+
+// Which pypi images share their CUDA libraries' layers: the same CUDA, nvcc and suite (the
+// wheels of one CUDA release are mostly pinned alike). "" for every other recipe.
+std::string cuda_layers_key(const Cell& cell) {
+  if (cell.image.builtin != "pypi") return "";
+  std::string key = "pypi cuda=" + cell.cuda;
+  for (const auto& [k, v] : cell.image.args)
+    if (k == "NVCC" || k == "NVCC_FROM" || k == "SUITE" || k == "PIP_INDEX_URL") key += "|" + k + "=" + v;
+  return key;
 }
 
 // The base images a podman cell image is built on that are not made yet (mmdebstrap).
@@ -70,6 +81,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
   cost.uses_images = engine.name() != "host";
   std::map<std::string, std::size_t> by_name;  // image name -> index in new_images
   std::map<std::string, bool> present;
+  std::set<std::string> cuda_layers;  // cuda_layers_key of the images present or planned so far
   auto add_image = [&](const std::string& name, const Cell& cell, PlannedImage fresh) {
     auto it = by_name.find(name);
     if (it == by_name.end()) {
@@ -105,6 +117,9 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
     }
     if (engine.name() == "host") continue;
     const std::string tag = engine.planned_image(*cell);
+    const std::string layers_key = cuda_layers_key(*cell);
+    const bool shares_layers = !layers_key.empty() && cuda_layers.count(layers_key);
+    if (!layers_key.empty()) cuda_layers.insert(layers_key);
     if (!tag.empty()) {
       if (!present.count(tag)) present[tag] = !engine.image_id(tag).empty();
       if (present[tag]) continue;
@@ -116,16 +131,18 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       continue;
     }
     const std::string recipe = recipe_of(*cell);  // by file name: debian.Containerfile …
-    const ImageFigures figures = image_figures_of(*cell);
+    const ImageFigures figures = measured_image_figures(recipe, shares_layers);
     image.bytes = figures.bytes;
     image.download_bytes = figures.download_bytes;
     image.build_seconds = figures.build_seconds;
-    image.size_from = figures.measured ? "measured for " + recipe + " images"
-                                       : "a Containerfile of the matrix's own: the largest measured image";
+    image.size_from = !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"
+                      : shares_layers   ? "measured for one more " + recipe + " image of a CUDA already there"
+                                        : "measured for " + recipe + " images";
     // The image this cell ran in last time, when the storage still has it, is the best guess
-    // of the next one's size (its tag changed with a script or the base, not with torch).
+    // of the next one's size (its tag changed with a script or the base, not with torch); not
+    // where layers are shared, since `podman images` counts those in every image.
     const std::string old = last.is_object() ? last.value("image", "") : "";
-    if (!old.empty() && old != tag)
+    if (!shares_layers && !old.empty() && old != tag)
       if (auto size = engine.image_size(old)) {
         image.bytes = *size;
         image.size_from = "as its last image " + old;

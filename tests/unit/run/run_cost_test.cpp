@@ -128,6 +128,33 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   fs::remove_all(work);
 }
 
+TEST(SurveyRunCost, OneMoreMinorOfACudaAlreadyThereCostsItsOwnLayersOnly) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_layers";
+  fs::remove_all(work);
+  StorageEngine engine(work.string());
+  auto cell = [](const std::string& id, const std::string& cuda) {
+    Cell c = pypi_cell(id);
+    c.cuda = cuda;
+    c.image.args = {{"NVCC", "12.4"}, {"NVCC_FROM", "debian"}};
+    return c;
+  };
+  // 2.8 is there; 2.9 and 2.10 share its CUDA 12.8 layers; 2.5 (12.4) and 2.1 (12.1) do not,
+  // and 2.2 shares 2.1's, which this run builds first.
+  Cell t28 = cell("2.8", "12.8"), t29 = cell("2.9", "12.8"), t210 = cell("2.10", "12.8"), t25 = cell("2.5", "12.4"),
+       t21 = cell("2.1", "12.1"), t22 = cell("2.2", "12.1");
+  for (const Cell* c : {&t28, &t29, &t210, &t25, &t21, &t22}) engine.tags[c->id] = "tag-" + c->id;
+  engine.images = {{"tag-2.8", 7.89e9}};
+  const RunCost cost = survey_run_cost(engine, {&t28, &t29, &t210, &t25, &t21, &t22}, work.string(), 1, true);
+  std::map<std::string, double> bytes;
+  for (const auto& i : cost.new_images) bytes[i.cells.at(0)] = i.bytes.value();
+  const double full = measured_image_figures("pypi").bytes, more = measured_image_figures("pypi", true).bytes;
+  EXPECT_LT(more, full / 2);
+  EXPECT_EQ(bytes, (std::map<std::string, double>{{"2.9", more}, {"2.10", more}, {"2.5", full}, {"2.1", full},
+                                                  {"2.2", more}}));
+  EXPECT_NE(render_run_cost(cost).find("measured for one more pypi image of a CUDA already there"), std::string::npos);
+  fs::remove_all(work);
+}
+
 TEST(SurveyRunCost, EverythingPresentNeedsNoStorage) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_present";
   fs::remove_all(work);
