@@ -140,8 +140,10 @@ LookAheadSettings default_look_ahead_settings(int ahead, const std::string& resu
   };
   // As the run's own cost check counts it: the image, and room to commit its largest layer.
   s.storage_need = [](const Cell& cell) {
+    const ImageFigures figures = image_figures_of(cell);
     PlannedImage image;
-    image.bytes = image_figures_of(cell).bytes;
+    image.bytes = figures.bytes;
+    image.largest_layer_bytes = figures.largest_layer_bytes;
     return image_storage_need({image});
   };
   s.free_bytes = [](const std::string& path) -> std::optional<double> {

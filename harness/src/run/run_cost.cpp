@@ -18,13 +18,15 @@ namespace opmatrix {
 //   pypi with its CUDA's layers present (another minor of the same CUDA, nvcc and suite):
 //                 torch 2.9.1 added 3.37 GB, 2.10.0 3.16 GB (bench/images/layer_cost.py);
 //                 154-173 s; 1204-1454 MiB
+// Largest layers: debian's packages 0.6 GB, the CUDA toolkits 5.7 GB (trixie) and 5.5 GB
+// (bookworm), a pypi image's torch layer 2.55 GB (2.8.0: torch, triton, Python packages).
 ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_present) {
-  if (recipe == "debian") return {1.87e9, 0.37e9, 185};
-  if (recipe == "debian-cuda") return {9.22e9, 3.33e9, 500};
-  if (recipe == "debian-cuda-toolkit") return {7.31e9, 1.86e9, 354};
-  if (recipe == "pypi" && cuda_layers_present) return {3.4e9, 1.53e9, 175};
-  if (recipe == "pypi") return {8.37e9, 3.95e9, 401};
-  return {8.37e9, 3.95e9, 401, false};  // any other Containerfile: the largest
+  if (recipe == "debian") return {1.87e9, 0.37e9, 185, true, 0.6e9};
+  if (recipe == "debian-cuda") return {9.22e9, 3.33e9, 500, true, 5.7e9};
+  if (recipe == "debian-cuda-toolkit") return {7.31e9, 1.86e9, 354, true, 5.7e9};
+  if (recipe == "pypi" && cuda_layers_present) return {3.4e9, 1.53e9, 175, true, 2.7e9};
+  if (recipe == "pypi") return {8.37e9, 3.95e9, 401, true, 2.7e9};
+  return {8.37e9, 3.95e9, 401, false};  // any other Containerfile: the largest, one layer
 }
 
 // mmdebstrap bases: bookworm 163 MB / 33 s, trixie 117 MB / 29 s, sid 118 MB / 31 s.
@@ -72,7 +74,7 @@ double image_storage_need(const std::vector<PlannedImage>& images) {
   double sum = 0, largest = 0;
   for (const auto& i : images) {
     sum += i.bytes.value_or(0);
-    largest = std::max(largest, i.bytes.value_or(0));
+    largest = std::max(largest, i.largest_layer_bytes > 0 ? i.largest_layer_bytes : i.bytes.value_or(0));
   }
   return sum + 2 * largest;
 }

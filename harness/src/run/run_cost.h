@@ -20,6 +20,7 @@ struct ImageFigures {
   double download_bytes = 0;
   double build_seconds = 0;
   bool measured = true;  // false: a recipe of the matrix's own, given the largest figures
+  double largest_layer_bytes = 0;  // what a commit briefly needs room for (0: the whole image)
 };
 // By Containerfile stem (debian, debian-cuda, debian-cuda-toolkit, pypi); another recipe (a
 // matrix's own Containerfile) gets the largest pypi figures: never too little.
@@ -41,6 +42,7 @@ struct PlannedImage {
   std::string size_from;           // "measured" (the table above) or where the size was read
   double download_bytes = 0;
   double build_seconds = 0;
+  double largest_layer_bytes = 0;  // 0: unknown, the whole image
 };
 
 // A filesystem and what the run would add to it.
@@ -62,8 +64,8 @@ struct SpaceVerdict {
 SpaceVerdict judge_space(const std::vector<SpaceNeed>& needs);
 
 // What the engine's storage needs for these images: their sizes, plus room for committing the
-// largest (a commit briefly holds the layer diff and a blob in /var/tmp besides the layer:
-// about three times the new layer, measured; docs/containers.md).
+// largest layer (a commit briefly holds the layer diff and a blob in /var/tmp besides the
+// layer: about three times the new layer, measured; docs/containers.md).
 double image_storage_need(const std::vector<PlannedImage>& images);
 
 // "8.4 GB", "630 MB" (decimal units, as podman prints them).

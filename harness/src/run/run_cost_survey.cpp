@@ -135,6 +135,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
     image.bytes = figures.bytes;
     image.download_bytes = figures.download_bytes;
     image.build_seconds = figures.build_seconds;
+    image.largest_layer_bytes = figures.largest_layer_bytes;
     image.size_from = !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"
                       : shares_layers   ? "measured for one more " + recipe + " image of a CUDA already there"
                                         : "measured for " + recipe + " images";

@@ -50,6 +50,10 @@ TEST(ImageStorageNeed, TheImagesPlusRoomToCommitTheLargest) {
   PlannedImage ref{"ref", {}, std::nullopt, "", 0, 0};
   EXPECT_DOUBLE_EQ(image_storage_need({pypi, debian, ref}), 10 * GB + 2 * 8 * GB);
   EXPECT_DOUBLE_EQ(image_storage_need({}), 0);
+  // Images in layers: room for committing the largest layer, not the whole image.
+  pypi.largest_layer_bytes = 2.7 * GB;
+  debian.largest_layer_bytes = 0.6 * GB;
+  EXPECT_DOUBLE_EQ(image_storage_need({pypi, debian}), 10 * GB + 2 * 2.7 * GB);
 }
 
 TEST(Human, BytesAndDurations) {
@@ -117,7 +121,7 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   // The storage and the work dir are one filesystem here: one device, needs added up.
   ASSERT_EQ(cost.needs.size(), 2u);
   EXPECT_EQ(cost.needs[0].device, cost.needs[1].device);
-  EXPECT_DOUBLE_EQ(cost.needs[0].bytes, 3 * 5.5e9);
+  EXPECT_DOUBLE_EQ(cost.needs[0].bytes, 5.5e9 + 2 * measured_image_figures("pypi").largest_layer_bytes);
   const std::string text = render_run_cost(cost);
   EXPECT_NE(text.find("images to build: 1 (1 present)"), std::string::npos) << text;
   EXPECT_NE(text.find("as its last image localhost/opmatrix/pypi:old"), std::string::npos) << text;
