@@ -44,6 +44,32 @@ def verdict(ok):
     return "**met**" if ok else "**not met**"
 
 
+def cite(repo, readme, title, add):
+    """The figure tables of a README (each "### Figures..." section: its lead lines and table),
+    headed with the README's last commit date."""
+    path = repo / readme
+    if not path.exists():
+        return
+    date = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%cs", "--", str(path)],
+                          capture_output=True, text=True).stdout.strip() or "?"
+    add(f"## {title} (cited from {readme}, committed {date}; not rerun here)")
+    add("")
+    text = path.read_text().splitlines()
+    for i, line in enumerate(text):
+        if line.startswith("### Figures") or line.startswith("Figures ("):
+            j = i
+            while j < len(text) and text[j].strip() and not text[j].startswith("|"):
+                add(text[j].lstrip("# "))
+                j += 1
+            add("")
+            while j < len(text) and not text[j].startswith("|"):
+                j += 1
+            while j < len(text) and text[j].startswith("|"):
+                add(text[j])
+                j += 1
+            add("")
+
+
 def main():
     data, out, cells = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
     repo = Path(__file__).resolve().parent.parent
@@ -179,27 +205,10 @@ def main():
         add(Path(comp, "summary.md").read_text().rstrip())
         add("")
 
-    # --- kernels vs torchvision --------------------------------------------------------------
-    readme = repo / "bench/kernels/README.md"
-    if readme.exists():
-        date = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%cs", "--", str(readme)],
-                              capture_output=True, text=True).stdout.strip() or "?"
-        add(f"## Kernel speed vs torchvision, CPU and GPU (cited from bench/kernels/README.md, committed {date}; not rerun here)")
-        add("")
-        text = readme.read_text().splitlines()
-        for i, line in enumerate(text):
-            if line.startswith("### Figures") or line.startswith("Figures ("):
-                j = i
-                while j < len(text) and text[j].strip() and not text[j].startswith("|"):
-                    add(text[j].lstrip("# "))
-                    j += 1
-                add("")
-                while j < len(text) and not text[j].startswith("|"):
-                    j += 1
-                while j < len(text) and text[j].startswith("|"):
-                    add(text[j])
-                    j += 1
-                add("")
+    # --- figures measured elsewhere, cited: kernels vs torchvision, image disk and cold runs ---
+    for readme, title in (("bench/kernels/README.md", "Kernel speed vs torchvision, CPU and GPU"),
+                          ("bench/images/README.md", "Image disk and cold runs")):
+        cite(repo, readme, title, add)
     out.write_text("\n".join(lines) + "\n")
 
 
