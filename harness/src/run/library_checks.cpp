@@ -220,6 +220,16 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
   std::vector<std::string> elf, ptx;
   if (report.contains("elf")) elf = report["elf"].get<std::vector<std::string>>();
   if (report.contains("ptx")) ptx = report["ptx"].get<std::vector<std::string>>();
+  // Who listed the code: cuobjdump (fatbin.py reads the section too, as a cross-check), or
+  // fatbin.py's own reader where the cell has no cuobjdump.
+  const std::string tool = json_text(report, "tool"), cross = json_text(report, "cross_check");
+  std::string by;
+  if (tool.find("cuobjdump") != std::string::npos && tool.find("no cuobjdump") == std::string::npos)
+    by = cross.empty()        ? " (cuobjdump)"
+         : cross == "agrees" ? " (cuobjdump; the section read directly agrees)"
+                              : " (cuobjdump; cross-check: " + cross + ")";
+  else if (!tool.empty())
+    by = " (" + tool + ")";
   for (const auto& arch : archs) {
     const int target = arch_number(arch);
     const std::string sm = fmt::format("sm_{}", target);
@@ -241,16 +251,16 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
       if (!arch_specific(p) && n <= target && (jit.empty() || n > arch_number(jit))) jit = p;
     }
     if (!sass.empty()) {
-      out.push_back(make("", "fatbin", arch, Status::pass, fmt::format("{} holds SASS {} for {}", name, sass, sm)));
+      out.push_back(make("", "fatbin", arch, Status::pass, fmt::format("{} holds SASS {} for {}{}", name, sass, sm, by)));
     } else if (!jit.empty()) {
       out.push_back(make("", "fatbin", arch, Status::pass,
                          fmt::format("{} holds no SASS for {}, but PTX {} that the driver JIT-compiles to it "
-                                     "(slow first launch)", name, sm, jit)));
+                                     "(slow first launch){}", name, sm, jit, by)));
     } else {
       CheckResult c = make("", "fatbin", arch, Status::fail,
-                           fmt::format("{} holds no code for {} (SASS: {}; PTX: {})", name, sm,
+                           fmt::format("{} holds no code for {} (SASS: {}; PTX: {}){}", name, sm,
                                        elf.empty() ? "none" : fmt::format("{}", fmt::join(elf, " ")),
-                                       ptx.empty() ? "none" : fmt::format("{}", fmt::join(ptx, " "))));
+                                       ptx.empty() ? "none" : fmt::format("{}", fmt::join(ptx, " ")), by));
       c.diagnosis = diagnosis("no_kernel_image",
                               fmt::format("on {} the op fails with \"no kernel image is available for execution on the "
                                           "device\"", sm),

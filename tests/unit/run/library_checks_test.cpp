@@ -122,6 +122,22 @@ TEST(FatbinChecks, SassSameMajorPtxJitOrNothing) {
       << find(checks, "fatbin", "10.0")->message;
 }
 
+TEST(FatbinChecks, SayWhoListedTheCodeAndWhetherTheCrossCheckAgrees) {
+  auto report = nlohmann::json::parse(R"({"library": "/b/libx.so", "elf": ["sm_80"], "ptx": [],
+      "tool": "/opt/cuda/bin/cuobjdump", "cross_check": "agrees"})");
+  EXPECT_EQ(fatbin_checks(report, {"8.0"}, "r").at(0).message,
+            "libx.so holds SASS sm_80 for sm_80 (cuobjdump; the section read directly agrees)");
+  report["cross_check"] = "differs: the section read directly holds SASS ['sm_75'] and PTX []";
+  EXPECT_EQ(fatbin_checks(report, {"8.0"}, "r").at(0).message,
+            "libx.so holds SASS sm_80 for sm_80 (cuobjdump; cross-check: differs: the section read directly holds "
+            "SASS ['sm_75'] and PTX [])");
+  report.erase("cross_check");
+  report["tool"] = "the .nv_fatbin section read directly (no cuobjdump in this cell)";
+  EXPECT_EQ(fatbin_checks(report, {"7.0"}, "r").at(0).message,
+            "libx.so holds no code for sm_70 (SASS: sm_80; PTX: none) (the .nv_fatbin section read directly (no "
+            "cuobjdump in this cell))");
+}
+
 TEST(CrossLoadOutcome, ClassifiesEachWayALoadEnds) {
   EXPECT_EQ(cross_load_outcome({{"timed_out", true}})["outcome"], "timeout");
   EXPECT_EQ(cross_load_outcome({{"signal", "SIGSEGV"}, {"report", nullptr}})["outcome"], "crash");
