@@ -38,12 +38,6 @@ constexpr const char* kOwnLibrary = "kernels/libopmatrix_ops.so";
 // How often a running image build says what it is doing (docs/cli.md#run).
 constexpr double kImageProgressSeconds = 10;
 
-double timeout_for(const Cell& cell, const std::string& step, double fallback) {
-  for (const auto& [s, seconds] : cell.timeouts)
-    if (s == step) return seconds;
-  return fallback;
-}
-
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "";
@@ -125,10 +119,7 @@ class CellRun {
     return script_check(spec);
   }
 
-  double timeout_of(const std::string& step) const {
-    const StepSpec* spec = find_step(step);
-    return timeout_for(cell_, step, spec ? spec->timeout_s : 600);
-  }
+  double timeout_of(const std::string& step) const { return step_timeout(cell_, step); }
 
   std::string log_path(const std::string& step) const { return step_log_path(settings_.results_dir, cell_.id, step); }
 
@@ -786,6 +777,13 @@ class CellRun {
 
 std::string step_log_path(const std::string& results_dir, const std::string& cell_id, const std::string& step) {
   return results_dir + "/logs/" + cell_id + "/" + step + ".log";
+}
+
+double step_timeout(const Cell& cell, const std::string& step) {
+  for (const auto& [s, seconds] : cell.timeouts)
+    if (s == step) return seconds;
+  const StepSpec* spec = find_step(step);
+  return spec ? spec->timeout_s : 600;
 }
 
 CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,

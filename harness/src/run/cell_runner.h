@@ -25,6 +25,9 @@ struct RunSettings {
 // results/logs/<cell>/<step>.log: where a cell's step writes its log (absolute).
 std::string step_log_path(const std::string& results_dir, const std::string& cell_id, const std::string& step);
 
+// A step's time limit in a cell: the cell's own (`timeouts:` in the matrix), else the registry's.
+double step_timeout(const Cell& cell, const std::string& step);
+
 using Progress = std::function<void(const std::string& cell, const std::string& line)>;
 
 CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,

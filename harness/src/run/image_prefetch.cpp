@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "checks/registry.h"
 #include "run/cell_runner.h"
 #include "run/process.h"
 #include "run/run_cost.h"
@@ -132,20 +131,9 @@ LookAheadSettings default_look_ahead_settings(int ahead, const std::string& resu
   LookAheadSettings s;
   s.ahead = ahead;
   s.log_path = [results_dir](const Cell& cell) { return step_log_path(results_dir, cell.id, "image"); };
-  s.image_timeout = [](const Cell& cell) -> double {
-    for (const auto& [step, seconds] : cell.timeouts)
-      if (step == "image") return seconds;
-    const StepSpec* spec = find_step("image");
-    return spec ? spec->timeout_s : 3600.0;
-  };
+  s.image_timeout = [](const Cell& cell) { return step_timeout(cell, "image"); };
   // As the run's own cost check counts it: the image, and room to commit its largest layer.
-  s.storage_need = [](const Cell& cell) {
-    const ImageFigures figures = image_figures_of(cell);
-    PlannedImage image;
-    image.bytes = figures.bytes;
-    image.largest_layer_bytes = figures.largest_layer_bytes;
-    return image_storage_need({image});
-  };
+  s.storage_need = [](const Cell& cell) { return image_storage_need({image_of_figures("", image_figures_of(cell), "")}); };
   s.free_bytes = [](const std::string& path) -> std::optional<double> {
     if (path.empty()) return std::nullopt;
     if (auto space = disk_space(path)) return space->free_bytes;

@@ -70,6 +70,17 @@ SpaceVerdict judge_space(const std::vector<SpaceNeed>& needs) {
   return verdict;
 }
 
+PlannedImage image_of_figures(const std::string& name, const ImageFigures& figures, const std::string& size_from) {
+  PlannedImage image;
+  image.name = name;
+  image.bytes = figures.bytes;
+  image.size_from = size_from;
+  image.download_bytes = figures.download_bytes;
+  image.build_seconds = figures.build_seconds;
+  image.largest_layer_bytes = figures.largest_layer_bytes;
+  return image;
+}
+
 double image_storage_need(const std::vector<PlannedImage>& images) {
   double sum = 0, largest = 0;
   for (const auto& i : images) {

@@ -45,6 +45,9 @@ struct PlannedImage {
   double largest_layer_bytes = 0;  // 0: unknown, the whole image
 };
 
+// An image a run would build, sized by measured figures; `size_from` says which.
+PlannedImage image_of_figures(const std::string& name, const ImageFigures& figures, const std::string& size_from);
+
 // A filesystem and what the run would add to it.
 struct SpaceNeed {
   std::string what;                  // "podman storage", "the work dir"

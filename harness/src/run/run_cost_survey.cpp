@@ -124,21 +124,19 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       if (!present.count(tag)) present[tag] = !engine.image_id(tag).empty();
       if (present[tag]) continue;
     }
-    PlannedImage image;
     if (!cell->image.ref.empty()) {
-      image.size_from = "unknown until pulled";
-      add_image(cell->image.ref, *cell, image);
+      PlannedImage pulled;
+      pulled.size_from = "unknown until pulled";
+      add_image(cell->image.ref, *cell, pulled);
       continue;
     }
     const std::string recipe = recipe_of(*cell);  // by file name: debian.Containerfile …
     const ImageFigures figures = measured_image_figures(recipe, shares_layers);
-    image.bytes = figures.bytes;
-    image.download_bytes = figures.download_bytes;
-    image.build_seconds = figures.build_seconds;
-    image.largest_layer_bytes = figures.largest_layer_bytes;
-    image.size_from = !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"
-                      : shares_layers   ? "measured for one more " + recipe + " image of a CUDA already there"
-                                        : "measured for " + recipe + " images";
+    PlannedImage image = image_of_figures(
+        "", figures,
+        !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"
+        : shares_layers   ? "measured for one more " + recipe + " image of a CUDA already there"
+                          : "measured for " + recipe + " images");
     // The image this cell ran in last time, when the storage still has it, is the best guess
     // of the next one's size (its tag changed with a script or the base, not with torch); not
     // where layers are shared, since `podman images` counts those in every image.
@@ -150,8 +148,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       }
     if (engine.name() == "podman" && engine.config().local_base_images)
       for (const auto& base : missing_bases(engine, *cell)) {
-        const ImageFigures b = measured_base_image_figures();
-        add_image(base, *cell, {base, {}, b.bytes, "measured for mmdebstrap bases", b.download_bytes, b.build_seconds});
+        add_image(base, *cell, image_of_figures(base, measured_base_image_figures(), "measured for mmdebstrap bases"));
       }
     add_image(tag.empty() ? describe_recipe(*cell) : tag, *cell, image);
   }
