@@ -14,8 +14,12 @@ opmatrix=build/default/harness/opmatrix
 "$opmatrix" validate
 status=0
 "$opmatrix" run "$@" || status=$?
-# The report is rendered from whatever results exist, also when a cell failed.
-"$opmatrix" report --results results --format md -o results/report.md || true
-"$opmatrix" report --results results --format html -o results/report.html || true
-echo "report: results/report.md, results/report.html"
+# The report is rendered from whatever results exist, also when a cell failed; a run that
+# started nothing leaves nothing to report (`report` exits 3 and says so: no empty report).
+report=0
+"$opmatrix" report --results results --format md -o results/report.md || report=$?
+if [ "$report" = 0 ] || [ "$report" = 2 ]; then
+  "$opmatrix" report --results results --format html -o results/report.html || true
+  echo "report: results/report.md, results/report.html"
+fi
 exit "$status"

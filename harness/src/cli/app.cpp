@@ -130,6 +130,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
   r->add_flag("--as-root", run.as_root, "run the steps as root inside containers (default: user 65534, nobody)");
   r->add_flag("--yes", run.yes, "start even when the images and build folders will not fit in the free disk");
+  r->add_flag("--dry-run", run.dry_run, "say what the run would do (cells, images with sizes, build folders, "
+                                        "downloads, free space, time) and start nothing: exit 0 when it fits, 1 when not");
   r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");
   r->callback([&] { action = [&] { return run_command(run, out, err); }; });
 

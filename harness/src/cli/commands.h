@@ -14,6 +14,7 @@ namespace opmatrix {
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitNothingToReport = 3;  // `report`: the results folder is missing or holds no results
 
 // `text` to `out` when `output` is "" or "-", else written atomically to that file; false (the
 // reason on `err`, prefixed "opmatrix COMMAND: error: ") when the file cannot be written.
@@ -73,6 +74,7 @@ struct RunOptions {
   bool cross_load = true;          // after >= 2 cells: every build loaded in every runtime
   bool as_root = false;            // containers: run steps as root instead of an unprivileged user
   bool yes = false;                // start even when the disk the run needs is not free (run/run_cost.h)
+  bool dry_run = false;            // say what the run would do and what it costs; start nothing
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 // A container memory limit as podman/docker take it: a whole number with an optional b/k/m/g.

@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -8,7 +9,16 @@
 namespace opmatrix {
 
 int report_command(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
+  // No results at all (no run yet, or a run that stopped before its first cell) is not bad
+  // input: one line and its own status, so that scripts can tell it from a broken results file.
+  auto nothing_to_report = [&] {
+    err << fmt::format("opmatrix report: nothing to report: {} holds no results (no cell has run; `opmatrix run` "
+                       "writes them); no report written\n", opts.results);
+    return kExitNothingToReport;
+  };
+  if (!std::filesystem::is_directory(opts.results)) return nothing_to_report();
   ResultsSet set = load_results(opts.results);
+  if (set.cells.empty() && set.errors.empty() && !set.cross_load.is_object()) return nothing_to_report();
   for (const auto& e : set.errors) err << "opmatrix report: error: " << e << "\n";
   std::string text;
   if (opts.format == "md") text = render_markdown(set, opts.details);

@@ -70,6 +70,19 @@ bool cost_fits_or_yes(Engine& engine, const std::vector<const Cell*>& cells, int
     err << fmt::format("opmatrix run: every cell to run ({}) has a last result that still stands: nothing to build\n", cached);
     return true;
   }
+  if (opts.dry_run) {
+    // The same survey, said as what would happen: nothing here writes or starts anything.
+    const RunCost cost = survey_run_cost(engine, cells, results_dir, parallel_cells, opts.images_only);
+    err << fmt::format("opmatrix run --dry-run: {} cell{} would run{}; what it would cost:\n", cells.size(),
+                       cells.size() == 1 ? "" : "s", cached ? fmt::format(" ({} more cached)", cached) : "")
+        << render_run_cost(cost);
+    const SpaceVerdict verdict = judge_space(cost.needs);
+    for (const auto& p : verdict.problems) err << "opmatrix run --dry-run: would not fit: " << p << "\n";
+    err << (verdict.fits ? "opmatrix run --dry-run: it fits; nothing was started\n"
+                         : "opmatrix run --dry-run: `opmatrix run` would stop before starting (free space, select fewer "
+                           "cells with --cell, or --yes); nothing was started\n");
+    return verdict.fits;
+  }
   const RunCost cost = survey_run_cost(engine, cells, results_dir, parallel_cells, opts.images_only);
   err << fmt::format("opmatrix run: {} cell{} to run{}; what it costs before it starts:\n", cells.size(),
                      cells.size() == 1 ? "" : "s", cached ? fmt::format(" ({} more cached)", cached) : "")
@@ -185,13 +198,27 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     const Cell* cell;
     std::string skip_reason;
   };
+  // With neither, the local default: the atlas's other cells are GitHub's (one line says how
+  // many), not skips of this run.
   std::vector<Job> jobs;
+  int outside_default = 0;
   for (const auto& c : m->cells) {
     const bool chosen = std::find(opts.cells.begin(), opts.cells.end(), c.id) != opts.cells.end();
     if (!opts.cells.empty() && !chosen) continue;
     if (opts.cells.empty() && !opts.where.empty() && !cell_selected(c, opts.where)) continue;
+    if (opts.cells.empty() && opts.where.empty() && !cell_selected(c, "default")) {
+      ++outside_default;
+      continue;
+    }
     jobs.push_back({&c, not_runnable_reason(c, opts, chosen || !opts.where.empty())});
   }
+  if (outside_default > 0)
+    err << fmt::format("opmatrix run: the local default: {} of the matrix's {} cells; the other {} are the atlas run "
+                       "on GitHub (`opmatrix list --where github`); run one here with --cell ID\n",
+                       m->cells.size() - outside_default - std::count_if(jobs.begin(), jobs.end(), [](const Job& j) {
+                         return !j.skip_reason.empty();
+                       }),
+                       m->cells.size(), outside_default);
   // A cell without a project checks opmatrix's own kernels/ and cases/: only opmatrix's
   // repository has them, not a library's folder with an installed opmatrix.
   for (const auto& j : jobs)
@@ -203,10 +230,16 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
       return kExitUsage;
     }
   const bool any_to_run = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.skip_reason.empty(); });
+  // A dry run still says what the run would cost where the engine is missing (what is in its
+  // storage then counts as nothing), and ends with the reason a run would stop.
+  std::optional<std::string> engine_missing;
   if (any_to_run) {
     if (auto why = engine->unavailable_reason()) {
-      err << "opmatrix run: error: " << *why << "\n";
-      return kExitFailed;
+      if (!opts.dry_run) {
+        err << "opmatrix run: error: " << *why << "\n";
+        return kExitFailed;
+      }
+      engine_missing = *why;
     }
   }
 
@@ -265,14 +298,23 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
 
   // What the cells that will really run cost (a cell whose last result stands costs nothing).
   std::vector<const Cell*> to_run;  // in job order: also the look-ahead's walk
-  if (any_to_run) {
+  if (any_to_run || opts.dry_run) {
     int cached = 0;
     for (const auto& j : jobs) {
+      const bool stands = j.skip_reason.empty() && !opts.images_only && reusable(*j.cell, key_for(j));
+      if (opts.dry_run)
+        out << fmt::format("{:<7} {}{}\n", !j.skip_reason.empty() ? "skip" : stands ? "cached" : "run", j.cell->id,
+                           j.skip_reason.empty() ? "" : ": " + j.skip_reason);
       if (!j.skip_reason.empty()) continue;
-      if (!opts.images_only && reusable(*j.cell, key_for(j))) ++cached;
+      if (stands) ++cached;
       else to_run.push_back(j.cell);
     }
-    if (!cost_fits_or_yes(*engine, to_run, cached, results_dir, parallel_cells, opts, err)) return kExitFailed;
+    const bool fits = cost_fits_or_yes(*engine, to_run, cached, results_dir, parallel_cells, opts, err);
+    if (opts.dry_run) {
+      if (engine_missing) err << "opmatrix run --dry-run: `opmatrix run` would stop: " << *engine_missing << "\n";
+      return fits && !engine_missing ? kExitOk : kExitFailed;
+    }
+    if (!fits) return kExitFailed;
   }
   fs::create_directories(results_dir);
 

@@ -20,12 +20,27 @@ namespace opmatrix {
 //                 154-173 s; 1204-1454 MiB
 // Largest layers: debian's packages 0.6 GB, the CUDA toolkits 5.7 GB (trixie) and 5.5 GB
 // (bookworm), a pypi image's torch layer 2.55 GB (2.8.0: torch, triton, Python packages).
+// With its CUDA layers present, a debian-cuda or debian-cuda-toolkit image adds what lies above
+// the suite's toolkit layer (5.5-5.7 GB, shared: docs/containers.md "Shared layers"): the CPU
+// torch packages (as a debian image) or the CUDA torch, its cuDNN and torchvision.
+struct RecipeFigures {
+  const char* recipe;
+  bool cuda_layers_present;
+  ImageFigures figures;
+};
+constexpr RecipeFigures kRecipeFigures[] = {
+    {"debian", false, {1.87e9, 0.37e9, 185, true, 0.6e9}},
+    {"debian-cuda", false, {9.22e9, 3.33e9, 500, true, 5.7e9}},
+    {"debian-cuda", true, {3.6e9, 1.8e9, 300, true, 1.9e9}},
+    {"debian-cuda-toolkit", false, {7.31e9, 1.86e9, 354, true, 5.7e9}},
+    {"debian-cuda-toolkit", true, {1.87e9, 0.37e9, 185, true, 0.6e9}},
+    {"pypi", false, {8.37e9, 3.95e9, 401, true, 2.7e9}},
+    {"pypi", true, {3.4e9, 1.53e9, 175, true, 2.7e9}},
+};
+
 ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_present) {
-  if (recipe == "debian") return {1.87e9, 0.37e9, 185, true, 0.6e9};
-  if (recipe == "debian-cuda") return {9.22e9, 3.33e9, 500, true, 5.7e9};
-  if (recipe == "debian-cuda-toolkit") return {7.31e9, 1.86e9, 354, true, 5.7e9};
-  if (recipe == "pypi" && cuda_layers_present) return {3.4e9, 1.53e9, 175, true, 2.7e9};
-  if (recipe == "pypi") return {8.37e9, 3.95e9, 401, true, 2.7e9};
+  for (const auto& row : kRecipeFigures)
+    if (recipe == row.recipe && row.cuda_layers_present == cuda_layers_present) return row.figures;
   return {8.37e9, 3.95e9, 401, false};  // any other Containerfile: the largest, one layer
 }
 

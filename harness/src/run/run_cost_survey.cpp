@@ -34,9 +34,16 @@ nlohmann::json last_result(const std::string& results_dir, const Cell& cell) {
   return nlohmann::json::parse(read_text_file(results_dir + "/" + cell.id + ".json"), nullptr, false);
 }
 
-// Which pypi images share their CUDA libraries' layers: the same CUDA, nvcc and suite (the
-// wheels of one CUDA release are mostly pinned alike). "" for every other recipe.
+// Which images share their CUDA layers: pypi images of the same CUDA, nvcc and suite (the
+// wheels of one CUDA release are mostly pinned alike); debian-cuda and debian-cuda-toolkit
+// images of one suite (the same toolkit packages on the same base). "" for every other recipe.
 std::string cuda_layers_key(const Cell& cell) {
+  if (cell.image.builtin == "debian-cuda" || cell.image.builtin == "debian-cuda-toolkit") {
+    std::string key = "debian toolkit";
+    for (const auto& [k, v] : cell.image.args)
+      if (k == "SUITE") key += "|" + k + "=" + v;
+    return key;
+  }
   if (cell.image.builtin != "pypi") return "";
   std::string key = "pypi cuda=" + cell.cuda;
   for (const auto& [k, v] : cell.image.args)
