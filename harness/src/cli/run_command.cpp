@@ -15,6 +15,7 @@
 #include "checks/registry.h"
 #include "cli/commands.h"
 #include "matrix/load.h"
+#include "run/cell_lock.h"
 #include "run/cell_runner.h"
 #include "run/cache_key.h"
 #include "run/source_commit.h"
@@ -331,6 +332,9 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
 
   std::vector<CellResult> results(jobs.size());
   std::vector<bool> written(jobs.size(), false);
+  // Per job, the other run that held its build folder (the cell did not run here).
+  std::vector<std::string> busy(jobs.size());
+  const std::string holder = this_run_holder("opmatrix run, results in " + results_dir);
   // Per job, when run_cell returned (for the closing figures; only the worker of job i writes it).
   std::vector<std::optional<std::chrono::steady_clock::time_point>> cell_ended(jobs.size());
   std::atomic<std::size_t> next{0};
@@ -374,6 +378,24 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         written[i] = true;
         results[i] = std::move(*old);
         continue;
+      }
+      // Two runs never build one cell in one tree: the second stops that cell and names the first.
+      std::optional<CellWorkLock> cell_lock;
+      if (job.skip_reason.empty()) {
+        const std::string cell_dir = fs::path(engine->host_build_dir(*job.cell)).parent_path().string();
+        std::string other;
+        try {
+          cell_lock = CellWorkLock::try_acquire(cell_dir, holder, &other);
+        } catch (const std::exception& e) {
+          other = e.what();
+        }
+        if (!cell_lock) {
+          busy[i] = other;
+          progress(job.cell->id, fmt::format("not run: its build folder {} is in use by another opmatrix run: {}; "
+                                             "wait for that one to end, or give this run another --work-dir",
+                                             cell_dir, other));
+          continue;
+        }
       }
       RunSettings cell_settings = settings;
       if (look_ahead && job.skip_reason.empty())
@@ -421,7 +443,9 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   out << fmt::format("{:<40} {:<8} {:>8}  {}\n", "cell", "status", "seconds", "summary");
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!written[i]) {
-      out << fmt::format("{:<40} {:<8} {:>8}  {}\n", jobs[i].cell->id, "-", "-", "not run (interrupted)");
+      if (!busy[i].empty()) ++unexpected;
+      out << fmt::format("{:<40} {:<8} {:>8}  {}\n", jobs[i].cell->id, "-", "-",
+                         busy[i].empty() ? "not run (interrupted)" : "not run: build folder in use by " + busy[i]);
       continue;
     }
     const CellResult& r = results[i];

@@ -9,6 +9,7 @@
 
 #include "cli/app.h"
 #include "cli_run.h"
+#include "run/cell_lock.h"
 
 namespace opmatrix {
 namespace {
@@ -148,4 +149,99 @@ TEST(Cli, CrossLoadMergeNamesAFileThatIsNotOne) {
   std::filesystem::remove_all(dir);
 }
 
+}  // namespace opmatrix
+
+namespace opmatrix {
+namespace {
+
+// Two runs that select one cell: while one holds the cell's build folder, the other neither
+// builds there nor writes the cell's results; it names the first and exits 1.
+TEST(CliRun, ASecondRunOfACellLeavesTheFirstOnesBuildTreeAlone) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "cli_run_busy_cell";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "lib");
+  std::ofstream(root / "lib" / "CMakeLists.txt") << "project(x)\n";
+  std::ofstream(root / "matrix.yaml") << "version: 1\nops: [x]\ncells:\n"
+                                         "  - id: busy\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n"
+                                         "    cuda: none\n    runner: host\n"
+                                         "    project: {path: lib, kind: cmake, namespace: x}\n";
+  const std::filesystem::path cell_dir = root / "work" / "cells" / "busy";
+  std::filesystem::create_directories(cell_dir / "host-build");
+  std::ofstream(cell_dir / "host-build" / "half-built.o") << "the first run's object";
+  auto first = CellWorkLock::try_acquire(cell_dir.string(), "pid 1 (the first run)", nullptr);
+  ASSERT_TRUE(first);
+
+  CliRun r = cli({"run", "--matrix", (root / "matrix.yaml").string(), "--engine", "host", "--cell", "busy",
+                  "--work-dir", (root / "work").string(), "--results", (root / "results").string(),
+                  "--no-cross-load"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("busy: not run: its build folder " + cell_dir.string() +
+                       " is in use by another opmatrix run: pid 1 (the first run)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("not run: build folder in use by pid 1 (the first run)"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(root / "results" / "busy.json")) << "the first run's results are its own";
+  std::vector<std::string> tree;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(cell_dir / "host-build"))
+    tree.push_back(e.path().filename().string());
+  EXPECT_EQ(tree, std::vector<std::string>{"half-built.o"});
+  std::ifstream in(cell_dir / "host-build" / "half-built.o");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "the first run's object");
+}
+
+// `report` on no results: one line, its own status, nothing written.
+TEST(CliReport, NothingToReportIsOneLineAndStatus3) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "cli_report_nothing";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "empty");
+  for (const auto& dir : {root / "missing", root / "empty"}) {
+    CliRun r = cli({"report", "--results", dir.string(), "--format", "md", "-o", (root / "report.md").string()});
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_EQ(r.err, "opmatrix report: nothing to report: " + dir.string() +
+                         " holds no results (no cell has run; `opmatrix run` writes them); no report written\n");
+    EXPECT_FALSE(std::filesystem::exists(root / "report.md"));
+  }
+}
+
+// The dry run says what would happen and starts nothing: no results folder, no build folder.
+TEST(CliRun, DryRunStartsNothingAndSaysWhetherItFits) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "cli_run_dry";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "lib");
+  std::ofstream(root / "lib" / "CMakeLists.txt") << "project(x)\n";
+  std::ofstream(root / "matrix.yaml") << "version: 1\nops: [x]\ncells:\n"
+                                         "  - id: a\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n"
+                                         "    cuda: none\n    runner: host\n"
+                                         "    project: {path: lib, kind: cmake, namespace: x}\n";
+  CliRun r = cli({"run", "--dry-run", "--matrix", (root / "matrix.yaml").string(), "--engine", "host", "--cell", "a",
+                  "--work-dir", (root / "work").string(), "--results", (root / "results").string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "run     a\n");
+  EXPECT_NE(r.err.find("opmatrix run --dry-run: 1 cell would run; what it would cost:\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  time: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("it fits; nothing was started"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(root / "results"));
+  EXPECT_FALSE(std::filesystem::exists(root / "work"));
+}
+
+// The repository's matrix: every PyPI torch minor from 2.0 to the newest is in the atlas (the
+// GitHub set), and the local default is a small set of its own.
+TEST(CliList, TheAtlasHoldsEveryPypiTorchMinorAndTheDefaultIsSmall) {
+  CliRun g = cli({"list", "--matrix", kRepoMatrix, "--where", "github", "--json"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  std::set<std::string> minors;
+  for (const auto& c : nlohmann::json::parse(g.out)) {
+    const std::string id = c["id"].get<std::string>(), torch = c["torch"].get<std::string>();
+    if (id.rfind("pypi-torch", 0) == 0) minors.insert(torch.substr(0, torch.rfind('.')));
+  }
+  for (int minor = 0; minor <= 15; ++minor) EXPECT_TRUE(minors.count("2." + std::to_string(minor))) << "2." << minor;
+  CliRun d = cli({"list", "--matrix", kRepoMatrix, "--where", "default", "--json"});
+  ASSERT_EQ(d.status, 0) << d.err;
+  const auto local = nlohmann::json::parse(d.out);
+  EXPECT_LE(local.size(), 12u);
+  for (const auto& c : local) EXPECT_NE(c["where"].dump().find("github"), std::string::npos) << c["id"];
+}
+
+}  // namespace
 }  // namespace opmatrix

@@ -159,6 +159,33 @@ TEST(SurveyRunCost, OneMoreMinorOfACudaAlreadyThereCostsItsOwnLayersOnly) {
   fs::remove_all(work);
 }
 
+// debian-cuda and debian-cuda-toolkit of one suite share the toolkit layer: the second costs what
+// lies above it; another suite's toolkit image shares nothing.
+TEST(SurveyRunCost, ASecondDebianToolkitImageOfTheSuiteCostsItsOwnLayersOnly) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_debian_toolkit";
+  fs::remove_all(work);
+  StorageEngine engine(work.string());
+  auto cell = [](const std::string& id, const std::string& recipe, const std::string& suite) {
+    Cell c;
+    c.id = id;
+    c.image.builtin = recipe;
+    c.image.containerfile = "containers/" + recipe + ".Containerfile";
+    c.image.args = {{"SUITE", suite}};
+    return c;
+  };
+  Cell cuda = cell("cuda", "debian-cuda", "trixie"), toolkit = cell("toolkit", "debian-cuda-toolkit", "trixie"),
+       other = cell("other", "debian-cuda-toolkit", "bookworm");
+  for (const Cell* c : {&cuda, &toolkit, &other}) engine.tags[c->id] = "tag-" + c->id;
+  const RunCost cost = survey_run_cost(engine, {&cuda, &toolkit, &other}, work.string(), 1, true);
+  std::map<std::string, double> bytes;
+  for (const auto& i : cost.new_images) bytes[i.cells.at(0)] = i.bytes.value();
+  EXPECT_EQ(bytes, (std::map<std::string, double>{{"cuda", measured_image_figures("debian-cuda").bytes},
+                                                  {"toolkit", measured_image_figures("debian-cuda-toolkit", true).bytes},
+                                                  {"other", measured_image_figures("debian-cuda-toolkit").bytes}}));
+  EXPECT_LT(measured_image_figures("debian-cuda-toolkit", true).bytes, measured_image_figures("debian-cuda-toolkit").bytes / 3);
+  fs::remove_all(work);
+}
+
 TEST(SurveyRunCost, EverythingPresentNeedsNoStorage) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_present";
   fs::remove_all(work);
