@@ -22,7 +22,7 @@
 #include "run/cross_load.h"
 #include "run/cold_run_figures.h"
 #include "run/engine.h"
-#include "run/image_build_ticker.h"
+#include "run/log_ticker.h"
 #include "run/image_prefetch.h"
 #include "run/run_cost_survey.h"
 #include "util/atomic_write.h"
@@ -351,7 +351,7 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
         const std::string log = step_log_path(results_dir, job.cell->id, "image");
         ImageOutcome img;
         {
-          ImageBuildTicker ticker(log, 10, [&](const std::string& line) { progress(job.cell->id, "image: " + line); });
+          LogTicker ticker(log, 10, [&](const std::string& line) { progress(job.cell->id, "image: " + line); });
           img = engine->ensure_image(*job.cell, log, find_step("image")->timeout_s);
         }
         progress(job.cell->id, fmt::format("image {} {} ({:.1f} s)", img.built ? "built" : "present",

@@ -17,7 +17,7 @@
 #include "matrix/to_json.h"
 #include "results/test_outcomes.h"
 #include "run/fetch_check.h"
-#include "run/image_build_ticker.h"
+#include "run/log_ticker.h"
 #include "run/library_checks.h"
 #include "run/nvcc_archs.h"
 #include "run/torchvision_check.h"
@@ -35,8 +35,8 @@ namespace opmatrix {
 namespace {
 
 constexpr const char* kOwnLibrary = "kernels/libopmatrix_ops.so";
-// How often a running image build says what it is doing (docs/cli.md#run).
-constexpr double kImageProgressSeconds = 10;
+// How often a running image build or step says what it is doing (docs/cli.md#run).
+constexpr double kProgressSeconds = 10;
 
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -157,7 +157,13 @@ class CellRun {
   ProcessResult step(const StepCommand& cmd, const std::string& check,
                      const std::function<bool(const ProcessResult&)>& output_is_data = nullptr) {
     say(fmt::format("{} ...", cmd.step));
-    ProcessResult r = engine_.run_step(image_, cell_, cmd);
+    ProcessResult r;
+    {
+      // A step that runs long says every 10 s what it is doing (a compile's N of M, the test).
+      LogTicker ticker(cmd.log_path, kProgressSeconds, [&](const std::string& line) { say(cmd.step + ": " + line); },
+                       LogTicker::ReadFrom::end, step_reader());
+      r = engine_.run_step(image_, cell_, cmd);
+    }
     StepResult s;
     s.name = cmd.step;
     s.status = r.started ? status_of_process(r) : Status::error;
@@ -196,11 +202,11 @@ class CellRun {
       // A build the look-ahead began is read from its first line (its step so far), and the
       // time in the line is this cell's wait for it.
       const bool ahead = settings_.image_log_from_look_ahead;
-      ImageBuildTicker ticker(log_path("image"), kImageProgressSeconds,
+      LogTicker ticker(log_path("image"), kProgressSeconds,
                               [&](const std::string& line) {
                                 say((ahead ? "image: waiting for the look-ahead build: " : "image: ") + line);
                               },
-                              ahead ? ImageBuildTicker::ReadFrom::start : ImageBuildTicker::ReadFrom::end);
+                              ahead ? LogTicker::ReadFrom::start : LogTicker::ReadFrom::end);
       img = engine_.ensure_image(cell_, log_path("image"), timeout_of("image"));
     }
     image_ = img.tag;

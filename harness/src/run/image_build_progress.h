@@ -1,7 +1,7 @@
 // What a cold image build is doing, told from its output lines (podman build, docker build
 // --progress=plain, make-base-image.sh): which step, what kind of work (base, packages, wheels,
 // committing) and how many MB of how many, where apt or pip print them. A pure fold over lines,
-// so it is tested on captured real output; run/image_build_ticker.h feeds it from the log.
+// so it is tested on captured real output; run/log_ticker.h feeds it from the log.
 #pragma once
 
 #include <string>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "run/image_build_progress.h"
-#include "run/image_build_ticker.h"
+#include "run/log_ticker.h"
 
 namespace fs = std::filesystem;
 
@@ -159,13 +159,13 @@ TEST(ParseSize, DecimalAndBinaryUnits) {
 }
 
 // The timer: it reads what the build appends after it started, and speaks on its interval.
-TEST(ImageBuildTicker, SaysWhatTheGrowingLogShows) {
+TEST(LogTicker, SaysWhatTheGrowingLogShows) {
   const fs::path log = fs::path(::testing::TempDir()) / "ticker_image.log";
   std::ofstream(log) << "STEP 1/2: FROM an-earlier-attempt\n";  // before the ticker: not this build's
   std::mutex m;
   std::vector<std::string> said;
   {
-    ImageBuildTicker ticker(log.string(), 0.3, [&](const std::string& l) {
+    LogTicker ticker(log.string(), 0.3, [&](const std::string& l) {
       std::lock_guard<std::mutex> lock(m);
       said.push_back(l);
     });

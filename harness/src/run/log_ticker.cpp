@@ -1,4 +1,4 @@
-#include "run/image_build_ticker.h"
+#include "run/log_ticker.h"
 
 #include <chrono>
 #include <filesystem>
@@ -6,7 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "run/image_build_progress.h"
+#include "run/step_progress.h"
 
 namespace fs = std::filesystem;
 
@@ -27,14 +30,26 @@ std::string elapsed_words(double s) {
 
 }  // namespace
 
-ImageBuildTicker::ImageBuildTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say,
-                                   ReadFrom from)
-    : log_path_(std::move(log_path)), interval_s_(interval_s), say_(std::move(say)) {
+LogReader image_build_reader() {
+  auto progress = std::make_shared<ImageBuildProgress>();
+  return {[progress](const std::string& line) { feed_build_line(*progress, line); },
+          [progress] { return describe_build_progress(*progress); }};
+}
+
+LogReader step_reader() {
+  auto progress = std::make_shared<StepProgress>();
+  return {[progress](const std::string& line) { feed_step_line(*progress, line); },
+          [progress] { return describe_step_progress(*progress); }};
+}
+
+LogTicker::LogTicker(std::string log_path, double interval_s, std::function<void(const std::string&)> say,
+                     ReadFrom from, LogReader reader)
+    : log_path_(std::move(log_path)), interval_s_(interval_s), say_(std::move(say)), reader_(std::move(reader)) {
   const std::uintmax_t offset = from == ReadFrom::start ? 0 : size_of(log_path_);
   thread_ = std::thread([this, offset] { loop(offset); });
 }
 
-ImageBuildTicker::~ImageBuildTicker() {
+LogTicker::~LogTicker() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -43,11 +58,10 @@ ImageBuildTicker::~ImageBuildTicker() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ImageBuildTicker::loop(std::uintmax_t offset) {
+void LogTicker::loop(std::uintmax_t offset) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   auto next_say = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(interval_s_));
-  ImageBuildProgress progress;
   std::string partial;  // a line the build has not finished writing yet
   for (;;) {
     {
@@ -64,11 +78,11 @@ void ImageBuildTicker::loop(std::uintmax_t offset) {
       offset += chunk.size();
       partial += chunk;
       for (std::size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
-        feed_build_line(progress, partial.substr(0, nl));
+        reader_.feed(partial.substr(0, nl));
     }
     if (clock::now() < next_say) continue;
     next_say += std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(interval_s_));
-    const std::string what = describe_build_progress(progress);
+    const std::string what = reader_.describe();
     say_(fmt::format("{} in: {}", elapsed_words(std::chrono::duration<double>(clock::now() - start).count()),
                      what.empty() ? "no output yet" : what));
   }
