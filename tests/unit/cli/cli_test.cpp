@@ -156,15 +156,21 @@ namespace {
 
 // Two runs that select one cell: while one holds the cell's build folder, the other neither
 // builds there nor writes the cell's results; it names the first and exits 1.
-TEST(CliRun, ASecondRunOfACellLeavesTheFirstOnesBuildTreeAlone) {
-  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "cli_run_busy_cell";
+// A throw-away repository: a CMake library and a matrix of one host cell of it, `id`.
+std::filesystem::path one_cell_repo(const std::string& name, const std::string& id) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / name;
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root / "lib");
   std::ofstream(root / "lib" / "CMakeLists.txt") << "project(x)\n";
   std::ofstream(root / "matrix.yaml") << "version: 1\nops: [x]\ncells:\n"
-                                         "  - id: busy\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n"
+                                         "  - id: " << id << "\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n"
                                          "    cuda: none\n    runner: host\n"
                                          "    project: {path: lib, kind: cmake, namespace: x}\n";
+  return root;
+}
+
+TEST(CliRun, ASecondRunOfACellLeavesTheFirstOnesBuildTreeAlone) {
+  const std::filesystem::path root = one_cell_repo("cli_run_busy_cell", "busy");
   const std::filesystem::path cell_dir = root / "work" / "cells" / "busy";
   std::filesystem::create_directories(cell_dir / "host-build");
   std::ofstream(cell_dir / "host-build" / "half-built.o") << "the first run's object";
@@ -206,14 +212,7 @@ TEST(CliReport, NothingToReportIsOneLineAndStatus3) {
 
 // The dry run says what would happen and starts nothing: no results folder, no build folder.
 TEST(CliRun, DryRunStartsNothingAndSaysWhetherItFits) {
-  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "cli_run_dry";
-  std::filesystem::remove_all(root);
-  std::filesystem::create_directories(root / "lib");
-  std::ofstream(root / "lib" / "CMakeLists.txt") << "project(x)\n";
-  std::ofstream(root / "matrix.yaml") << "version: 1\nops: [x]\ncells:\n"
-                                         "  - id: a\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n"
-                                         "    cuda: none\n    runner: host\n"
-                                         "    project: {path: lib, kind: cmake, namespace: x}\n";
+  const std::filesystem::path root = one_cell_repo("cli_run_dry", "a");
   CliRun r = cli({"run", "--dry-run", "--matrix", (root / "matrix.yaml").string(), "--engine", "host", "--cell", "a",
                   "--work-dir", (root / "work").string(), "--results", (root / "results").string()});
   EXPECT_EQ(r.status, 0) << r.err;
