@@ -61,8 +61,10 @@ const std::vector<CheckSpec> kBuiltinChecks = {
      "the op library compiles and links against the cell's LibTorch (and CUDA), with its log and the line that broke",
      "error: command '/usr/bin/g++' failed with exit code 1", {"image_error", "image_missing_prerequisite"}, true},
     {"load", {"load", "test"}, "load_checks", CheckPer::library,
-     "every built library loads with RTLD_NOW in the cell's own torch; else every symbol it lacks, demangled",
-     "ImportError: ...so: undefined symbol: _Z27ms_deform_attn_cuda_forward...", {"image_missing_prerequisite"}, true},
+     "every built library loads with RTLD_NOW in the cell's own torch, else every symbol it lacks, demangled "
+     "(subtest library); a project's module imports (subtest import)",
+     "ImportError: ...so: undefined symbol: _Z27ms_deform_attn_cuda_forward...", {"image_missing_prerequisite"}, true,
+     false, {"library", "import"}},
     {"registration", {"load", "test"}, "namespace_checks (projects) / the cases' OpRegistration", CheckPer::op,
      "every op has a kernel for CPU, Meta and Autograd, and CUDA where the cell promises it (registry rule below)",
      "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend", {}, true},

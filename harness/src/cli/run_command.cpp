@@ -214,12 +214,9 @@ int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
     jobs.push_back({&c, not_runnable_reason(c, opts, chosen || !opts.where.empty())});
   }
   if (outside_default > 0)
-    err << fmt::format("opmatrix run: the local default: {} of the matrix's {} cells; the other {} are the atlas run "
-                       "on GitHub (`opmatrix list --where github`); run one here with --cell ID\n",
-                       m->cells.size() - outside_default - std::count_if(jobs.begin(), jobs.end(), [](const Job& j) {
-                         return !j.skip_reason.empty();
-                       }),
-                       m->cells.size(), outside_default);
+    err << fmt::format("opmatrix run: the local default, {} of the matrix's {} cells; the other {} run on GitHub (the "
+                       "atlas: `opmatrix list --where github`), on a GPU machine, or here with --cell ID\n",
+                       jobs.size(), m->cells.size(), outside_default);
   // A cell without a project checks opmatrix's own kernels/ and cases/: only opmatrix's
   // repository has them, not a library's folder with an installed opmatrix.
   for (const auto& j : jobs)

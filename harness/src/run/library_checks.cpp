@@ -23,6 +23,15 @@ CheckResult make(const std::string& op, const std::string& check, const std::str
   return c;
 }
 
+// A `load` result: one per built library (subtest "library": its dlopen) and one for the
+// project's import (subtest "import"), so that an `expect` entry can name one of them: a wheel
+// whose library has undefined symbols may still import (fbgemm_gpu logs the failure and goes on).
+CheckResult load_result(const std::string& subtest, Status s, std::string message) {
+  CheckResult c = make("", "load", "", s, std::move(message));
+  c.subtest = subtest;
+  return c;
+}
+
 Diagnosis diagnosis(std::string kind, std::string summary, std::string fix, std::string repro, std::string evidence = "") {
   return {std::move(kind), std::move(summary), std::move(fix), std::move(repro), std::move(evidence)};
 }
@@ -54,10 +63,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     const std::string path = json_text(lib, "path");
     const std::string name = path.substr(path.rfind('/') + 1);
     if (lib.value("loaded", false)) {
-      out.push_back(make("", "load", "", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}", name, json_text(report, "torch"))));
+      out.push_back(load_result("library", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}", name, json_text(report, "torch"))));
       continue;
     }
-    CheckResult c = make("", "load", "", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib)));
+    CheckResult c = load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib)));
     const std::string kind = json_text(lib, "error_kind");
     if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
@@ -161,11 +170,11 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
   const std::string module = json_text(import, "module");
   if (json_flag(import, "ok")) {
     const auto functions = import.value("functions", std::vector<std::string>{});
-    return make("", "load", "", Status::pass,
-                functions.empty() ? fmt::format("import {}: ok", module)
-                                  : fmt::format("import {}: ok (functions: {})", module, fmt::join(functions, ", ")));
+    return load_result("import", Status::pass,
+                       functions.empty() ? fmt::format("import {}: ok", module)
+                                         : fmt::format("import {}: ok (functions: {})", module, fmt::join(functions, ", ")));
   }
-  CheckResult c = make("", "load", "", Status::fail, fmt::format("import {} failed: {}", module, json_text(import, "error")));
+  CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, json_text(import, "error")));
   StepFailure f{"load", json_text(import, "traceback"), 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
   c.diagnosis->summary = c.message + (c.diagnosis->summary.empty() ? "" : "; " + c.diagnosis->summary);

@@ -24,9 +24,11 @@ struct ImageFigures {
 };
 // By Containerfile stem (debian, debian-cuda, debian-cuda-toolkit, pypi); another recipe (a
 // matrix's own Containerfile) gets the largest pypi figures: never too little.
-// `cuda_layers_present`: a pypi image whose CUDA libraries' layers another image already has
-// (docs/containers.md "Layers of a pypi image"): what one more torch minor adds.
-ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_present = false);
+// `cuda_layers_present`: an image whose CUDA layers another image already has (docs/containers.md
+// "Layers of a pypi image", "Shared layers"): what one more torch minor, or one more Debian image
+// on its suite's toolkit, adds. `cuda`: torch's CUDA, where a figure for it was measured.
+ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_present = false,
+                                    const std::string& cuda = "");
 // localhost/opmatrix-base:SUITE, made with mmdebstrap before a cell image on podman.
 ImageFigures measured_base_image_figures();
 // A cell's build folder (WORK/cells/ID/ENGINE-build) after a run, and a cell's run without its

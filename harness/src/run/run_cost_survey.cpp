@@ -79,7 +79,7 @@ SpaceNeed with_free_space(SpaceNeed need) {
 
 }  // namespace
 
-ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell)); }
+ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell), false, cell.cuda); }
 
 RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
                         int parallel_cells, bool images_only) {
@@ -138,7 +138,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       continue;
     }
     const std::string recipe = recipe_of(*cell);  // by file name: debian.Containerfile …
-    const ImageFigures figures = measured_image_figures(recipe, shares_layers);
+    const ImageFigures figures = measured_image_figures(recipe, shares_layers, cell->cuda);
     PlannedImage image = image_of_figures(
         "", figures,
         !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"

@@ -81,7 +81,7 @@ TEST(CheckRegistry, ReportColumnsComeFromTheRegistry) {
   EXPECT_EQ(project_columns(), (std::vector<std::string>{"fetch", "build", "load", "registration", "meta", "smoke",
                                                          "opcheck", "compile", "export", "fake-device", "abi3"}));
   EXPECT_EQ(behaviour_columns(), (std::vector<std::string>{"opcheck", "compile", "export", "fake-device"}));
-  EXPECT_EQ(checks_with_subtests(), (std::vector<std::string>{"stable-abi", "opcheck", "abi3"}));
+  EXPECT_EQ(checks_with_subtests(), (std::vector<std::string>{"load", "stable-abi", "opcheck", "abi3"}));
   EXPECT_EQ(arch_columns(), (std::vector<std::string>{"arch", "nvrtc", "fatbin"}));
 }
 

@@ -202,7 +202,7 @@ TEST(LoadMatrix, ExpectNamesASubtestOfACheckThatReportsThem) {
   EXPECT_NE(typo.find("unknown sub-test 'test_fake_tensor' of check 'opcheck'"), std::string::npos) << typo;
   EXPECT_NE(typo.find("did you mean 'test_faketensor'"), std::string::npos) << typo;
   const std::string none = errors_of(load_project_cell("{path: proj}", "    expect: [{check: build, subtest: x, reason: r}]"));
-  EXPECT_NE(none.find("check 'build' reports no sub-tests; 'subtest' is for stable-abi, opcheck"), std::string::npos) << none;
+  EXPECT_NE(none.find("check 'build' reports no sub-tests; 'subtest' is for load, stable-abi, opcheck"), std::string::npos) << none;
   // torchvision's ops only for the checks that judge them.
   const std::string tv = errors_of(load_project_cell(
       "{path: proj, namespace: boxops, ops: [box_iou]}", "    expect: [{check: meta, op: \"torchvision::nms\", reason: r}]"));
