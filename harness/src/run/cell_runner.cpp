@@ -203,10 +203,10 @@ class CellRun {
       // time in the line is this cell's wait for it.
       const bool ahead = settings_.image_log_from_look_ahead;
       LogTicker ticker(log_path("image"), kProgressSeconds,
-                              [&](const std::string& line) {
-                                say((ahead ? "image: waiting for the look-ahead build: " : "image: ") + line);
-                              },
-                              ahead ? LogTicker::ReadFrom::start : LogTicker::ReadFrom::end);
+                       [&](const std::string& line) {
+                         say((ahead ? "image: waiting for the look-ahead build: " : "image: ") + line);
+                       },
+                       ahead ? LogTicker::ReadFrom::start : LogTicker::ReadFrom::end);
       img = engine_.ensure_image(cell_, log_path("image"), timeout_of("image"));
     }
     image_ = img.tag;
