@@ -28,7 +28,7 @@ def downloads(results):
     seen = set()
     for log in sorted(results.glob("logs/*/image.log")):
         text = log.read_text(errors="replace")
-        key = hash(text)  # two cells of one image keep one log each only when each built it
+        key = hash(text)  # a build's output counted once, should two cells' logs both hold it
         if key in seen:
             continue
         seen.add(key)

@@ -71,24 +71,21 @@ bool cost_fits_or_yes(Engine& engine, const std::vector<const Cell*>& cells, int
     err << fmt::format("opmatrix run: every cell to run ({}) has a last result that still stands: nothing to build\n", cached);
     return true;
   }
-  if (opts.dry_run) {
-    // The same survey, said as what would happen: nothing here writes or starts anything.
-    const RunCost cost = survey_run_cost(engine, cells, results_dir, parallel_cells, opts.images_only);
-    err << fmt::format("opmatrix run --dry-run: {} cell{} would run{}; what it would cost:\n", cells.size(),
-                       cells.size() == 1 ? "" : "s", cached ? fmt::format(" ({} more cached)", cached) : "")
-        << render_run_cost(cost);
-    const SpaceVerdict verdict = judge_space(cost.needs);
-    for (const auto& p : verdict.problems) err << "opmatrix run --dry-run: would not fit: " << p << "\n";
-    err << (verdict.fits ? "opmatrix run --dry-run: it fits; nothing was started\n"
-                         : "opmatrix run --dry-run: `opmatrix run` would stop before starting (free space, select fewer "
-                           "cells with --cell, or --yes); nothing was started\n");
-    return verdict.fits;
-  }
+  // One survey; a dry run says it as what would happen and starts nothing either way.
+  const std::string who = opts.dry_run ? "opmatrix run --dry-run" : "opmatrix run";
   const RunCost cost = survey_run_cost(engine, cells, results_dir, parallel_cells, opts.images_only);
-  err << fmt::format("opmatrix run: {} cell{} to run{}; what it costs before it starts:\n", cells.size(),
-                     cells.size() == 1 ? "" : "s", cached ? fmt::format(" ({} more cached)", cached) : "")
+  err << fmt::format("{}: {} cell{} {}{}; {}:\n", who, cells.size(), cells.size() == 1 ? "" : "s",
+                     opts.dry_run ? "would run" : "to run", cached ? fmt::format(" ({} more cached)", cached) : "",
+                     opts.dry_run ? "what it would cost" : "what it costs before it starts")
       << render_run_cost(cost);
   const SpaceVerdict verdict = judge_space(cost.needs);
+  if (opts.dry_run) {
+    for (const auto& p : verdict.problems) err << who << ": would not fit: " << p << "\n";
+    err << who << (verdict.fits ? ": it fits; nothing was started\n"
+                                : ": `opmatrix run` would stop before starting (free space, select fewer cells with "
+                                  "--cell, or --yes); nothing was started\n");
+    return verdict.fits;
+  }
   if (verdict.fits) return true;
   for (const auto& p : verdict.problems)
     err << (opts.yes ? "opmatrix run: warning: not enough disk: " : "opmatrix run: error: not enough disk: ") << p << "\n";

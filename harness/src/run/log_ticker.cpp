@@ -3,10 +3,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
-
-#include <memory>
 
 #include "run/image_build_progress.h"
 #include "run/step_progress.h"
