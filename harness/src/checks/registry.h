@@ -1,9 +1,11 @@
-// The check registry: every step a cell runs and every check opmatrix reports, declared once.
-// The cell runner's step sequence, the matrix validator's check and step names, the cache's
-// "never reuse" rule, the report's columns, `opmatrix checks` and the docs tables all derive
-// from these two tables (registry.cpp), so a check that nothing produces cannot exist.
+// The check registry: every step a cell runs and every check opmatrix reports, declared once,
+// by the check's own module (checks/<check>/), which registers itself at its foot. The cell
+// runner's step sequence, the matrix validator's check and step names, the cache's "never
+// reuse" rule, the report's columns, `opmatrix checks` and the docs tables all iterate this
+// registry and name no check, so a check that nothing produces cannot exist.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,11 @@ enum class StepWhen {
   pypi_project,     // a project that comes from PyPI (`pypi:` sdist or `wheel:`)
 };
 
+struct CellContext;  // checks/cell_context.h: one cell's run so far
+struct StepSpec;
+// Runs the step in a cell; false: it failed (a failed `ends_cell` step ends the cell).
+using StepRunner = std::function<bool(CellContext&, const StepSpec&)>;
+
 struct StepSpec {
   std::string name;
   std::string script;   // scripts/cell/<script> it runs, "" for a command
@@ -30,6 +37,7 @@ struct StepSpec {
   StepWhen when;
   std::string does;     // one sentence
   bool ends_cell = false;  // its failure ends the cell (nothing after it can run)
+  StepRunner run = {};     // set by the module that registers the step
 };
 
 // What one check result is about.
@@ -40,6 +48,13 @@ enum class CheckPer { cell, op, arch, library };
 enum class Weighs {
   breaks,  // the ops do not work for a user of this cell: "✘ broken", with the reason
   limits,  // they work, but not on one arch or not under one of PyTorch's tools: "◐ works with limits", named
+};
+
+struct ReportCells {
+  std::string label;                         // "nvcc", "opcheck"
+  std::string caption;                       // "can its nvcc target it (nvcc --list-gpu-arch)"
+  std::vector<std::string> subtest_labels;   // "schema", "autograd registration", ...
+  std::string torchvision_caption = {};      // for torchvision's own ops: "under torch.library.opcheck"
 };
 
 struct CheckSpec {
@@ -63,18 +78,34 @@ struct CheckSpec {
   // Set for checks that need a GPU to execute: what a skip of it means in a cell that promises
   // CUDA (a limit the verdict names, never a pass). Elsewhere a skip means "does not apply".
   std::string unexecuted = {};
+  // How the report shows it, where it is a column (arch / behaviour tables): the word of the
+  // legend, the phrase of the caption, and a word per sub-test.
+  ReportCells report = {};
 };
 
 // A check that is its own step: an in-cell script printing {"checks": [...]} in the form
-// checks/script_checks.h reads. Declaring one (registry.cpp, kScriptChecks) is one line.
+// checks/script/script_judge.h reads. Declaring one is one module (checks/script/*.cpp).
 struct ScriptCheck {
   StepSpec step;
   CheckSpec check;
 };
 
-// In run order. Script checks (registry.cpp, kScriptChecks) run after the built-in steps
-// they follow (`StepWhen`), in registry order.
+// What runs after every step of a cell, before its expectations: a judgement across steps
+// (the fatbin module's "CUDA promised, built CPU-only").
+using CellFinisher = std::function<void(CellContext&)>;
+
+// Registration, from each module's foot (static initialisation). `order` places a step in the
+// run sequence and a check among the report's columns and the docs' rows, whatever the order
+// in which the modules' objects are initialised.
+void register_step(double order, StepSpec step);
+void register_check(double order, CheckSpec check);
+// A script check with its step's runner set (checks/script/script_step.h registers them).
+void add_script_check(double order, ScriptCheck sc);
+void register_cell_finisher(double order, CellFinisher finish);
+
+// In run order.
 const std::vector<StepSpec>& step_registry();
+const std::vector<CellFinisher>& cell_finishers();
 const std::vector<CheckSpec>& check_registry();
 const std::vector<ScriptCheck>& script_check_registry();
 

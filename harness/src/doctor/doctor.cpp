@@ -13,11 +13,12 @@
 #include "doctor/libtorch_inspect.h"
 #include "doctor/script_folder.h"
 #include "matrix/versions.h"
-#include "run/library_checks.h"
-#include "run/nvcc_archs.h"
+#include "checks/load/load_judge.h"
+#include "checks/nvrtc/nvrtc_judge.h"
+#include "checks/arch/arch_judge.h"
 #include "run/process.h"
-#include "run/torchvision_check.h"
-#include "run/version_check.h"
+#include "checks/torchvision/torchvision_judge.h"
+#include "checks/versions/versions_judge.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {

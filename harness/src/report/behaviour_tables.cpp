@@ -1,5 +1,5 @@
-// What ops DO under PyTorch's own tooling, per op: the behaviour checks (opcheck's four
-// sub-tests, compile, export, fake-device) as two grids. The checked library's ops get a row per
+// What ops DO under PyTorch's own tooling, per op: the behaviour checks (the registry's
+// behaviour columns: a symbol per sub-test, their captions and legend words) as two grids. The checked library's ops get a row per
 // cell and op; torchvision's own ops, the same in every cell of one runtime, a row per runtime.
 #include <algorithm>
 #include <map>
@@ -49,12 +49,34 @@ struct Entry {
   std::string css() const { return parts.empty() ? "notrun" : status_class(worst_of(parts)); }
 };
 
-Entry opcheck_entry(const CellResult& r, const std::string& op) {
-  Entry e;
-  const CheckSpec* spec = find_check("opcheck");
-  for (const auto& subtest : spec ? spec->subtests : std::vector<std::string>{})
-    e.add(status_of(r, op, "opcheck", subtest));
-  return e;
+// A check's entry for one op: a symbol per sub-test (opcheck's four), else one symbol.
+void add_check(Entry& e, const CellResult& r, const std::string& op, const CheckSpec& check) {
+  if (check.subtests.empty()) return e.add(status_of(r, op, check.name));
+  for (const auto& subtest : check.subtests) e.add(status_of(r, op, check.name, subtest));
+}
+
+// The behaviour checks (registry order), or only those that also judge torchvision's own ops.
+std::vector<const CheckSpec*> behaviour_checks(bool torchvision_ops) {
+  std::vector<const CheckSpec*> out;
+  for (const auto& name : behaviour_columns()) {
+    const CheckSpec* spec = find_check(name);
+    if (spec && (!torchvision_ops || spec->torchvision_ops)) out.push_back(spec);
+  }
+  return out;
+}
+
+// "a, b, and c": the captions' phrases as one sentence's list.
+std::string listed(const std::vector<std::string>& phrases, const std::string& last_joiner) {
+  std::string out;
+  for (std::size_t i = 0; i < phrases.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == phrases.size() ? last_joiner : ", ") + phrases[i];
+  return out;
+}
+
+// "opcheck schema · autograd registration · …": a check's legend word with its sub-tests'.
+std::string legend_of(const CheckSpec& c, const std::string& between) {
+  if (c.report.subtest_labels.empty()) return c.report.label;
+  return c.report.label + between + fmt::format("{}", fmt::join(c.report.subtest_labels, " · "));
 }
 
 // The behaviour ops of a cell, in the order its results list them.
@@ -106,12 +128,17 @@ Grid library_ops_table(const ResultsSet& set) {
   Grid g;
   g.id = "behaviour";
   g.title = "Behaviour per op";
-  g.caption = "What each checked op does under PyTorch's own tooling, on its samples: torch.library.opcheck's four "
-              "sub-tests, torch.compile(fullgraph=True) against eager, torch.export against eager, and its fake "
-              "kernel on fake CUDA tensors (CUDA torch only).";
-  g.legend = "opcheck: schema · autograd registration · fake tensor · AOT dispatch — ✔ pass · ⚠ expected failure · "
-             "✘ fail · ○ not run (the results say why)";
-  g.columns = {"cell", "op", "opcheck", "compile", "export", "fake-device"};
+  const std::vector<const CheckSpec*> checks = behaviour_checks(false);
+  std::vector<std::string> captions, legends;
+  g.columns = {"cell", "op"};
+  for (const CheckSpec* c : checks) {
+    captions.push_back(c->report.caption);
+    if (!c->report.subtest_labels.empty()) legends.push_back(legend_of(*c, ": "));
+    g.columns.push_back(c->name);
+  }
+  g.caption = "What each checked op does under PyTorch's own tooling, on its samples: " + listed(captions, ", and ") + ".";
+  g.legend = fmt::format("{} — ✔ pass · ⚠ expected failure · ✘ fail · ○ not run (the results say why)",
+                         fmt::join(legends, "; "));
   g.notes_title = "what failed, with torch's own message";
   std::size_t left_out = 0;
   for (const auto& r : set.cells) {
@@ -119,12 +146,9 @@ Grid library_ops_table(const ResultsSet& set) {
     for (const auto& op : ops) {
       std::vector<std::string> row = {cell_id(r), op};
       std::vector<std::string> cls = {""};
-      Entry opcheck = opcheck_entry(r, op);
-      row.push_back(opcheck.text);
-      cls.push_back(opcheck.css());
-      for (const char* check : {"compile", "export", "fake-device"}) {
+      for (const CheckSpec* c : checks) {
         Entry e;
-        e.add(status_of(r, op, check));
+        add_check(e, r, op, *c);
         row.push_back(e.text);
         cls.push_back(e.css());
       }
@@ -142,10 +166,15 @@ Grid torchvision_ops_table(const ResultsSet& set) {
   Grid g;
   g.id = "torchvision-behaviour";
   g.title = "torchvision's own ops";
-  g.caption = "torchvision's ops, as each runtime's torchvision registers them, under torch.library.opcheck and "
-              "on fake CUDA tensors: the library the upstream reports are about, checked the same way.";
-  g.legend = "opcheck schema · autograd registration · fake tensor · AOT dispatch | fake-device — ✔ pass · "
-             "⚠ expected failure · ✘ fail · ○ not run";
+  const std::vector<const CheckSpec*> checks = behaviour_checks(true);
+  std::vector<std::string> captions, legends;
+  for (const CheckSpec* c : checks) {
+    captions.push_back(c->report.torchvision_caption);
+    legends.push_back(legend_of(*c, " "));
+  }
+  g.caption = "torchvision's ops, as each runtime's torchvision registers them, " + listed(captions, " and ") +
+              ": the library the upstream reports are about, checked the same way.";
+  g.legend = fmt::format("{} — ✔ pass · ⚠ expected failure · ✘ fail · ○ not run", fmt::join(legends, " | "));
   g.notes_title = "what failed, with torch's own message";
   std::set<std::string> ops;
   std::vector<const CellResult*> runtimes;
@@ -169,9 +198,11 @@ Grid torchvision_ops_table(const ResultsSet& set) {
     std::vector<std::string> row = {fmt::format("{} ({})", runtime, cell_id(*r))};
     std::vector<std::string> cls;
     for (const auto& op : ops) {
-      Entry e = opcheck_entry(*r, op);
-      e.text += " |";
-      e.add(status_of(*r, op, "fake-device"));
+      Entry e;
+      for (std::size_t i = 0; i < checks.size(); ++i) {
+        if (i > 0) e.text += " |";
+        add_check(e, *r, op, *checks[i]);
+      }
       row.push_back(e.text);
       cls.push_back(e.css());
     }

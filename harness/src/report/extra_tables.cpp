@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/registry.h"
 #include "util/cuda_arch.h"
@@ -61,15 +62,20 @@ Grid projects_table(const ResultsSet& set) {
   return g;
 }
 
-// One row per CUDA cell, one column per arch: nvcc / NVRTC / library code, each ✔ ⚠ ✘ ○.
+// One row per CUDA cell, one column per arch: a symbol per arch check of the registry (nvcc,
+// NVRTC, library code), each ✔ ⚠ ✘ ○.
 Grid arch_table(const ResultsSet& set) {
   Grid g;
   g.id = "archs";
   g.title = "GPU architectures";
-  g.caption = "Per CUDA cell and declared arch: can its nvcc target it (nvcc --list-gpu-arch) · does its NVRTC "
-              "compile for it (runtime compilation) · does the built library hold SASS or PTX that runs there "
-              "(cuobjdump).";
-  g.legend = "nvcc · NVRTC · code — ✔ yes · ⚠ expected no (declared) · ✘ no · ○ not checked";
+  std::vector<std::string> captions, labels;
+  for (const std::string& check : arch_columns()) {
+    const CheckSpec* spec = find_check(check);
+    captions.push_back(spec->report.caption);
+    labels.push_back(spec->report.label);
+  }
+  g.caption = fmt::format("Per CUDA cell and declared arch: {}.", fmt::join(captions, " · "));
+  g.legend = fmt::format("{} — ✔ yes · ⚠ expected no (declared) · ✘ no · ○ not checked", fmt::join(labels, " · "));
   std::set<std::string, decltype(&version_less)> archs(&version_less);
   for (const auto& r : set.cells)
     for (const auto& c : r.checks)

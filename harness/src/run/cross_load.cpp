@@ -11,7 +11,7 @@
 
 #include "results/cell_result.h"
 #include "run/abi_surfaces.h"
-#include "run/library_checks.h"
+#include "checks/load/load_judge.h"
 #include "run/load_prediction.h"
 #include "util/atomic_write.h"
 #include "util/clock.h"

@@ -77,12 +77,40 @@ TEST(CheckRegistry, RunOrderKeepsTheBuildBeforeWhatNeedsIt) {
   EXPECT_EQ(names.back(), "torchvision-cpp");
 }
 
-TEST(CheckRegistry, ReportColumnsComeFromTheRegistry) {
-  EXPECT_EQ(project_columns(), (std::vector<std::string>{"fetch", "build", "load", "registration", "meta", "smoke",
-                                                         "opcheck", "compile", "export", "fake-device", "abi3"}));
-  EXPECT_EQ(behaviour_columns(), (std::vector<std::string>{"opcheck", "compile", "export", "fake-device"}));
-  EXPECT_EQ(checks_with_subtests(), (std::vector<std::string>{"load", "stable-abi", "opcheck", "abi3"}));
-  EXPECT_EQ(arch_columns(), (std::vector<std::string>{"arch", "nvrtc", "fatbin"}));
+// A check that is a column of a report table says how the table shows it: the tables name no
+// check (report/behaviour_tables.cpp, extra_tables.cpp), so a new column needs only its module.
+TEST(CheckRegistry, EveryReportColumnDeclaresHowItIsShown) {
+  for (const auto& name : arch_columns()) {
+    const CheckSpec* c = find_check(name);
+    EXPECT_FALSE(c->report.label.empty() || c->report.caption.empty()) << name;
+    EXPECT_EQ(c->per, CheckPer::arch) << name;
+  }
+  for (const auto& name : behaviour_columns()) {
+    const CheckSpec* c = find_check(name);
+    EXPECT_FALSE(c->report.label.empty() || c->report.caption.empty()) << name;
+    EXPECT_EQ(c->per, CheckPer::op) << name;
+    if (!c->subtests.empty()) EXPECT_EQ(c->report.subtest_labels.size(), c->subtests.size()) << name;
+    if (c->torchvision_ops) EXPECT_FALSE(c->report.torchvision_caption.empty()) << name;
+  }
+  EXPECT_FALSE(arch_columns().empty());
+  EXPECT_FALSE(behaviour_columns().empty());
+}
+
+// The registry's order is the modules' declared one, not the order the linker initialises them.
+TEST(CheckRegistry, ChecksKeepTheirDeclaredOrder) {
+  const auto names = check_names();
+  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  EXPECT_EQ(at("versions"), 0);
+  EXPECT_LT(at("build"), at("load"));
+  EXPECT_LT(at("arch"), at("nvrtc"));
+  EXPECT_LT(at("nvrtc"), at("fatbin"));
+  EXPECT_LT(at("opcheck"), at("compile"));
+  for (const auto& sc : script_check_registry()) EXPECT_GT(at(sc.check.name), at("cell")) << sc.check.name;
+}
+
+// Every step is runnable: its module gave it a runner.
+TEST(CheckRegistry, EveryStepHasItsRunner) {
+  for (const auto& s : step_registry()) EXPECT_TRUE(static_cast<bool>(s.run)) << s.name;
 }
 
 TEST(CheckRegistry, JsonListsEveryCheckWithStepScriptAndUserError) {

@@ -1,4 +1,4 @@
-#include "checks/script_checks.h"
+#include "checks/script/script_judge.h"
 
 #include <gtest/gtest.h>
 

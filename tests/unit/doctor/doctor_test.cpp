@@ -10,7 +10,7 @@
 #include "doctor/doctor.h"
 #include "doctor/libtorch_inspect.h"
 #include "doctor/script_folder.h"
-#include "run/nvcc_archs.h"
+#include "checks/arch/arch_judge.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 
 #include "run/cell_runner.h"
 #include "util/cuda_arch.h"
-#include "run/version_check.h"
+#include "checks/versions/versions_judge.h"
 
 namespace opmatrix {
 

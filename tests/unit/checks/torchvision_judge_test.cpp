@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "run/torchvision_check.h"
+#include "checks/torchvision/torchvision_judge.h"
 
 namespace opmatrix {
 

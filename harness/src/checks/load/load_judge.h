@@ -1,6 +1,6 @@
-// Turns what the cell scripts report (load_library.py, nvrtc_probe.py, fatbin.py) into check
-// results: `load`, `registration`/`meta` by namespace, `nvrtc` and `fatbin` per arch. Pure
-// functions of JSON, so the rules are unit-tested without a container.
+// The judge of the load step: turns what load_library.py reports into check results: `load`,
+// and `registration`/`meta` by namespace. Pure functions of JSON, so the rules are unit-tested
+// without a container.
 #pragma once
 
 #include <string>
@@ -27,15 +27,6 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
 // A project with no dispatcher namespace (a pybind11-only extension): one `registration` skip
 // saying so, with the functions its module exposes, instead of silence.
 CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::string& repro);
-
-// One `nvrtc` check per arch: does the cell's NVRTC accept --gpu-architecture=sm_XY.
-std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
-                                      const std::string& repro);
-
-// One `fatbin` check per arch: does the library hold SASS that runs there (same major,
-// minor <= the target's) or PTX the driver can JIT to it (compute <= the target).
-std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
-                                       const std::string& repro);
 
 // A short line for a failed load: "undefined symbol: at::foo(...) (+3 more)".
 std::string load_failure_summary(const nlohmann::json& library);

@@ -1,4 +1,4 @@
-#include "run/torchvision_check.h"
+#include "checks/torchvision/torchvision_judge.h"
 
 #include <map>
 #include <vector>

@@ -1,9 +1,10 @@
-#include "run/library_checks.h"
+#include "checks/load/load_judge.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "checks/check_results.h"
 #include "diagnose/diagnose.h"
 #include "util/cuda_arch.h"
 #include "util/json_fields.h"
@@ -12,28 +13,13 @@ namespace opmatrix {
 
 namespace {
 
-CheckResult make(const std::string& op, const std::string& check, const std::string& arch, Status s,
-                 std::string message) {
-  CheckResult c;
-  c.op = op;
-  c.check = check;
-  c.arch = arch;
-  c.status = s;
-  c.message = std::move(message);
-  return c;
-}
-
 // A `load` result: one per built library (subtest "library": its dlopen) and one for the
 // project's import (subtest "import"), so that an `expect` entry can name one of them: a wheel
 // whose library has undefined symbols may still import (fbgemm_gpu logs the failure and goes on).
 CheckResult load_result(const std::string& subtest, Status s, std::string message) {
-  CheckResult c = make("", "load", "", s, std::move(message));
+  CheckResult c = make_check("", "load", "", s, std::move(message));
   c.subtest = subtest;
   return c;
-}
-
-Diagnosis diagnosis(std::string kind, std::string summary, std::string fix, std::string repro, std::string evidence = "") {
-  return {std::move(kind), std::move(summary), std::move(fix), std::move(repro), std::move(evidence)};
 }
 
 }  // namespace
@@ -54,8 +40,8 @@ std::string load_failure_summary(const nlohmann::json& lib) {
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
   if (!json_text(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
-    CheckResult c = make("", "load", "", Status::error, json_text(report, "error").empty() ? "no library was loaded" : json_text(report, "error"));
-    c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro);
+    CheckResult c = make_check("", "load", "", Status::error, json_text(report, "error").empty() ? "no library was loaded" : json_text(report, "error"));
+    c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro);
     out.push_back(c);
     return out;
   }
@@ -71,7 +57,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
       for (const auto& s : lib["undefined"]) symbols.push_back(json_text(s, "demangled"));
-      c.diagnosis = diagnosis(
+      c.diagnosis = make_diagnosis(
           "undefined_symbol",
           fmt::format("{} needs {} symbol(s) this torch {} does not define, e.g. {}", name,
                       lib.value("undefined_count", static_cast<int>(symbols.size())), json_text(report, "torch"),
@@ -83,16 +69,16 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       // The library kills the process that loads it (a static initialiser that throws, an
       // op registered twice): every user's `import` dies the same way.
       c.status = Status::crash;
-      c.diagnosis = diagnosis("crash_at_load", c.message,
+      c.diagnosis = make_diagnosis("crash_at_load", c.message,
                               "run the reproduction command: the line before the crash (often c10::Error's what()) "
                               "names the registration or initialiser at fault",
                               repro, json_text(lib, "error"));
     } else if (kind == "missing_library") {
-      c.diagnosis = diagnosis("missing_shared_library", c.message,
+      c.diagnosis = make_diagnosis("missing_shared_library", c.message,
                               "install what provides these libraries or rebuild against this environment's torch",
                               repro, json_text(lib, "error"));
     } else {
-      c.diagnosis = diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
+      c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
     }
     out.push_back(c);
   }
@@ -103,9 +89,9 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                           const std::string& repro) {
   std::vector<CheckResult> out;
   if (!report.contains("ops") || !report["ops"].is_object() || report["ops"].empty()) {
-    CheckResult c = make("", "registration", "", Status::fail,
+    CheckResult c = make_check("", "registration", "", Status::fail,
                          fmt::format("no op is registered in namespace '{}' after loading the library", ns));
-    c.diagnosis = diagnosis("not_registered", c.message,
+    c.diagnosis = make_diagnosis("not_registered", c.message,
                             "check the TORCH_LIBRARY(" + ns + ", m) block and that the library loads", repro);
     out.push_back(c);
     return out;
@@ -135,7 +121,7 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
       if (expect_cuda && !has("CUDA")) missing.push_back("CUDA");
     }
     const bool ok = exists && missing.empty();
-    CheckResult reg = make(op, "registration", "", ok ? Status::pass : Status::fail,
+    CheckResult reg = make_check(op, "registration", "", ok ? Status::pass : Status::fail,
                            !exists ? fmt::format("{}::{} is not registered at all in this runtime (no schema: its "
                                                  "library did not load, or does not define it)", ns, op)
                            : ok    ? fmt::format("{}::{} has {}{}{}{} kernels", ns, op, named("CPU"),
@@ -144,7 +130,7 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                                          has("Autograd") ? ", " + named("Autograd") : "")
                                    : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
     if (!ok)
-      reg.diagnosis = diagnosis(
+      reg.diagnosis = make_diagnosis(
           "not_registered",
           expect_cuda && !has("CUDA") && exists
               ? fmt::format("users get \"Could not run '{}::{}' with arguments from the 'CUDA' backend\"", ns, op)
@@ -152,14 +138,14 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
           "register the kernel for that dispatch key (TORCH_LIBRARY_IMPL) and build it for this cell", repro);
     out.push_back(reg);
     if (!exists) continue;
-    CheckResult meta = make(op, "meta", "", has("Meta") ? Status::pass : Status::fail,
+    CheckResult meta = make_check(op, "meta", "", has("Meta") ? Status::pass : Status::fail,
                             has("Meta") ? fmt::format("{}::{} has a Meta kernel{}", ns, op,
                                                       named("Meta") == "Meta" ? "" : named("Meta").substr(4))
                                         : fmt::format("{}::{} has no Meta kernel: FakeTensor, torch.compile and export "
                                                       "cannot trace it",
                                                       ns, op));
     if (!has("Meta"))
-      meta.diagnosis = diagnosis("no_meta_kernel", meta.message,
+      meta.diagnosis = make_diagnosis("no_meta_kernel", meta.message,
                                  "register a Meta kernel that computes output shapes, dtypes and devices", repro);
     out.push_back(meta);
   }
@@ -189,97 +175,9 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
     exposes = fmt::format("; module {} exposes {}", json_text(report["import"], "module"),
                           functions.empty() ? std::string("no functions") : fmt::format("{}", fmt::join(functions, ", ")));
   }
-  return make("", "registration", "", Status::skip,
+  return make_check("", "registration", "", Status::skip,
               "not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
               "the import and the smoke are its checks" + exposes);
-}
-
-std::vector<CheckResult> nvrtc_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
-                                      const std::string& repro) {
-  std::vector<CheckResult> out;
-  const std::string version = json_text(report, "version");
-  for (const auto& arch : archs) {
-    const std::string sm = fmt::format("sm_{}", arch_number(arch));
-    if (!json_text(report, "error").empty() || !report.contains("archs") || !report["archs"].contains(arch)) {
-      out.push_back(make("", "nvrtc", arch, Status::skip,
-                         json_text(report, "error").empty() ? "NVRTC was not asked about this arch" : json_text(report, "error")));
-      continue;
-    }
-    const auto& a = report["archs"][arch];
-    if (a.value("accepted", false)) {
-      out.push_back(make("", "nvrtc", arch, Status::pass, fmt::format("NVRTC {} compiles for {}", version, sm)));
-      continue;
-    }
-    CheckResult c = make("", "nvrtc", arch, Status::fail, fmt::format("NVRTC {} rejects {}: {}", version, sm, json_text(a, "log")));
-    c.diagnosis = diagnosis("unsupported_arch",
-                            fmt::format("this cell's NVRTC ({}) cannot compile for {}: a user on that GPU sees \"{}\"",
-                                        version, sm, json_text(a, "log")),
-                            "use a torch built with a CUDA whose NVRTC knows this GPU (sm_100/sm_120 need CUDA 12.8+)",
-                            repro, json_text(report, "library"));
-    out.push_back(c);
-  }
-  return out;
-}
-
-std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
-                                       const std::string& repro) {
-  std::vector<CheckResult> out;
-  const std::string lib = json_text(report, "library");
-  const std::string name = lib.substr(lib.rfind('/') + 1);
-  std::vector<std::string> elf, ptx;
-  if (report.contains("elf")) elf = report["elf"].get<std::vector<std::string>>();
-  if (report.contains("ptx")) ptx = report["ptx"].get<std::vector<std::string>>();
-  // Who listed the code: cuobjdump (fatbin.py reads the section too, as a cross-check), or
-  // fatbin.py's own reader where the cell has no cuobjdump.
-  const std::string tool = json_text(report, "tool"), cross = json_text(report, "cross_check");
-  std::string by;
-  if (tool.find("cuobjdump") != std::string::npos && tool.find("no cuobjdump") == std::string::npos)
-    by = cross.empty()        ? " (cuobjdump)"
-         : cross == "agrees" ? " (cuobjdump; the section read directly agrees)"
-                              : " (cuobjdump; cross-check: " + cross + ")";
-  else if (!tool.empty())
-    by = " (" + tool + ")";
-  for (const auto& arch : archs) {
-    const int target = arch_number(arch);
-    const std::string sm = fmt::format("sm_{}", target);
-    if (!json_text(report, "error").empty()) {
-      out.push_back(make("", "fatbin", arch, Status::skip, json_text(report, "error")));
-      continue;
-    }
-    // SASS runs on the same major with an equal or higher minor; an arch-specific (a/f)
-    // cubin only on exactly that arch.
-    std::string sass;
-    for (const auto& e : elf) {
-      const int n = arch_number(e);
-      const bool fits = arch_specific(e) ? n == target : n / 10 == target / 10 && n <= target;
-      if (fits && (sass.empty() || n > arch_number(sass))) sass = e;
-    }
-    std::string jit;
-    for (const auto& p : ptx) {
-      const int n = arch_number(p);
-      if (!arch_specific(p) && n <= target && (jit.empty() || n > arch_number(jit))) jit = p;
-    }
-    if (!sass.empty()) {
-      out.push_back(make("", "fatbin", arch, Status::pass, fmt::format("{} holds SASS {} for {}{}", name, sass, sm, by)));
-    } else if (!jit.empty()) {
-      out.push_back(make("", "fatbin", arch, Status::pass,
-                         fmt::format("{} holds no SASS for {}, but PTX {} that the driver JIT-compiles to it "
-                                     "(slow first launch){}", name, sm, jit, by)));
-    } else {
-      CheckResult c = make("", "fatbin", arch, Status::fail,
-                           fmt::format("{} holds no code for {} (SASS: {}; PTX: {}){}", name, sm,
-                                       elf.empty() ? "none" : fmt::format("{}", fmt::join(elf, " ")),
-                                       ptx.empty() ? "none" : fmt::format("{}", fmt::join(ptx, " ")), by));
-      c.diagnosis = diagnosis("no_kernel_image",
-                              fmt::format("on {} the op fails with \"no kernel image is available for execution on the "
-                                          "device\"", sm),
-                              "add the arch to CUDA_ARCHITECTURES (or keep PTX of an older arch: 'XX-virtual'), with a "
-                              "toolkit that supports it",
-                              repro);
-      out.push_back(c);
-    }
-  }
-  return out;
 }
 
 }  // namespace opmatrix

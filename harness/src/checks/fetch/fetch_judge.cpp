@@ -1,4 +1,4 @@
-#include "run/fetch_check.h"
+#include "checks/fetch/fetch_judge.h"
 
 #include <fmt/format.h>
 

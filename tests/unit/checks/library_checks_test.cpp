@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "run/cross_load.h"
-#include "run/library_checks.h"
+#include "checks/load/load_judge.h"
+#include "checks/nvrtc/nvrtc_judge.h"
+#include "checks/fatbin/fatbin_judge.h"
 
 namespace opmatrix {
 

@@ -2,7 +2,7 @@
 // this cell, the run's fault (network) told apart from the library's.
 #include <gtest/gtest.h>
 
-#include "run/fetch_check.h"
+#include "checks/fetch/fetch_judge.h"
 
 namespace opmatrix {
 namespace {

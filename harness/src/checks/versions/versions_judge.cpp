@@ -1,4 +1,4 @@
-#include "run/version_check.h"
+#include "checks/versions/versions_judge.h"
 
 #include <regex>
 

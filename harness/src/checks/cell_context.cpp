@@ -1,0 +1,148 @@
+#include "checks/cell_context.h"
+
+#include <fmt/format.h>
+
+#include "diagnose/diagnose.h"
+#include "run/log_ticker.h"
+#include "util/atomic_write.h"
+
+namespace opmatrix {
+
+namespace {
+
+// How often a running step says what it is doing (docs/cli.md#run).
+constexpr double kProgressSeconds = 10;
+
+}  // namespace
+
+Status status_of_process(const ProcessResult& r) {
+  if (r.timed_out) return Status::timeout;
+  if (r.interrupted) return Status::error;
+  if (r.signal != 0) return Status::crash;
+  return r.ok() ? Status::pass : Status::fail;
+}
+
+CellContext::CellContext(const Matrix& m, const Cell& c, Engine& e, const RunSettings& s, const Progress& p)
+    : matrix(m), cell(c), engine(e), settings(s), progress(p), paths(e.paths(c)) {}
+
+void CellContext::say(const std::string& line) const {
+  if (progress) progress(cell.id, line);
+}
+
+std::string CellContext::log_path(const std::string& step) const {
+  return step_log_path(settings.results_dir, cell.id, step);
+}
+
+StepCommand CellContext::command(const std::string& step, std::vector<std::string> argv, double timeout) const {
+  StepCommand c;
+  c.cell_id = cell.id;
+  c.step = step;
+  c.argv = std::move(argv);
+  c.log_path = log_path(step);
+  c.timeout_s = timeout;
+  c.env = {{"CCACHE_DIR", paths.ccache}, {"OPMATRIX_EXPECT_CUDA", cell.has_cuda() ? "1" : "0"}};
+  return c;
+}
+
+StepCommand CellContext::script_command(const std::string& step, const std::string& script,
+                                        std::vector<std::string> args) const {
+  std::vector<std::string> argv = {paths.scripts + "/python.sh", paths.scripts + "/" + script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return command(step, argv, timeout_of(step));
+}
+
+void CellContext::add_error(const std::string& check, const std::string& message, double seconds) {
+  add({"", check, "", Status::error, message, "", seconds, {}, std::nullopt});
+}
+
+ProcessResult CellContext::run_step(const StepCommand& cmd, const std::string& check,
+                                    const std::function<bool(const ProcessResult&)>& output_is_data) {
+  say(fmt::format("{} ...", cmd.step));
+  ProcessResult r;
+  {
+    // A step that runs long says every 10 s what it is doing (a compile's N of M, the test).
+    LogTicker ticker(cmd.log_path, kProgressSeconds, [&](const std::string& line) { say(cmd.step + ": " + line); },
+                     LogTicker::ReadFrom::end, step_reader());
+    r = engine.run_step(image, cell, cmd);
+  }
+  StepResult s;
+  s.name = cmd.step;
+  s.status = r.started ? status_of_process(r) : Status::error;
+  if (s.status == Status::fail && output_is_data && output_is_data(r)) s.status = Status::pass;
+  s.seconds = r.seconds;
+  s.exit_code = r.exit_code;
+  s.signal = r.signal;
+  s.log = log_rel(cmd.step);
+  s.command = display(cmd);
+  result.steps.push_back(s);
+  say(fmt::format("{} {} ({:.1f} s)", cmd.step, to_string(s.status), r.seconds));
+  if (r.ok() || check.empty()) return r;
+  CheckResult c;
+  c.check = check;
+  c.status = r.interrupted ? Status::error : s.status == Status::fail ? Status::fail : s.status;
+  if (!r.started) {
+    c.status = Status::error;
+    c.message = "could not start: " + r.start_error;
+  }
+  StepFailure f{cmd.step, read_text_file(cmd.log_path), r.exit_code, r.signal, r.timed_out, cmd.timeout_s, s.command};
+  Diagnosis d = diagnose_step(f);
+  if (r.interrupted) d.summary = "interrupted (SIGINT/SIGTERM) during " + cmd.step;
+  if (c.message.empty()) c.message = d.summary;
+  c.diagnosis = d;
+  c.seconds = r.seconds;
+  add(c);
+  return r;
+}
+
+nlohmann::json CellContext::script_json(const std::string& step, const std::string& script,
+                                        std::vector<std::string> args, const std::string& check, std::string* repro,
+                                        const EnvList& env) {
+  StepCommand cmd = script_command(step, script, std::move(args));
+  cmd.env.insert(cmd.env.end(), env.begin(), env.end());
+  cmd.capture_stdout = true;
+  if (repro) *repro = display(cmd);
+  ProcessResult r = run_step(cmd, check);
+  if (!r.ok()) return nlohmann::json();
+  nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
+  if (!j.is_object()) {
+    add_error(check, step + ": the script printed no JSON", r.seconds);
+    return nlohmann::json();
+  }
+  return j;
+}
+
+std::string CellContext::project_dir_in_cell() const {
+  const Project& p = *cell.project;
+  if (!p.pypi.empty()) return paths.build + "/src";
+  if (!p.wheel.empty()) return paths.build;
+  return paths.src + "/" + p.path;
+}
+
+std::string CellContext::project_dir_on_host() const {
+  const Project& p = *cell.project;
+  if (!p.pypi.empty()) return engine.host_build_dir(cell) + "/src";
+  if (!p.wheel.empty()) return engine.host_build_dir(cell);
+  return engine.config().repo_root + "/" + p.path;
+}
+
+std::string CellContext::project_output() const {
+  return cell.project && cell.project->kind != "cmake" ? paths.build + "/site" : paths.build;
+}
+
+EnvList CellContext::project_env() const {
+  if (!cell.project || cell.project->kind == "cmake") return {};
+  return {{"PYTHONPATH", project_output()}};
+}
+
+std::string CellContext::samples_in_cell() const {
+  if (!cell.project) return paths.src + "/cases/samples.py";
+  return cell.project->samples.empty() ? "" : paths.src + "/" + cell.project->samples;
+}
+
+std::vector<std::string> CellContext::in_project_dir(const std::vector<std::string>& argv) const {
+  std::vector<std::string> out = {"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", project_dir_in_cell()};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+}  // namespace opmatrix

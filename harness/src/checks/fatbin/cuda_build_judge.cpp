@@ -1,0 +1,98 @@
+#include "checks/fatbin/cuda_build_judge.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/atomic_write.h"
+
+namespace opmatrix {
+
+namespace {
+
+// The CPU-only build, explained: a setup.py whose CUDA extension waits for a visible GPU is
+// named by its own line; anything else by what its kind of build must do for CUDA.
+Diagnosis cpu_only_diagnosis(const CellContext& ctx) {
+  Diagnosis d;
+  d.kind = "built_cpu_only";
+  d.repro = fmt::format("opmatrix run --cell {}", ctx.cell.id);
+  const Project* p = ctx.project();
+  const std::string setup = p ? read_text_file(ctx.project_dir_on_host() + "/setup.py") : "";
+  const auto gate = setup.find("cuda.is_available()");
+  if (gate != std::string::npos) {
+    const std::size_t bol = setup.rfind('\n', gate) == std::string::npos ? 0 : setup.rfind('\n', gate) + 1;
+    d.evidence = "setup.py: " + setup.substr(bol, setup.find('\n', gate) - bol);  // npos - bol: to the end
+    d.summary = fmt::format("CUDA promised, built CPU-only: setup.py enables CUDA only when a GPU is visible "
+                            "(torch.cuda.is_available() at build time){}; no built library holds device code",
+                            setup.find("FORCE_CUDA") == std::string::npos ? " and ignores FORCE_CUDA=1" : "");
+    d.fix = "enable the CUDA extension when FORCE_CUDA=1 or CUDA_HOME is set (torch.utils.cpp_extension.CUDA_HOME), "
+            "not only when a GPU is visible: build machines and CI runners have none";
+    return d;
+  }
+  d.summary = "CUDA promised, built CPU-only: no built library holds device code (no SASS, no PTX)";
+  d.fix = p && p->kind == "cmake"   ? "compile the CUDA sources when OPMATRIX_WITH_CUDA=ON (CMAKE_CUDA_ARCHITECTURES is set)"
+          : p && p->kind == "wheel" ? "this wheel is a CPU build: a CUDA cell needs the library's CUDA wheel"
+                                    : "compile the CUDA sources when FORCE_CUDA=1 (TORCH_CUDA_ARCH_LIST is set)";
+  d.evidence = "fatbin: no SASS or PTX in " + fmt::format("{}", fmt::join(ctx.build.libraries, ", "));
+  return d;
+}
+
+// A package ships host-only libraries next to its CUDA ones: the archs are judged on those
+// with device code.
+void skip_host_only_libraries(CellContext& ctx, const FatbinTally& tally) {
+  for (std::size_t i : tally.host_only_results) {
+    CheckResult& c = ctx.result.checks[i];
+    if (c.status != Status::fail) continue;
+    c.status = Status::skip;
+    c.message = c.message.substr(0, c.message.find(' ')) +
+                " is a host-only library (no SASS, no PTX): the archs are judged on the libraries that hold device code";
+    c.diagnosis.reset();
+  }
+}
+
+bool follows_from_cpu_only_build(const CheckResult& c) {
+  const bool only_cuda_missing = c.check == "registration" && c.status == Status::fail && c.message.size() > 16 &&
+                                 c.message.compare(c.message.size() - 16, 16, ": no CUDA kernel") == 0;
+  return c.check == "fatbin" || only_cuda_missing;
+}
+
+}  // namespace
+
+nlohmann::json FatbinTally::to_json() const {
+  return {{"read", read}, {"with_device_code", with_device_code}, {"host_only_results", host_only_results}};
+}
+
+FatbinTally FatbinTally::from_json(const nlohmann::json& j) {
+  FatbinTally t;
+  t.read = j.value("read", 0);
+  t.with_device_code = j.value("with_device_code", 0);
+  t.host_only_results = j.value("host_only_results", std::vector<std::size_t>{});
+  return t;
+}
+
+void reconcile_cuda_build(CellContext& ctx, const FatbinTally& tally) {
+  if (!ctx.cell.has_cuda() || !ctx.build.built || tally.read == 0) return;
+  auto& checks = ctx.result.checks;
+  auto build = std::find_if(checks.begin(), checks.end(),
+                            [](const CheckResult& c) { return c.check == "build" && c.status == Status::pass; });
+  if (build == checks.end()) return;
+  if (tally.with_device_code > 0) {
+    if (ctx.cell.project)
+      build->message += fmt::format(" with CUDA (device code in {} of {} libraries)", tally.with_device_code, tally.read);
+    skip_host_only_libraries(ctx, tally);
+    return;
+  }
+  const Diagnosis d = cpu_only_diagnosis(ctx);
+  build->status = Status::fail;
+  build->message = d.summary;
+  build->diagnosis = d;
+  for (auto& c : checks) {
+    if (!follows_from_cpu_only_build(c)) continue;
+    c.status = Status::skip;
+    c.message += " — follows from the CPU-only build (see build)";
+    c.diagnosis.reset();
+  }
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,31 @@
+// "Built with CUDA" only when a built library holds device code: the fatbin module's judgement
+// across steps, after every step of a CUDA cell has run.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/cell_context.h"
+
+namespace opmatrix {
+
+// What the fatbin step read of the built libraries.
+struct FatbinTally {
+  int read = 0;              // libraries fatbin.py could read
+  int with_device_code = 0;  // of those, the ones holding SASS or PTX
+  std::vector<std::size_t> host_only_results;  // result.checks indices: fatbin results of host-only libraries
+
+  nlohmann::json to_json() const;
+  static FatbinTally from_json(const nlohmann::json& j);
+};
+
+// A CUDA cell whose build made no device code gets one red on `build` naming why (a setup.py
+// that enables CUDA only when a GPU is visible, a CPU wheel, ...); the reds that only follow
+// from it (fatbin per arch, a missing CUDA kernel) become skips pointing there, not findings
+// with wrong fixes. With device code: a project's build says how much, and host-only
+// libraries beside CUDA ones (torch-scatter's _scatter_cpu.so) are not judged per arch.
+void reconcile_cuda_build(CellContext& ctx, const FatbinTally& tally);
+
+}  // namespace opmatrix

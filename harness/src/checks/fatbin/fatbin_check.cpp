@@ -1,0 +1,54 @@
+// The `fatbin` check: which SASS / PTX each built library carries (fatbin.py: cuobjdump, or the
+// .nv_fatbin section read directly), against every declared arch (fatbin_judge.cpp). After
+// every step, its tally decides whether a CUDA cell really built CUDA (cuda_build_judge.cpp).
+#include "checks/cell_context.h"
+#include "checks/fatbin/cuda_build_judge.h"
+#include "checks/fatbin/fatbin_judge.h"
+#include "checks/registry.h"
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+namespace {
+
+bool fatbin(CellContext& ctx, const StepSpec& spec) {
+  FatbinTally tally;
+  for (const auto& lib : ctx.build.libraries) {
+    std::string repro;
+    nlohmann::json j = ctx.script_json(spec.name, spec.script, {"--cuda-root", json_text(ctx.result.versions, "cuda_root"), lib},
+                                       "fatbin", &repro);
+    if (!j.is_object()) continue;
+    const bool read = json_text(j, "error").empty();
+    const bool device_code =
+        !j.value("elf", nlohmann::json::array()).empty() || !j.value("ptx", nlohmann::json::array()).empty();
+    if (read) ++tally.read;
+    if (read && device_code) ++tally.with_device_code;
+    for (auto& c : fatbin_checks(j, ctx.cell.cuda_archs, repro)) {
+      if (read && !device_code) tally.host_only_results.push_back(ctx.result.checks.size());
+      ctx.add(std::move(c));
+    }
+  }
+  ctx.notes["fatbin"] = tally.to_json();
+  return true;
+}
+
+void judge_cuda_build(CellContext& ctx) {
+  if (!ctx.notes.contains("fatbin")) return;
+  reconcile_cuda_build(ctx, FatbinTally::from_json(ctx.notes["fatbin"]));
+}
+
+const bool kRegistered =
+    (register_step(900, {"fatbin", "fatbin.py", "", 600, StepWhen::built_cuda,
+                         "lists the SASS and PTX each built library carries (cuobjdump, or the .nv_fatbin section read "
+                         "directly)",
+                         false, fatbin}),
+     register_check(130, {"fatbin", {"fatbin"}, "fatbin_checks", CheckPer::arch,
+                          "each built library holds SASS or PTX that runs on each declared arch",
+                          "CUDA error: no kernel image is available for execution on the device", {}, false, true, {},
+                          false, false, Weighs::limits, {},
+                          {"code", "does the built library hold SASS or PTX that runs there (cuobjdump)", {}}}),
+     register_cell_finisher(10, judge_cuda_build), true);
+
+}  // namespace
+
+}  // namespace opmatrix

@@ -1,0 +1,51 @@
+// The `fetch` check: a pypi:/wheel: project's file, from PyPI into the shared downloads folder
+// (the run's one step with network), chosen by the cell's own Python as pip would, its sha256
+// checked against PyPI's (fetch_judge.cpp).
+#include <cstdlib>
+
+#include "checks/cell_context.h"
+#include "checks/fetch/fetch_judge.h"
+#include "checks/registry.h"
+#include "util/atomic_write.h"
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+namespace {
+
+bool fetch(CellContext& ctx, const StepSpec& spec) {
+  const Project& p = *ctx.cell.project;
+  StepCommand cmd = ctx.script_command(spec.name, spec.script,
+                                       {"--kind", p.wheel.empty() ? "sdist" : "wheel", "--requirement",
+                                        p.wheel.empty() ? p.pypi : p.wheel, "--cache", ctx.paths.downloads});
+  cmd.network = true;
+  cmd.capture_stdout = true;
+  // A PyPI mirror the host is told to use is the cell's too.
+  if (const char* index = std::getenv("OPMATRIX_PYPI_URL"); index && *index) cmd.env.emplace_back("OPMATRIX_PYPI_URL", index);
+  const std::string repro = ctx.display(cmd);
+  // Exit 1: fetch_pypi.py reports what it could not find, for the judge.
+  ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+  nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
+  const CheckResult c = fetch_check(j, {p.label(), repro, read_text_file(ctx.log_path("fetch")),
+                                        ctx.engine.host_downloads_dir(), r.seconds, r.timed_out, r.exit_code});
+  if (c.status == Status::pass) ctx.build.fetched = json_text(j, "path");
+  ctx.add(c);
+  return c.status == Status::pass && !ctx.build.fetched.empty();
+}
+
+const bool kRegistered =
+    (register_step(30, {"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
+                        "downloads a pypi:/wheel: project's file from PyPI (the run's one step with network; cached "
+                        "by sha256)",
+                        true, fetch}),
+     register_check(20, {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
+                         "a pypi:/wheel: project's release exists on PyPI with a file for the cell (an sdist; a wheel "
+                         "this Python and platform accept), its sha256 the one PyPI lists",
+                         "ERROR: Could not find a version that satisfies the requirement fbgemm-gpu-cpu==1.0.0",
+                         {"network", "hash_mismatch", "cache", "fetch_error", "internal", "image_missing_prerequisite"},
+                         true}),
+     true);
+
+}  // namespace
+
+}  // namespace opmatrix

@@ -1,0 +1,71 @@
+// The `load` check and, for another library, its `registration` and `meta`: dlopen(RTLD_NOW)
+// of every built library in the cell's own torch (load_library.py), the project's module
+// imported as users do, and with a namespace which ops registered which kernels
+// (load_judge.cpp). Our own kernels' registration and Meta cases run in the test step.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checks/cell_context.h"
+#include "checks/load/load_judge.h"
+#include "checks/registry.h"
+
+namespace opmatrix {
+
+namespace {
+
+constexpr const char* kOwnLibrary = "kernels/libopmatrix_ops.so";
+
+std::vector<std::string> load_args(const CellContext& ctx) {
+  std::vector<std::string> args;
+  const Project* p = ctx.project();
+  if (!p) return {ctx.paths.build + "/" + kOwnLibrary};
+  if (!p->ns.empty()) {
+    args = {"--namespace", p->ns};
+    if (!p->ops.empty()) args.insert(args.end(), {"--ops", fmt::format("{}", fmt::join(p->ops, ","))});
+  }
+  if (!p->import_module.empty()) args.insert(args.end(), {"--import", p->import_module});
+  args.insert(args.end(), {"--find", ctx.project_output()});
+  return args;
+}
+
+bool load(CellContext& ctx, const StepSpec& spec) {
+  std::string repro;
+  nlohmann::json j = ctx.script_json(spec.name, spec.script, load_args(ctx), "load", &repro, ctx.project_env());
+  if (!j.is_object()) return true;
+  for (auto& c : load_checks(j, repro)) ctx.add(std::move(c));
+  if (j.contains("libraries"))
+    for (const auto& lib : j["libraries"]) ctx.build.libraries.push_back(lib.value("path", ""));
+  if (j.contains("import")) ctx.add(import_check(j["import"], repro));
+  const Project* p = ctx.project();
+  if (p && !p->ns.empty())
+    for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro)) ctx.add(std::move(c));
+  else if (p)
+    ctx.add(not_a_dispatcher_library(j, repro));
+  return true;
+}
+
+const bool kRegistered =
+    (register_step(90, {"load", "load_library.py", "", 600, StepWhen::built,
+                        "dlopen(RTLD_NOW) of every built library in the cell's own torch, then its namespace's kernels",
+                        false, load}),
+     register_check(40, {"load", {"load", "test"}, "load_checks", CheckPer::library,
+                         "every built library loads with RTLD_NOW in the cell's own torch, else every symbol it lacks, "
+                         "demangled (subtest library); a project's module imports (subtest import)",
+                         "ImportError: ...so: undefined symbol: _Z27ms_deform_attn_cuda_forward...",
+                         {"image_missing_prerequisite"}, true, false, {"library", "import"}}),
+     register_check(50, {"registration", {"load", "test"}, "namespace_checks (projects) / the cases' OpRegistration",
+                         CheckPer::op,
+                         "every op has a kernel for CPU, Meta and Autograd, and CUDA where the cell promises it "
+                         "(registry rule below)",
+                         "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend",
+                         {}, true}),
+     register_check(80, {"meta", {"load", "test"}, "namespace_checks (projects) / the Meta cases", CheckPer::op,
+                         "every op has a Meta (fake) kernel whose sizes, dtype and device agree with the real kernel's",
+                         "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two "
+                         "different devices",
+                         {}, true}),
+     true);
+
+}  // namespace
+
+}  // namespace opmatrix

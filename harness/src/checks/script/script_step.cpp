@@ -1,0 +1,56 @@
+#include "checks/script/script_step.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checks/cell_context.h"
+#include "checks/script/script_judge.h"
+
+namespace opmatrix {
+
+namespace {
+
+// What every script check is told about the cell (script_judge.h).
+EnvList script_env(const CellContext& ctx) {
+  const Project* p = ctx.project();
+  const std::vector<std::string>& ops = p ? p->ops : ctx.matrix.ops;
+  EnvList env = {{"OPMATRIX_NAMESPACE", p ? p->ns : std::string("opmatrix")},
+                 {"OPMATRIX_OPS", fmt::format("{}", fmt::join(ops, ","))},
+                 {"OPMATRIX_CUDA_ARCHS", fmt::format("{}", fmt::join(ctx.cell.cuda_archs, ","))},
+                 {"OPMATRIX_BUILD", ctx.paths.build},
+                 {"OPMATRIX_BUILD_JOBS", std::to_string(ctx.settings.build_jobs)},
+                 {"OPMATRIX_PROJECT_DIR", p ? ctx.project_dir_in_cell() : std::string()},
+                 {"OPMATRIX_IMPORT", p ? p->import_module : std::string()},
+                 {"OPMATRIX_SAMPLES", ctx.samples_in_cell()}};
+  for (auto& kv : ctx.project_env()) env.push_back(kv);
+  return env;
+}
+
+// The script reports its own results about the libraries the build made. False: one is bad.
+bool run_script_check(CellContext& ctx, const StepSpec& spec) {
+  const CheckSpec* check = nullptr;
+  for (const auto& sc : script_check_registry())
+    if (sc.step.name == spec.name) check = &sc.check;
+  if (!check) {  // a step registered without its check: a harness bug, said where it shows
+    ctx.add_error("build", "the harness has no runner for step " + spec.name);
+    return false;
+  }
+  std::string repro;
+  nlohmann::json j = ctx.script_json(spec.name, spec.script, ctx.build.libraries, check->name, &repro, script_env(ctx));
+  if (!j.is_object()) return false;
+  bool ok = true;
+  for (auto& c : script_checks(j, check->name, repro)) {
+    ok = ok && !is_bad(c.status);
+    ctx.add(std::move(c));
+  }
+  return ok;
+}
+
+}  // namespace
+
+void register_script_check(double order, StepSpec step, CheckSpec check) {
+  step.run = run_script_check;
+  add_script_check(order, {std::move(step), std::move(check)});
+}
+
+}  // namespace opmatrix
