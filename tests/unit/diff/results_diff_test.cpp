@@ -21,10 +21,8 @@ namespace {
 
 CheckResult result(const std::string& op, const std::string& check, Status status, const std::string& subtest = "",
                    const std::string& sample = "") {
-  CheckResult c = check_result(op, check, status);
-  c.subtest = subtest;
+  CheckResult c = check_result(op, check, status, fmt::format("{} {}", check, to_string(status)), subtest);
   c.sample = sample;
-  c.message = fmt::format("{} {}", check, to_string(status));
   if (is_bad(status))
     c.diagnosis = Diagnosis{"numerical_mismatch", op + " " + check + " differs from the reference",
                             "fix the " + op + " kernel", "ctest -R " + op, "Expected: 3 Actual: 4"};

@@ -180,9 +180,7 @@ TEST(Report, LoadMatrixShowsStableRowsThePromiseCasesAndPrediction) {
 namespace {
 CheckResult behaviour(const std::string& op, const std::string& check, Status s, const std::string& subtest = "",
                       const std::string& message = "") {
-  CheckResult c = check_result(op, check, s);
-  c.subtest = subtest;
-  c.message = message;
+  CheckResult c = check_result(op, check, s, message, subtest);
   if (!message.empty()) c.sample = op + "(f32[8,4])";
   return c;
 }

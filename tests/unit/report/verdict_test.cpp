@@ -12,10 +12,7 @@ namespace {
 
 CheckResult result(const std::string& op, const std::string& check, Status s, const std::string& message = "",
                    const std::string& arch = "") {
-  CheckResult c = check_result(op, check, s);
-  c.message = message;
-  c.arch = arch;
-  return c;
+  return check_result(op, check, s, message, "", arch);
 }
 
 CellResult cell(const std::string& cuda, std::vector<CheckResult> checks, bool meets = true) {

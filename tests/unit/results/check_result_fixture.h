@@ -1,18 +1,19 @@
-// A CheckResult for a test: op, check and status, the rest left as the caller sets it
-// (CheckResult may grow fields). Shared by the tests of what reads results (report, verdict, diff).
+// A CheckResult for a test, set field by field (CheckResult may grow fields); the rest is left
+// as the caller sets it. Shared by the tests of what reads results (report, verdict, diff).
 #pragma once
 
 #include <string>
+#include <tuple>
 
 #include "results/cell_result.h"
 
 namespace opmatrix {
 
-inline CheckResult check_result(const std::string& op, const std::string& check, Status status) {
+inline CheckResult check_result(const std::string& op, const std::string& check, Status status,
+                                const std::string& message = "", const std::string& subtest = "",
+                                const std::string& arch = "") {
   CheckResult c;
-  c.op = op;
-  c.check = check;
-  c.status = status;
+  std::tie(c.op, c.check, c.status, c.message, c.subtest, c.arch) = std::tie(op, check, status, message, subtest, arch);
   return c;
 }
 
