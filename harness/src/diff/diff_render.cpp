@@ -70,8 +70,68 @@ std::string results_table(const std::vector<const ResultChange*>& rows, const ch
 std::vector<const ResultChange*> pick(const std::vector<ResultChange>& from, bool (*keep)(const ResultChange&)) {
   std::vector<const ResultChange*> out;
   for (const auto& c : from)
-    if (keep(c)) out.push_back(&c);
+    if (!keep || keep(c)) out.push_back(&c);
   return out;
+}
+
+std::vector<const ResultChange*> all_of(const std::vector<ResultChange>& from) { return pick(from, nullptr); }
+
+bool is_diagnosis(const ResultChange& c) { return c.kind == ResultChange::Kind::diagnosis; }
+bool is_status(const ResultChange& c) { return c.kind == ResultChange::Kind::status; }
+bool is_added_xfail(const ResultChange& c) { return c.kind == ResultChange::Kind::added && c.head == Status::xfail; }
+bool is_added_not_xfail(const ResultChange& c) { return c.kind == ResultChange::Kind::added && c.head != Status::xfail; }
+
+// "\n### TITLE (COUNT)\n\nINTRO": a section's heading and what its rows are.
+std::string heading(const char* title, const std::string& count, const char* intro) {
+  return fmt::format("\n### {} ({})\n\n{}", title, count, intro);
+}
+
+// A table of result rows under a heading; nothing where there are no rows.
+std::string results_section(const std::vector<const ResultChange*>& rows, const char* title, const char* intro,
+                            const char* last_column) {
+  if (rows.empty()) return "";
+  return heading(title, std::to_string(rows.size()), intro) + results_table(rows, last_column);
+}
+
+// Cells on one side only, with that side's verdict; nothing where there are none.
+std::string cells_section(const std::vector<CellOnOneSide>& cells, const char* title, const char* intro,
+                          const char* side) {
+  if (cells.empty()) return "";
+  std::string md = heading(title, std::to_string(cells.size()), intro) +
+                   fmt::format("| cell | {}'s verdict |\n|---|---|\n", side);
+  for (const auto& c : cells) md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.verdict, c.status));
+  return md;
+}
+
+std::string verdicts_section(const std::vector<VerdictChange>& verdicts, std::size_t worse) {
+  if (verdicts.empty()) return "";
+  std::string md = heading("Cell verdicts", fmt::format("{} changed, {} no longer meet their expectations",
+                                                        verdicts.size(), worse),
+                           "| cell | BASE | HEAD | |\n|---|---|---|---|\n");
+  for (const auto& v : verdicts)
+    md += fmt::format("| {} | {} | {} | {} |\n", md_cell(v.cell), verdict_text(v.base_verdict, v.base_status),
+                      verdict_text(v.head_verdict, v.head_status),
+                      v.regressed                     ? "✘ no longer meets its expectations"
+                      : !v.base_meets && v.head_meets ? "✔ meets its expectations now"
+                      : v.head_meets                  ? "still meets its expectations"
+                                                      : "still does not meet its expectations");
+  return md;
+}
+
+// The summary line, and which of the three rules made it a regression: "0 regressed" with
+// exit 1 puzzles otherwise.
+std::string headline(const Diff& d, std::size_t worse) {
+  std::vector<std::string> reasons;
+  auto reason = [&](std::size_t n, const char* one, const char* many) {
+    if (n) reasons.push_back(fmt::format("{} {}", n, n == 1 ? one : many));
+  };
+  reason(d.regressed.size(), "result regressed", "results regressed");
+  reason(worse, "cell no longer meets its expectations", "cells no longer meet their expectations");
+  reason(d.cells_removed.size(), "cell missing from HEAD", "cells missing from HEAD");
+  return fmt::format("**{}** ({} cell{}, {} results compared)\n\n{}\n", diff_summary(d), d.cells_compared,
+                     d.cells_compared == 1 ? "" : "s", d.results_compared,
+                     reasons.empty() ? std::string("Nothing regressed.")
+                                     : fmt::format("**Regressed**: {}.", fmt::join(reasons, ", ")));
 }
 
 std::size_t count_kind(const Diff& d, ResultChange::Kind k) {
@@ -124,91 +184,31 @@ std::string render_diff_markdown(const Diff& d, const std::string& base, const s
     md += fmt::format("**No differences**: {} cells, {} results compared.\n", d.cells_compared, d.results_compared);
     return md;
   }
-  std::vector<const VerdictChange*> worse;
-  for (const auto& v : d.verdicts)
-    if (v.regressed) worse.push_back(&v);
-  // Say which of the three rules made it a regression: "0 regressed" with exit 1 puzzles otherwise.
-  std::vector<std::string> reasons;
-  auto reason = [&](std::size_t n, const char* one, const char* many) {
-    if (n) reasons.push_back(fmt::format("{} {}", n, n == 1 ? one : many));
-  };
-  reason(d.regressed.size(), "result regressed", "results regressed");
-  reason(worse.size(), "cell no longer meets its expectations", "cells no longer meet their expectations");
-  reason(d.cells_removed.size(), "cell missing from HEAD", "cells missing from HEAD");
-  md += fmt::format("**{}** ({} cell{}, {} results compared)\n\n{}\n", diff_summary(d), d.cells_compared,
-                    d.cells_compared == 1 ? "" : "s", d.results_compared,
-                    reasons.empty() ? std::string("Nothing regressed.")
-                                    : fmt::format("**Regressed**: {}.", fmt::join(reasons, ", ")));
-
-  if (!d.regressed.empty()) {
-    md += fmt::format("\n### ✘ Regressed ({})\n\nEach one passed, was an expected failure, was skipped or was "
-                      "not there in BASE, and fails in HEAD.\n\n",
-                      d.regressed.size());
-    std::vector<const ResultChange*> rows;
-    for (const auto& c : d.regressed) rows.push_back(&c);
-    md += results_table(rows, "HEAD's diagnosis");
-  }
-  if (!d.cells_removed.empty()) {
-    md += fmt::format("\n### ✘ Cells missing from HEAD ({})\n\nA regression: BASE checked them and HEAD did not "
-                      "(dropped from the matrix, not run, or its results file not written).\n\n"
-                      "| cell | BASE's verdict |\n|---|---|\n",
-                      d.cells_removed.size());
-    for (const auto& c : d.cells_removed)
-      md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.verdict, c.status));
-  }
-  if (!d.verdicts.empty()) {
-    md += fmt::format("\n### Cell verdicts ({} changed, {} no longer meet their expectations)\n\n"
-                      "| cell | BASE | HEAD | |\n|---|---|---|---|\n",
-                      d.verdicts.size(), worse.size());
-    for (const auto& v : d.verdicts)
-      md += fmt::format("| {} | {} | {} | {} |\n", md_cell(v.cell), verdict_text(v.base_verdict, v.base_status),
-                        verdict_text(v.head_verdict, v.head_status),
-                        v.regressed                     ? "✘ no longer meets its expectations"
-                        : !v.base_meets && v.head_meets ? "✔ meets its expectations now"
-                        : v.head_meets                  ? "still meets its expectations"
-                                                        : "still does not meet its expectations");
-  }
-  if (!d.fixed.empty()) {
-    md += fmt::format("\n### ✔ Fixed ({})\n\n", d.fixed.size());
-    std::vector<const ResultChange*> rows;
-    for (const auto& c : d.fixed) rows.push_back(&c);
-    md += results_table(rows, "what it was");
-  }
-  auto diagnosis = pick(d.changed, [](const ResultChange& c) { return c.kind == ResultChange::Kind::diagnosis; });
-  if (!diagnosis.empty()) {
-    md += fmt::format("\n### Still failing, differently ({})\n\n", diagnosis.size());
-    md += results_table(diagnosis, "HEAD's diagnosis");
-  }
-  auto status = pick(d.changed, [](const ResultChange& c) { return c.kind == ResultChange::Kind::status; });
-  if (!status.empty()) {
-    md += fmt::format("\n### Other status changes ({})\n\nNot regressions, but read them: a result that is no "
-                      "longer checked can no longer fail.\n\n",
-                      status.size());
-    md += results_table(status, "what it means");
-  }
+  std::size_t worse = 0;
+  for (const auto& v : d.verdicts) worse += v.regressed;
+  md += headline(d, worse);
+  md += results_section(all_of(d.regressed), "✘ Regressed",
+                        "Each one passed, was an expected failure, was skipped or was not there in BASE, and fails "
+                        "in HEAD.\n\n",
+                        "HEAD's diagnosis");
+  md += cells_section(d.cells_removed, "✘ Cells missing from HEAD",
+                      "A regression: BASE checked them and HEAD did not (dropped from the matrix, not run, or its "
+                      "results file not written).\n\n",
+                      "BASE");
+  md += verdicts_section(d.verdicts, worse);
+  md += results_section(all_of(d.fixed), "✔ Fixed", "", "what it was");
+  md += results_section(pick(d.changed, is_diagnosis), "Still failing, differently", "", "HEAD's diagnosis");
+  md += results_section(pick(d.changed, is_status), "Other status changes",
+                        "Not regressions, but read them: a result that is no longer checked can no longer fail.\n\n",
+                        "what it means");
   // A new expected failure is what turns a cell's verdict from pass to xfail: shown, not folded.
-  auto added_xfail = pick(d.changed, [](const ResultChange& c) {
-    return c.kind == ResultChange::Kind::added && c.head == Status::xfail;
-  });
-  if (!added_xfail.empty()) {
-    md += fmt::format("\n### New expected failures ({})\n\nNew in HEAD and failing, as an `expect` entry says "
-                      "they will.\n\n",
-                      added_xfail.size());
-    md += results_table(added_xfail, "diagnosis");
-  }
-  auto added = pick(d.changed, [](const ResultChange& c) {
-    return c.kind == ResultChange::Kind::added && c.head != Status::xfail;
-  });
-  if (!added.empty()) {
-    md += fmt::format("\n<details><summary>New results that pass or skip ({})</summary>\n\n", added.size());
-    md += results_table(added, "message");
-    md += "\n</details>\n";
-  }
-  if (!d.cells_added.empty()) {
-    md += fmt::format("\n### New cells ({})\n\n| cell | HEAD's verdict |\n|---|---|\n", d.cells_added.size());
-    for (const auto& c : d.cells_added)
-      md += fmt::format("| {} | {} |\n", md_cell(c.cell), verdict_text(c.verdict, c.status));
-  }
+  md += results_section(pick(d.changed, is_added_xfail), "New expected failures",
+                        "New in HEAD and failing, as an `expect` entry says they will.\n\n", "diagnosis");
+  const auto added = pick(d.changed, is_added_not_xfail);
+  if (!added.empty())
+    md += fmt::format("\n<details><summary>New results that pass or skip ({})</summary>\n\n", added.size()) +
+          results_table(added, "message") + "\n</details>\n";
+  md += cells_section(d.cells_added, "New cells", "", "HEAD");
   return md;
 }
 

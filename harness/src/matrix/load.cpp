@@ -503,28 +503,55 @@ class Loader {
     if (!expect_kind(n, Kind::map, "'project'")) return;
     check_keys(n, kProjectKeys, "in 'project'");
     Project p;
+    if (!read_project_source(n, p)) return;
+    read_project_kind(n, p);
+    read_matching(n, "namespace", "^[A-Za-z_][A-Za-z0-9_]{0,63}$", "is not a C++ identifier", p.ns);
+    if (const YamlEntry* e = n.find("ops")) {
+      if (auto ops = scalar_list(*e->value, "'ops'", false)) {
+        for (const auto& op : *ops)
+          if (!matches(op, "^[A-Za-z_][A-Za-z0-9_]{0,63}$"))
+            d_.error(e->value->pos, fmt::format("op name '{}' is not an identifier", op));
+        p.ops = *ops;
+      }
+      if (p.ns.empty()) d_.error(e->key_pos, "'ops' needs the 'namespace' they are registered in");
+    }
+    read_matching(n, "import", "^[A-Za-z_][A-Za-z0-9_]{0,63}(\\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}$",
+                  "is not a Python module name (e.g. mylib or mylib.ops)", p.import_module);
+    read_project_samples_and_smoke(n, p);
+    c.project = p;
+  }
+
+  // Where the project comes from: exactly one of path, pypi and wheel. False: it was not read.
+  bool read_project_source(const YamlNode& n, Project& p) {
     const YamlEntry* path = n.find("path");
     const YamlEntry* pypi = n.find("pypi");
     const YamlEntry* wheel = n.find("wheel");
     if ((path ? 1 : 0) + (pypi ? 1 : 0) + (wheel ? 1 : 0) != 1) {
       d_.error(n.pos, "'project' needs exactly one of 'path' (a folder under the matrix's folder), 'pypi' (an sdist "
                       "from PyPI, NAME==VERSION) or 'wheel' (a prebuilt wheel from PyPI, NAME==VERSION)");
-      return;
+      return false;
     }
-    if (path && !read_project_path(*path, p)) return;
-    for (const YamlEntry* e : {pypi, wheel}) {
-      if (!e) continue;
-      auto s = scalar(*e->value, fmt::format("'{}'", e->key));
-      if (!s) return;
-      // Pinned: a result must say which release it judged, and a re-run must judge the same one.
-      if (!matches(*s, "^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?==[0-9][A-Za-z0-9.!+_-]{0,63}$")) {
-        d_.error(e->value->pos, fmt::format("{} '{}' must be a pinned release, NAME==VERSION (e.g. "
-                                            "torch-scatter==2.1.2), so that every run judges the same files", e->key, *s));
-        return;
-      }
-      (e == pypi ? p.pypi : p.wheel) = *s;
+    if (path) return read_project_path(*path, p);
+    const YamlEntry* e = pypi ? pypi : wheel;
+    auto s = scalar(*e->value, fmt::format("'{}'", e->key));
+    if (!s) return false;
+    // Pinned: a result must say which release it judged, and a re-run must judge the same one.
+    if (!matches(*s, "^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?==[0-9][A-Za-z0-9.!+_-]{0,63}$")) {
+      d_.error(e->value->pos, fmt::format("{} '{}' must be a pinned release, NAME==VERSION (e.g. "
+                                          "torch-scatter==2.1.2), so that every run judges the same files", e->key, *s));
+      return false;
     }
-    if (const YamlEntry* e = n.find("kind")) {
+    (e == pypi ? p.pypi : p.wheel) = *s;
+    return true;
+  }
+
+  // The build kind: as declared, where the source allows one; else what the source implies (a
+  // path project: the build files its folder holds).
+  void read_project_kind(const YamlNode& n, Project& p) {
+    const YamlEntry* path = n.find("path");
+    const bool pypi = n.find("pypi"), wheel = n.find("wheel");
+    const YamlEntry* e = n.find("kind");
+    if (e) {
       if (auto k = scalar(*e->value, "'kind'")) {
         p.kind = *k;
         if (wheel)
@@ -539,44 +566,34 @@ class Loader {
     }
     if (pypi) p.kind = "setuptools";
     if (wheel) p.kind = "wheel";
-    if (path) {
-      const fs::path dir = fs::path(base_dir_) / p.path;
-      const bool setuptools = fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml");
-      const bool cmake = fs::exists(dir / "CMakeLists.txt");
-      if (!n.find("kind")) {
-        // As `opmatrix init` decides: with both, the setup.py build is what users pip-install.
-        p.kind = setuptools ? "setuptools" : cmake ? "cmake" : "";
-        if (p.kind.empty())
-          d_.error(path->value->pos, fmt::format("project '{}' has no CMakeLists.txt, setup.py or pyproject.toml; "
-                                                 "set 'kind'", p.path));
-      } else if ((p.kind == "cmake" && !cmake) || (p.kind == "setuptools" && !setuptools)) {
-        d_.error(path->value->pos, fmt::format("project '{}' is kind {} but has no {}", p.path, p.kind,
-                                               p.kind == "cmake" ? "CMakeLists.txt" : "setup.py or pyproject.toml"));
-      }
+    if (!path) return;
+    const fs::path dir = fs::path(base_dir_) / p.path;
+    const bool setuptools = fs::exists(dir / "setup.py") || fs::exists(dir / "pyproject.toml");
+    const bool cmake = fs::exists(dir / "CMakeLists.txt");
+    if (!e) {
+      // As `opmatrix init` decides: with both, the setup.py build is what users pip-install.
+      p.kind = setuptools ? "setuptools" : cmake ? "cmake" : "";
+      if (p.kind.empty())
+        d_.error(path->value->pos, fmt::format("project '{}' has no CMakeLists.txt, setup.py or pyproject.toml; "
+                                               "set 'kind'", p.path));
+    } else if ((p.kind == "cmake" && !cmake) || (p.kind == "setuptools" && !setuptools)) {
+      d_.error(path->value->pos, fmt::format("project '{}' is kind {} but has no {}", p.path, p.kind,
+                                             p.kind == "cmake" ? "CMakeLists.txt" : "setup.py or pyproject.toml"));
     }
-    if (const YamlEntry* e = n.find("namespace")) {
-      if (auto ns = scalar(*e->value, "'namespace'")) {
-        p.ns = *ns;
-        if (!matches(*ns, "^[A-Za-z_][A-Za-z0-9_]{0,63}$"))
-          d_.error(e->value->pos, fmt::format("namespace '{}' is not a C++ identifier", *ns));
-      }
-    }
-    if (const YamlEntry* e = n.find("ops")) {
-      if (auto ops = scalar_list(*e->value, "'ops'", false)) {
-        for (const auto& op : *ops)
-          if (!matches(op, "^[A-Za-z_][A-Za-z0-9_]{0,63}$"))
-            d_.error(e->value->pos, fmt::format("op name '{}' is not an identifier", op));
-        p.ops = *ops;
-      }
-      if (p.ns.empty()) d_.error(e->key_pos, "'ops' needs the 'namespace' they are registered in");
-    }
-    if (const YamlEntry* e = n.find("import")) {
-      if (auto m = scalar(*e->value, "'import'")) {
-        p.import_module = *m;
-        if (!matches(*m, "^[A-Za-z_][A-Za-z0-9_]{0,63}(\\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}$"))
-          d_.error(e->value->pos, fmt::format("import '{}' is not a Python module name (e.g. mylib or mylib.ops)", *m));
-      }
-    }
+  }
+
+  // An optional scalar `key` of `n` into `out`; reported at its value where it does not match
+  // `pattern`, as "KEY 'VALUE' <what>".
+  void read_matching(const YamlNode& n, const char* key, const char* pattern, const char* what, std::string& out) {
+    const YamlEntry* e = n.find(key);
+    if (!e) return;
+    auto s = scalar(*e->value, fmt::format("'{}'", key));
+    if (!s) return;
+    out = *s;
+    if (!matches(*s, pattern)) d_.error(e->value->pos, fmt::format("{} '{}' {}", key, *s, what));
+  }
+
+  void read_project_samples_and_smoke(const YamlNode& n, Project& p) {
     if (const YamlEntry* e = n.find("samples")) {
       // Under the matrix's folder (mounted at /src), whatever the project's kind: a PyPI project
       // has no folder of its own to hold it.
@@ -595,7 +612,6 @@ class Loader {
         p.smoke = *argv;
       }
     }
-    c.project = p;
   }
 
   void read_where(const YamlNode& n, Cell& c) {

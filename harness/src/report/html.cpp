@@ -66,18 +66,12 @@ std::string options(const std::string& id, const std::string& label, const std::
   return out + "</select></label>";
 }
 
-}  // namespace
-
-std::string render_html(const ResultsSet& set) {
+// The torch × torchvision × CUDA table, each cell linking to its details below.
+std::string compat_table_html(const ResultsSet& set) {
   const CompatTable t = build_table(set);
-  std::string h = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                  "<title>opmatrix compatibility report</title><style>";
-  h += kStyle;
-  h += "</style></head><body><main>\n<h1>opmatrix compatibility report</h1>\n";
-  h += "<div class=\"scroll\"><table id=\"compat\"><caption>Do the ops build, load, register and compute correctly? "
-       "Rows: torch × torchvision; columns: CUDA version (cpu = CPU-only).</caption>\n<thead><tr>"
-       "<th scope=\"col\">torch</th><th scope=\"col\">torchvision</th>";
+  std::string h = "<div class=\"scroll\"><table id=\"compat\"><caption>Do the ops build, load, register and compute "
+                  "correctly? Rows: torch × torchvision; columns: CUDA version (cpu = CPU-only).</caption>\n<thead><tr>"
+                  "<th scope=\"col\">torch</th><th scope=\"col\">torchvision</th>";
   for (const auto& c : t.columns) h += fmt::format("<th scope=\"col\">{}</th>", c == "cpu" ? "cpu" : "CUDA " + esc(c));
   h += "</tr></thead><tbody>\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -99,10 +93,11 @@ std::string render_html(const ResultsSet& set) {
     }
     h += "</tr>\n";
   }
-  h += fmt::format("</tbody></table></div>\n<p>{}</p>\n", esc(kVerdictLegend));
-  for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
-  for (const auto& g : extra_tables(set)) h += grid_html(g);
+  return h + fmt::format("</tbody></table></div>\n<p>{}</p>\n", esc(kVerdictLegend));
+}
 
+// The op, check and status filters, offering the values the checks have.
+std::string filters_html(const ResultsSet& set) {
   std::set<std::string> ops, checks, statuses;
   for (const auto& r : set.cells)
     for (const auto& c : r.checks) {
@@ -110,50 +105,71 @@ std::string render_html(const ResultsSet& set) {
       checks.insert(c.check);
       statuses.insert(to_string(c.status));
     }
-  h += "<h2>Cells</h2>\n<section class=\"filters\" aria-label=\"filter the checks\">" + options("f-op", "op", ops) +
-       options("f-check", "check", checks) + options("f-status", "status", statuses) + "</section>\n";
-  for (const auto& r : set.cells) {
-    const std::string id = cell_id(r);
-    const CellVerdict v = assess(r);
-    h += fmt::format("<details class=\"cell\" id=\"{}\"><summary>{} — {} <small class=\"count\"></small></summary>\n",
-                     esc(cell_anchor(r)), esc(id), esc(verdict_line(v, 0)));
-    h += "<ul class=\"verdict\">";
-    if (!v.broken.empty()) h += "<li><strong>broken:</strong> " + esc(fmt::format("{}", fmt::join(v.broken, "; "))) + "</li>";
-    if (!v.limits.empty()) h += "<li><strong>limits:</strong> " + esc(fmt::format("{}", fmt::join(v.limits, "; "))) + "</li>";
-    if (!v.not_run.empty()) h += "<li><strong>not run:</strong> " + esc(v.not_run) + "</li>";
-    h += fmt::format("<li><strong>as declared in matrix.yaml:</strong> {}</li></ul>\n",
-                     v.as_declared ? "yes" : "‼ no (the run fails)");
-    h += fmt::format("<p>torch {} · torchvision {} · CUDA {} · engine {} · {:.0f} s</p>\n", esc(r.cell.value("torch", "")),
-                     esc(r.cell.value("torchvision", "")), esc(r.cell.value("cuda", "")),
-                     esc(r.engine.empty() ? "-" : r.engine), r.seconds);
-    h += fmt::format("<p>image <code>{}</code>{} · commit <code>{}</code> · started {} · run this cell again: "
-                     "<code>opmatrix run --cell {}</code></p>\n",
-                     esc(r.image.empty() ? "-" : r.image),
-                     r.image_id.empty() ? "" : " (id <code>" + esc(r.image_id.substr(0, 19)) + "</code>)",
-                     esc(r.commit.empty() ? "not recorded" : r.commit), esc(r.started_at), esc(id));
-    h += "<div class=\"scroll\"><table class=\"checks\"><thead><tr><th scope=\"col\">op</th><th scope=\"col\">check</th>"
-         "<th scope=\"col\">status</th><th scope=\"col\">details</th></tr></thead><tbody>\n";
-    for (const auto& c : r.checks) {
-      const std::string st = to_string(c.status);
-      h += fmt::format("<tr class=\"check-row\" data-op=\"{}\" data-check=\"{}\" data-status=\"{}\"><td>{}</td><td>{}</td>"
-                       "<td class=\"st-{}\">{}</td><td>",
-                       esc(c.op), esc(c.check), st, esc(c.op.empty() ? "—" : c.op),
-                       esc(c.arch.empty() ? c.check : c.check + " " + c.arch), st, st);
-      if (!c.expected_reason.empty()) h += "<div>expected: " + esc(c.expected_reason) + "</div>";
-      h += "<div>" + esc(c.message.substr(0, 1500)) + "</div>";
-      if (c.diagnosis && c.status != Status::pass && c.status != Status::skip) {
-        h += fmt::format("<div class=\"diag\"><strong>why:</strong> {}<br><strong>fix:</strong> {}<br>"
-                         "<strong>reproduce:</strong> <code>{}</code></div>",
-                         esc(c.diagnosis->summary), esc(c.diagnosis->fix), esc(c.diagnosis->repro));
-        if (!c.diagnosis->evidence.empty())
-          h += "<pre aria-label=\"log excerpt\">" + esc(c.diagnosis->evidence.substr(0, 3000)) + "</pre>";
-      }
-      const std::string log = c.status == Status::pass || c.status == Status::skip ? "" : log_of(r, c);
-      if (!log.empty()) h += fmt::format("<div><a href=\"{}\">log</a></div>", esc(log));
-      h += "</td></tr>\n";
-    }
-    h += "</tbody></table></div></details>\n";
+  return "<section class=\"filters\" aria-label=\"filter the checks\">" + options("f-op", "op", ops) +
+         options("f-check", "check", checks) + options("f-status", "status", statuses) + "</section>\n";
+}
+
+// One check's row: its message, and for a failure why, the fix, the log excerpt and the log.
+std::string check_row_html(const CellResult& r, const CheckResult& c) {
+  const std::string st = to_string(c.status);
+  std::string h = fmt::format("<tr class=\"check-row\" data-op=\"{}\" data-check=\"{}\" data-status=\"{}\"><td>{}</td>"
+                              "<td>{}</td><td class=\"st-{}\">{}</td><td>",
+                              esc(c.op), esc(c.check), st, esc(c.op.empty() ? "—" : c.op),
+                              esc(c.arch.empty() ? c.check : c.check + " " + c.arch), st, st);
+  if (!c.expected_reason.empty()) h += "<div>expected: " + esc(c.expected_reason) + "</div>";
+  h += "<div>" + esc(c.message.substr(0, 1500)) + "</div>";
+  const bool passed = c.status == Status::pass || c.status == Status::skip;
+  if (c.diagnosis && !passed) {
+    h += fmt::format("<div class=\"diag\"><strong>why:</strong> {}<br><strong>fix:</strong> {}<br>"
+                     "<strong>reproduce:</strong> <code>{}</code></div>",
+                     esc(c.diagnosis->summary), esc(c.diagnosis->fix), esc(c.diagnosis->repro));
+    if (!c.diagnosis->evidence.empty())
+      h += "<pre aria-label=\"log excerpt\">" + esc(c.diagnosis->evidence.substr(0, 3000)) + "</pre>";
   }
+  const std::string log = passed ? "" : log_of(r, c);
+  if (!log.empty()) h += fmt::format("<div><a href=\"{}\">log</a></div>", esc(log));
+  return h + "</td></tr>\n";
+}
+
+// One cell, folded: its verdict, versions, image and commit, and every check.
+std::string cell_details_html(const CellResult& r) {
+  const std::string id = cell_id(r);
+  const CellVerdict v = assess(r);
+  std::string h = fmt::format("<details class=\"cell\" id=\"{}\"><summary>{} — {} <small class=\"count\"></small>"
+                              "</summary>\n", esc(cell_anchor(r)), esc(id), esc(verdict_line(v, 0)));
+  h += "<ul class=\"verdict\">";
+  if (!v.broken.empty()) h += "<li><strong>broken:</strong> " + esc(fmt::format("{}", fmt::join(v.broken, "; "))) + "</li>";
+  if (!v.limits.empty()) h += "<li><strong>limits:</strong> " + esc(fmt::format("{}", fmt::join(v.limits, "; "))) + "</li>";
+  if (!v.not_run.empty()) h += "<li><strong>not run:</strong> " + esc(v.not_run) + "</li>";
+  h += fmt::format("<li><strong>as declared in matrix.yaml:</strong> {}</li></ul>\n",
+                   v.as_declared ? "yes" : "‼ no (the run fails)");
+  h += fmt::format("<p>torch {} · torchvision {} · CUDA {} · engine {} · {:.0f} s</p>\n", esc(r.cell.value("torch", "")),
+                   esc(r.cell.value("torchvision", "")), esc(r.cell.value("cuda", "")),
+                   esc(r.engine.empty() ? "-" : r.engine), r.seconds);
+  h += fmt::format("<p>image <code>{}</code>{} · commit <code>{}</code> · started {} · run this cell again: "
+                   "<code>opmatrix run --cell {}</code></p>\n",
+                   esc(r.image.empty() ? "-" : r.image),
+                   r.image_id.empty() ? "" : " (id <code>" + esc(r.image_id.substr(0, 19)) + "</code>)",
+                   esc(r.commit.empty() ? "not recorded" : r.commit), esc(r.started_at), esc(id));
+  h += "<div class=\"scroll\"><table class=\"checks\"><thead><tr><th scope=\"col\">op</th><th scope=\"col\">check</th>"
+       "<th scope=\"col\">status</th><th scope=\"col\">details</th></tr></thead><tbody>\n";
+  for (const auto& c : r.checks) h += check_row_html(r, c);
+  return h + "</tbody></table></div></details>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ResultsSet& set) {
+  std::string h = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<title>opmatrix compatibility report</title><style>";
+  h += kStyle;
+  h += "</style></head><body><main>\n<h1>opmatrix compatibility report</h1>\n";
+  h += compat_table_html(set);
+  for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
+  for (const auto& g : extra_tables(set)) h += grid_html(g);
+  h += "<h2>Cells</h2>\n" + filters_html(set);
+  for (const auto& r : set.cells) h += cell_details_html(r);
   h += "</main><script>";
   h += kScript;
   h += "</script></body></html>\n";

@@ -53,14 +53,31 @@ bool infrastructure(const CheckResult& c) {
          is_infrastructure(c.check, c.diagnosis->kind);
 }
 
+// Each verdict's words, in rank order (the worse the verdict, the later): its symbol for people,
+// its class for the HTML page and the JSON.
+struct VerdictWords {
+  Verdict verdict;
+  const char* symbol;
+  const char* css_class;
+};
+
+const VerdictWords kVerdictWords[] = {
+    {Verdict::not_run, "○ not run", "notrun"},
+    {Verdict::works, "✔ works", "pass"},
+    {Verdict::works_with_limits, "◐ works with limits", "limits"},
+    {Verdict::broken, "✘ broken", "fail"},
+};
+
+const VerdictWords* words_of(Verdict v) {
+  for (const auto& w : kVerdictWords)
+    if (w.verdict == v) return &w;
+  return nullptr;
+}
+
+// Its place in kVerdictWords.
 int rank(Verdict v) {
-  switch (v) {
-    case Verdict::not_run: return 0;
-    case Verdict::works: return 1;
-    case Verdict::works_with_limits: return 2;
-    case Verdict::broken: return 3;
-  }
-  return 0;
+  const VerdictWords* w = words_of(v);
+  return w ? static_cast<int>(w - kVerdictWords) : 0;
 }
 
 }  // namespace
@@ -128,25 +145,9 @@ CellVerdict assess(const CellResult& r) {
   return v;
 }
 
-const char* verdict_symbol(Verdict v) {
-  switch (v) {
-    case Verdict::works: return "✔ works";
-    case Verdict::works_with_limits: return "◐ works with limits";
-    case Verdict::broken: return "✘ broken";
-    case Verdict::not_run: return "○ not run";
-  }
-  return "?";
-}
+const char* verdict_symbol(Verdict v) { return words_of(v) ? words_of(v)->symbol : "?"; }
 
-const char* verdict_class(Verdict v) {
-  switch (v) {
-    case Verdict::works: return "pass";
-    case Verdict::works_with_limits: return "limits";
-    case Verdict::broken: return "fail";
-    case Verdict::not_run: return "notrun";
-  }
-  return "";
-}
+const char* verdict_class(Verdict v) { return words_of(v) ? words_of(v)->css_class : ""; }
 
 bool worse(Verdict a, Verdict b) { return rank(a) > rank(b); }
 

@@ -236,11 +236,8 @@ std::string fate_of(const CtestRun& r) {
   }
 }
 
-}  // namespace
-
-std::vector<TestOutcome> collect_test_outcomes(const std::string& ctest_log, const std::string& gtest_dir) {
-  std::vector<CtestRun> runs = parse_ctest_log(ctest_log);
-  // A binary that started (it wrote its list) but has no verdict: ctest itself was stopped.
+// A binary that started (it wrote its list) but has no verdict: ctest itself was stopped.
+void add_stopped_runs(std::vector<CtestRun>& runs, const std::string& gtest_dir) {
   std::set<std::string> known;
   for (const auto& r : runs) known.insert(r.name);
   std::error_code ec;
@@ -252,67 +249,89 @@ std::vector<TestOutcome> collect_test_outcomes(const std::string& ctest_log, con
     r.verdict = "stopped before it finished: the test step was ended";
     runs.push_back(r);
   }
+}
 
+// A process that wrote its results and then crashed or hung (static destructors, atexit).
+void add_fate_after_results(const CtestRun& run, std::vector<TestOutcome>& outs) {
+  if (run.status != Status::crash && run.status != Status::timeout) return;
+  TestOutcome t;
+  t.name = run.name + " (after its tests)";
+  t.status = run.status;
+  t.message = fate_of(run) + ", after gtest wrote its results";
+  outs.push_back(t);
+}
+
+// The listed tests the process never reached, each with its fate (and the test it died in).
+void add_not_reached(const CtestRun& run, const std::vector<std::string>& listed, std::vector<TestOutcome>& outs) {
+  std::set<std::string> seen;
+  std::string died_in;
+  for (const auto& o : outs) seen.insert(o.name);
+  if (!outs.empty() && (outs.back().status == Status::crash || outs.back().status == Status::timeout ||
+                        outs.back().status == Status::error))
+    died_in = outs.back().name;
+  for (const auto& name : listed) {
+    if (seen.count(name)) continue;
+    TestOutcome t;
+    t.name = name;
+    t.status = Status::error;
+    t.message = "not run: " +
+                (run.status == Status::crash ? "the test process (" + run.name + ") crashed (" + run.verdict + ")"
+                                             : fate_of(run)) +
+                (died_in.empty() ? "" : " during " + died_in);
+    outs.push_back(t);
+  }
+}
+
+// Without gtest's JSON: the tests its console output shows, then those it never reached.
+std::vector<TestOutcome> outcomes_from_console(const CtestRun& run, const std::vector<std::string>& listed) {
+  const Status running = run.status == Status::timeout ? Status::timeout
+                         : run.status == Status::error ? Status::error
+                                                       : Status::crash;
+  std::vector<TestOutcome> outs = parse_gtest_console(run.output, running, fate_of(run));
+  if (outs.empty() && listed.empty() && run.status == Status::pass) {
+    // Passed, but no JSON and no output (GTEST_OUTPUT unset): one outcome for the binary.
+    TestOutcome t;
+    t.name = run.name;
+    t.status = Status::pass;
+    t.message = "passed (gtest wrote no per-test results)";
+    t.seconds = run.seconds;
+    outs.push_back(t);
+  }
+  add_not_reached(run, listed, outs);
+  return outs;
+}
+
+// A binary that never reached main(): the loader failed (missing library) or ctest could not run it.
+TestOutcome did_not_start(const CtestRun& run) {
+  TestOutcome t;
+  t.name = run.name;
+  t.status = run.status == Status::pass || run.status == Status::skip ? Status::error : run.status;
+  if (t.status == Status::fail) t.status = Status::error;
+  t.message = run.name + " did not start (" + run.verdict + ")" +
+              (run.output.empty() ? std::string() : ": " + run.output.substr(0, 2000));
+  t.seconds = run.seconds;
+  t.binary = run.name;
+  fill_op_and_check(t);
+  return t;
+}
+
+}  // namespace
+
+std::vector<TestOutcome> collect_test_outcomes(const std::string& ctest_log, const std::string& gtest_dir) {
+  std::vector<CtestRun> runs = parse_ctest_log(ctest_log);
+  add_stopped_runs(runs, gtest_dir);
   std::vector<TestOutcome> all;
   bool any_started = false;
   for (const CtestRun& run : runs) {
     const std::string base = gtest_dir + "/" + run.name;
     bool json_usable = false;
     std::vector<TestOutcome> outs = outcomes_from_gtest_json(base + ".json", json_usable);
-    const std::vector<std::string> listed = read_test_list(base + ".list");
     if (json_usable) {
-      // A process that wrote its results and then crashed or hung (static destructors, atexit).
-      if (run.status == Status::crash || run.status == Status::timeout) {
-        TestOutcome t;
-        t.name = run.name + " (after its tests)";
-        t.status = run.status;
-        t.message = fate_of(run) + ", after gtest wrote its results";
-        outs.push_back(t);
-      }
+      add_fate_after_results(run, outs);
     } else {
-      const Status running = run.status == Status::timeout ? Status::timeout
-                             : run.status == Status::error ? Status::error
-                                                           : Status::crash;
-      outs = parse_gtest_console(run.output, running, fate_of(run));
-      if (outs.empty() && listed.empty() && run.status == Status::pass) {
-        // Passed, but no JSON and no output (GTEST_OUTPUT unset): one outcome for the binary.
-        TestOutcome t;
-        t.name = run.name;
-        t.status = Status::pass;
-        t.message = "passed (gtest wrote no per-test results)";
-        t.seconds = run.seconds;
-        outs.push_back(t);
-      }
-      // The tests it never reached.
-      std::set<std::string> seen;
-      std::string died_in;
-      for (const auto& o : outs) seen.insert(o.name);
-      if (!outs.empty() && (outs.back().status == Status::crash || outs.back().status == Status::timeout ||
-                            outs.back().status == Status::error))
-        died_in = outs.back().name;
-      for (const auto& name : listed) {
-        if (seen.count(name)) continue;
-        TestOutcome t;
-        t.name = name;
-        t.status = Status::error;
-        t.message = "not run: " +
-                    (run.status == Status::crash ? "the test process (" + run.name + ") crashed (" + run.verdict + ")"
-                                                 : fate_of(run)) +
-                    (died_in.empty() ? "" : " during " + died_in);
-        outs.push_back(t);
-      }
+      outs = outcomes_from_console(run, read_test_list(base + ".list"));
       if (outs.empty()) {
-        // It never reached main(): the loader failed (missing library) or ctest could not run it.
-        TestOutcome t;
-        t.name = run.name;
-        t.status = run.status == Status::pass || run.status == Status::skip ? Status::error : run.status;
-        if (t.status == Status::fail) t.status = Status::error;
-        t.message = run.name + " did not start (" + run.verdict + ")" +
-                    (run.output.empty() ? std::string() : ": " + run.output.substr(0, 2000));
-        t.seconds = run.seconds;
-        t.binary = run.name;
-        fill_op_and_check(t);
-        all.push_back(t);
+        all.push_back(did_not_start(run));
         continue;
       }
     }

@@ -2,8 +2,6 @@
 // results folders and report files written into a temp folder.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,9 +9,11 @@
 
 #include "../cli/cli_run.h"
 #include "../init/temp_folder.h"
+#include "../results/check_result_fixture.h"
 #include "diff/diff_render.h"
 #include "diff/results_diff.h"
 #include "report/render.h"
+#include "util/atomic_write.h"
 
 namespace opmatrix {
 
@@ -21,13 +21,8 @@ namespace {
 
 CheckResult result(const std::string& op, const std::string& check, Status status, const std::string& subtest = "",
                    const std::string& sample = "") {
-  CheckResult c;
-  c.op = op;
-  c.check = check;
-  c.status = status;
-  c.subtest = subtest;
+  CheckResult c = check_result(op, check, status, fmt::format("{} {}", check, to_string(status)), subtest);
   c.sample = sample;
-  c.message = fmt::format("{} {}", check, to_string(status));
   if (is_bad(status))
     c.diagnosis = Diagnosis{"numerical_mismatch", op + " " + check + " differs from the reference",
                             "fix the " + op + " kernel", "ctest -R " + op, "Expected: 3 Actual: 4"};
@@ -306,12 +301,6 @@ void write_set(const TempFolder& dir, const std::string& sub, const std::vector<
 
 std::string p(const TempFolder& dir, const std::string& sub) { return (dir.path / sub).string(); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -387,7 +376,7 @@ TEST(DiffCli, OutputFlagWritesTheFile) {
   CliRun r = cli({"diff", p(dir, "base"), p(dir, "head"), "--format", "json", "-o", out});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(r.out.empty());
-  const auto j = nlohmann::json::parse(slurp(out));
+  const auto j = nlohmann::json::parse(read_text_file(out));
   EXPECT_EQ(j["schema"], "opmatrix-diff");
   ASSERT_EQ(j["regressed"].size(), 1u);
   EXPECT_EQ(j["regressed"][0]["cell"], "trixie-torch2.6-cpu");

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../results/check_result_fixture.h"
 #include "report/extra_tables.h"
 #include "report/render.h"
 
@@ -179,12 +180,7 @@ TEST(Report, LoadMatrixShowsStableRowsThePromiseCasesAndPrediction) {
 namespace {
 CheckResult behaviour(const std::string& op, const std::string& check, Status s, const std::string& subtest = "",
                       const std::string& message = "") {
-  CheckResult c;
-  c.op = op;
-  c.check = check;
-  c.status = s;
-  c.subtest = subtest;
-  c.message = message;
+  CheckResult c = check_result(op, check, s, message, subtest);
   if (!message.empty()) c.sample = op + "(f32[8,4])";
   return c;
 }

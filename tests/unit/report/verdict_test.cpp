@@ -2,6 +2,7 @@
 // limits it, what "not executed here" means, and that expectations do not change either.
 #include <gtest/gtest.h>
 
+#include "../results/check_result_fixture.h"
 #include "report/extra_tables.h"
 #include "report/verdict.h"
 
@@ -11,13 +12,7 @@ namespace {
 
 CheckResult result(const std::string& op, const std::string& check, Status s, const std::string& message = "",
                    const std::string& arch = "") {
-  CheckResult c;
-  c.op = op;
-  c.check = check;
-  c.status = s;
-  c.message = message;
-  c.arch = arch;
-  return c;
+  return check_result(op, check, s, message, "", arch);
 }
 
 CellResult cell(const std::string& cuda, std::vector<CheckResult> checks, bool meets = true) {

@@ -1,0 +1,134 @@
+// What the compilers, the linker and CMake say: an arch or compiler the toolkit lacks, compile
+// errors, link errors, symbols a library cannot load, a failed configure.
+#include <fmt/format.h>
+
+#include "diagnose/step_rules.h"
+
+namespace opmatrix::step_rules {
+
+namespace {
+
+void explain_unsupported_arch(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "unsupported_arch";
+  d.summary = e.m[2].matched ? fmt::format("this CUDA toolkit cannot compile for {}", e.m[2].str())
+                             : "this CUDA toolkit's NVRTC rejects the requested GPU architecture";
+  d.fix = "drop that arch from this cell's cuda_archs (or expect it as xfail), or use a CUDA toolkit that "
+          "supports it (sm_100/sm_120 need 12.8+, CUDA 13 dropped sm_70 and older)";
+}
+
+void explain_no_nvcc(const StepFailure&, const Evidence&, Diagnosis& d) {
+  d.kind = "no_nvcc";
+  d.summary = "the cell promises CUDA but no CUDA compiler was found";
+  d.fix = "install the nvcc of the cell's CUDA (nvidia-cuda-nvcc-cuXX wheel or nvidia-cuda-toolkit) and set "
+          "OPMATRIX_CUDA_ROOT to its toolkit root";
+}
+
+void explain_compile_error(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "compile_error";
+  d.summary = fmt::format("compile error in {}:{}: {}", e.m[1].str(), e.m[2].str(), e.m[4].str());
+  static const std::regex no_header(R"(^'?([^\s:']+)'?:? (?:No such file or directory|file not found))");
+  std::smatch h;
+  const std::string message = e.m[4].str();
+  if (std::regex_search(message, h, no_header))
+    d.fix = fmt::format("{} is not found: install what provides it in the image (a -dev package, the CUDA toolkit) "
+                        "or add its folder to the include path; if it is one of torch's own headers, this torch "
+                        "release does not have it", h[1].str());
+  else
+    d.fix = "fix the code at that line for this torch version (APIs differ between torch releases), or guard it "
+            "with TORCH_VERSION_MAJOR/MINOR";
+  d.evidence = trimmed(e.line);
+}
+
+void explain_nvcc_error(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "compile_error";
+  d.summary = fmt::format("CUDA compile error in {}:{}: {}", e.m[1].str(), e.m[2].str(), e.m[3].str());
+  d.evidence = trimmed(e.line);
+  d.fix = "fix the CUDA code at that line for this toolkit/torch (nvcc and host compiler versions must agree)";
+}
+
+void explain_libstdcxx_mismatch(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "libstdcxx_mismatch";
+  d.summary = fmt::format("link error: {} comes from a newer libstdc++ than the one on the link path — C++ was "
+                          "compiled by a newer g++ than the CUDA host compiler whose library folder the link uses "
+                          "(e.g. g++ 14 next to nvcc 12.4's g++ 13)", e.m[1].str());
+  d.fix = "compile the C++ with the CUDA host compiler too (-DCMAKE_CXX_COMPILER=g++-13, or CXX=g++-13 in the image), "
+          "or a CUDA toolkit that supports the default g++";
+}
+
+void explain_cudart_too_old(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "cudart_too_old";
+  d.summary = fmt::format("link error: {} needs {} from a newer CUDA runtime ({}) than the toolkit's that the link "
+                          "uses — this torch was built with a newer CUDA than the cell's nvcc",
+                          e.m[1].str(), e.m[2].str(), e.m[3].str());
+  d.fix = "link the CUDA runtime torch ships (the nvidia-cuda-runtime wheel's libcudart, as kernels/cmake/"
+          "OpmatrixTorch.cmake does), or give the cell an nvcc of at least torch's CUDA version";
+}
+
+void explain_undefined_reference(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "link_error";
+  d.summary = fmt::format("link error: undefined reference to {}", e.m[1].str());
+  d.fix = "link the library that defines it (e.g. ${TORCH_LIBRARIES}, CUDA::cudart, c10_cuda), in the right order";
+}
+
+void explain_missing_library(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "link_error";
+  d.summary = fmt::format("link error: library -l{} not found", e.m[1].str());
+  d.fix = "install the package that provides it, or point CMake at it (CMAKE_PREFIX_PATH / CUDAToolkit_ROOT)";
+}
+
+void explain_undefined_symbol(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "undefined_symbol";
+  d.summary = fmt::format("a library does not load: undefined symbol {}", demangle(e.m[1].str()));
+  d.fix = "rebuild the extension against the torch it is loaded into (same version and _GLIBCXX_USE_CXX11_ABI)";
+}
+
+// CMake puts the message on the (indented) lines after "CMake Error at …": up to five of them,
+// joined; else the line two below.
+std::string cmake_message_after(const std::string& log, const std::string& error_line) {
+  auto lines = lines_of(log);
+  std::string msg;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i] == error_line) {
+      for (std::size_t k = i + 1; k < lines.size() && k < i + 6 && !lines[k].empty(); ++k)
+        msg += (msg.empty() ? "" : " ") + lines[k].substr(lines[k].find_first_not_of(' ') == std::string::npos
+                                                              ? 0 : lines[k].find_first_not_of(' '));
+      if (msg.empty() && i + 2 < lines.size()) msg = lines[i + 2];
+      break;
+    }
+  return msg;
+}
+
+void explain_configure_error(const StepFailure& f, const Evidence& e, Diagnosis& d) {
+  d.kind = "configure_error";
+  const std::string msg = cmake_message_after(f.log, e.line);
+  d.summary = "CMake configuration failed: " + (msg.empty() ? e.line : msg);
+  d.fix = "read the CMake error above; a missing package is usually a missing CMAKE_PREFIX_PATH or toolkit";
+}
+
+}  // namespace
+
+const std::vector<StepRule>& toolchain_rules() {
+  static const std::vector<StepRule> rules = {
+      line_rule(R"((Unsupported gpu architecture '([a-z_0-9]+)'|invalid value for --gpu-architecture))",
+                explain_unsupported_arch),
+      line_rule(R"((No CMAKE_CUDA_COMPILER could be found|Failed to find nvcc|Could not find nvcc|no CUDA compiler))",
+                explain_no_nvcc),
+      line_rule(R"(^\s*(\S+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$)", explain_compile_error),  // pip indents
+      line_rule(R"(^\s*(\S+?)\((\d+)\): error: (.*)$)", explain_nvcc_error),
+      // Before any undefined reference: symbols only newer libstdc++ releases define (GCC 14:
+      // __cxa_call_terminate).
+      line_rule(R"(undefined reference to `(__cxa_call_terminate|std::__glibcxx_assert_fail[^']*)')",
+                explain_libstdcxx_mismatch),
+      // torch's own library needs a CUDA runtime symbol the linked libcudart lacks: the toolkit's
+      // cudart is older than the one the torch wheel was built with.
+      line_rule(R"(: (\S*lib(?:c10|torch)\S*\.so): undefined reference to `(\w+)@(libcudart\.so\.\d+)')",
+                explain_cudart_too_old),
+      line_rule(R"(undefined reference to `([^']+)')", explain_undefined_reference),
+      line_rule(R"(cannot find -l(\S+))", explain_missing_library),
+      line_rule(R"(undefined symbol: (\S+))", explain_undefined_symbol),
+      line_rule(R"(^CMake Error(?: at (\S+):(\d+))?)", explain_configure_error),
+  };
+  return rules;
+}
+
+}  // namespace opmatrix::step_rules
