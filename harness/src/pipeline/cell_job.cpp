@@ -78,8 +78,10 @@ void run_cell_job(RunState& run, std::size_t i, const std::string& holder) {
   const RunJob& job = run.jobs[i];
   JobOutcome& outcome = run.outcomes[i];
   const std::string key = cache_key_of(run, job);
-  if (std::optional<CellResult> old = standing_result(run, *job.cell, key))
-    return keep_standing_result(run, job, key, std::move(*old), outcome);
+  if (std::optional<CellResult> old = standing_result(run, *job.cell, key)) {
+    keep_standing_result(run, job, key, std::move(*old), outcome);
+    return;
+  }
   std::optional<CellWorkLock> cell_lock;  // held until the results are written
   if (job.runs() && !(cell_lock = lock_build_folder(run, job, holder, outcome))) return;
   CellResult r = run_or_skip(run, job, outcome);
