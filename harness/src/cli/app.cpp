@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include <functional>
+#include <optional>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -57,63 +58,74 @@ int usage_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std:
   return kExitUsage;
 }
 
-}  // namespace
-
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"opmatrix: which PyTorch x torchvision x CUDA combinations your C++/CUDA ops build, load, "
-               "register and compute correctly on.\nExit status: 0 ok, 1 a checked thing failed, 2 bad usage "
-               "or bad input.",
-               "opmatrix"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(kOpmatrixVersion));
-  std::function<int()> action;
-
+// Every subcommand's options: filled while parsing, read by the chosen subcommand's action.
+struct CommandOptions {
   InitOptions init;
+  ValidateOptions validate;
+  ListOptions list;
+  GithubMatrixOptions gh;
+  RunOptions run;
+  BisectOptions bisect;
+  CrossLoadOptions xload;
+  ReportOptions report;
+  DiffOptions diff;
+  ChecksOptions checks;
+  DoctorOptions doctor;
+};
+
+// What a subcommand's callback needs: where its action goes and the streams it writes.
+struct Wiring {
+  std::function<int()>& action;
+  std::ostream& out;
+  std::ostream& err;
+
+  // When `sub` is the subcommand parsed, the action is `command(options, out, err)`.
+  template <typename Options>
+  void on_parse(CLI::App* sub, int (*command)(const Options&, std::ostream&, std::ostream&), Options& options) {
+    sub->callback([this, command, &options] { action = [this, command, &options] { return command(options, out, err); }; });
+  }
+};
+
+void add_init(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* in = app.add_subcommand("init", "write DIR/opmatrix.yaml for the op library in DIR: its build, namespace, ops "
                                         "and import module as its files show them, three starting cells, and opmatrix_samples.py "
                                         "(sample calls of its ops) beside it");
-  in->add_option("dir", init.dir, "the op library's folder (default: .)");
-  in->add_option("--output", init.output, "write this file instead of DIR/opmatrix.yaml");
-  in->add_option("--name", init.name, "start the cell ids with NAME (default: the distribution's or folder's name)");
-  in->add_flag("--force", init.force, "overwrite an existing file");
-  in->add_flag("--print", init.print, "print the file on stdout and write nothing");
-  in->callback([&] { action = [&] { return init_command(init, out, err); }; });
+  in->add_option("dir", o.init.dir, "the op library's folder (default: .)");
+  in->add_option("--output", o.init.output, "write this file instead of DIR/opmatrix.yaml");
+  in->add_option("--name", o.init.name, "start the cell ids with NAME (default: the distribution's or folder's name)");
+  in->add_flag("--force", o.init.force, "overwrite an existing file");
+  in->add_flag("--print", o.init.print, "print the file on stdout and write nothing");
+  w.on_parse(in, init_command, o.init);
+}
 
-  ValidateOptions validate;
+void add_validate(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* v = app.add_subcommand("validate", "check matrix.yaml; errors as FILE:LINE:COL: error: MESSAGE");
-  v->add_option("--matrix", validate.matrix, kMatrixHelp);
-  v->add_flag("--werror", validate.werror, "treat warnings as errors");
-  v->callback([&] { action = [&] { return validate_command(validate, out, err); }; });
+  v->add_option("--matrix", o.validate.matrix, kMatrixHelp);
+  v->add_flag("--werror", o.validate.werror, "treat warnings as errors");
+  w.on_parse(v, validate_command, o.validate);
+}
 
-  ListOptions list;
+void add_list(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* l = app.add_subcommand("list", "list the expanded cells");
-  l->add_option("--matrix", list.matrix, kMatrixHelp);
-  l->add_option("--where", list.where, "local | github | gpu | default (the local default run) | all")
+  l->add_option("--matrix", o.list.matrix, kMatrixHelp);
+  l->add_option("--where", o.list.where, "local | github | gpu | default (the local default run) | all")
       ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
-  l->add_flag("--json", list.json, "print a JSON array of cell objects");
-  l->callback([&] { action = [&] { return list_command(list, out, err); }; });
+  l->add_flag("--json", o.list.json, "print a JSON array of cell objects");
+  w.on_parse(l, list_command, o.list);
+}
 
-  GithubMatrixOptions gh;
+void add_github_matrix(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* g = app.add_subcommand("github-matrix", "print {\"include\":[...]} for strategy.matrix: ${{ fromJSON(...) }}");
-  g->add_option("--matrix", gh.matrix, kMatrixHelp);
-  g->add_option("--where", gh.where, "github | local | gpu | all (default: github)")
+  g->add_option("--matrix", o.gh.matrix, kMatrixHelp);
+  g->add_option("--where", o.gh.where, "github | local | gpu | all (default: github)")
       ->check(CLI::IsMember({"github", "local", "gpu", "all"}));
-  g->add_flag("--cross-load", gh.cross_load, "print the cross-load jobs instead: one per runtime cell, each loading "
-                                             "every build");
-  g->callback([&] { action = [&] { return github_matrix_command(gh, out, err); }; });
+  g->add_flag("--cross-load", o.gh.cross_load, "print the cross-load jobs instead: one per runtime cell, each loading "
+                                               "every build");
+  w.on_parse(g, github_matrix_command, o.gh);
+}
 
-  RunOptions run;
-  auto* r = app.add_subcommand("run", "build and test each cell in its container; writes results/<cell>.json");
-  r->add_option("--matrix", run.matrix, kMatrixHelp);
-  r->add_option("--cell", run.cells, "run this cell (repeatable); default: every cell, those that cannot run here "
-                                     "reported as skipped");
-  r->add_option("--where", run.where, "run the cells of one place: local | github | gpu | default | all")
-      ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
-  r->add_option("--jobs", run.jobs, "cells at once (compile jobs per cell shrink to fit the cores)");
-  r->add_option("--build-jobs", run.build_jobs, "compile jobs per cell (default: cores / --jobs)");
-  r->add_option("--prefetch", run.prefetch, "images built in the background ahead of the cells, while they compile "
-                                            "(default: 1; 0: none)")
-      ->check(CLI::Range(0, 100));
+// `run`'s options about where things go and how the containers run.
+void add_run_places(CLI::App* r, RunOptions& run) {
   r->add_option("--results", run.results, "folder for results/<cell>.json and logs (default: ./results)");
   r->add_option("--engine", run.engine, "podman (default) | docker (GitHub runners) | host (this machine is the "
                                         "environment)")
@@ -126,6 +138,22 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                  "a size such as 512m or 4g, not '" + s + "'"; }, "SIZE"));
   r->add_option("--repo-root", run.repo_root, "the repository: mounted as /src, the matrix's containerfile and "
                                               "project paths resolve here (default: the matrix file's folder)");
+}
+
+void add_run(CLI::App& app, CommandOptions& o, Wiring& w) {
+  RunOptions& run = o.run;
+  auto* r = app.add_subcommand("run", "build and test each cell in its container; writes results/<cell>.json");
+  r->add_option("--matrix", run.matrix, kMatrixHelp);
+  r->add_option("--cell", run.cells, "run this cell (repeatable); default: every cell, those that cannot run here "
+                                     "reported as skipped");
+  r->add_option("--where", run.where, "run the cells of one place: local | github | gpu | default | all")
+      ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
+  r->add_option("--jobs", run.jobs, "cells at once (compile jobs per cell shrink to fit the cores)");
+  r->add_option("--build-jobs", run.build_jobs, "compile jobs per cell (default: cores / --jobs)");
+  r->add_option("--prefetch", run.prefetch, "images built in the background ahead of the cells, while they compile "
+                                            "(default: 1; 0: none)")
+      ->check(CLI::Range(0, 100));
+  add_run_places(r, run);
   r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");
   r->add_flag("--as-root", run.as_root, "run the steps as root inside containers (default: user 65534, nobody)");
@@ -133,9 +161,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   r->add_flag("--dry-run", run.dry_run, "say what the run would do (cells, images with sizes, build folders, "
                                         "downloads, free space, time) and start nothing: exit 0 when it fits, 1 when not");
   r->add_flag("!--no-cross-load", run.cross_load, "skip loading every cell's build in every other cell's runtime");
-  r->callback([&] { action = [&] { return run_command(run, out, err); }; });
+  w.on_parse(r, run_command, run);
+}
 
-  BisectOptions bisect;
+void add_bisect(CLI::App& app, CommandOptions& o, Wiring& w) {
+  BisectOptions& bisect = o.bisect;
   auto* bs = app.add_subcommand("bisect", "along an ordered axis of cells (torch versions), run the fewest cells to "
                                           "name the first one where a check breaks");
   bs->add_option("--matrix", bisect.run.matrix, kMatrixHelp);
@@ -153,9 +183,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   bs->add_option("--extra-ca", bisect.run.extra_ca, "CA bundle for HTTPS inside image builds");
   bs->add_flag("--yes", bisect.run.yes, "start each run even when its images will not fit in the free disk");
   bs->add_flag("--json", bisect.json, "print the outcome as JSON");
-  bs->callback([&] { action = [&] { return bisect_command(bisect, out, err); }; });
+  w.on_parse(bs, bisect_command, bisect);
+}
 
-  CrossLoadOptions xload;
+void add_cross_load(CLI::App& app, CommandOptions& o, Wiring& w) {
+  CrossLoadOptions& xload = o.xload;
   auto* x = app.add_subcommand("cross-load", "load the op library built in each cell in every other cell's runtime "
                                              "(from the cells' last results); writes results/_cross-load.json");
   x->add_option("--matrix", xload.run.matrix, kMatrixHelp);
@@ -169,44 +201,58 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                                       "_C_stable.so) into their build folders, for a later job");
   x->add_option("--merge", xload.merge, "merge these _cross-load.json files of single-runtime jobs into "
                                         "RESULTS/_cross-load.json instead of loading anything")->expected(1, -1);
-  x->callback([&] { action = [&] { return cross_load_command(xload, out, err); }; });
+  w.on_parse(x, cross_load_command, xload);
+}
 
-  ReportOptions report;
+void add_report(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* rp = app.add_subcommand("report", "render the compatibility report from results/*.json");
-  rp->add_option("--results", report.results, "folder of results/<cell>.json (default: ./results)");
-  rp->add_option("--format", report.format, "md (default) | html | json | junit")
+  rp->add_option("--results", o.report.results, "folder of results/<cell>.json (default: ./results)");
+  rp->add_option("--format", o.report.format, "md (default) | html | json | junit")
       ->check(CLI::IsMember({"md", "html", "json", "junit"}));
-  rp->add_option("-o,--output", report.output, "write here (atomically) instead of stdout");
-  rp->add_option("--details", report.details, "md: link each table entry to PAGE#cell-ID, where the cells' sections "
-                                              "are (default: this page; the README links to its published report)");
-  rp->callback([&] { action = [&] { return report_command(report, out, err); }; });
+  rp->add_option("-o,--output", o.report.output, "write here (atomically) instead of stdout");
+  rp->add_option("--details", o.report.details, "md: link each table entry to PAGE#cell-ID, where the cells' sections "
+                                                "are (default: this page; the README links to its published report)");
+  w.on_parse(rp, report_command, o.report);
+}
 
-  DiffOptions diff;
+void add_diff(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* df = app.add_subcommand("diff", "compare two results sets (folders or report JSON files) cell by cell and "
                                         "check by check; exit 1 if anything that worked in BASE does not in HEAD");
-  df->add_option("base", diff.base, "BASE: the results folder or `report --format json` file to compare against "
-                                    "(e.g. main's)")->required();
-  df->add_option("head", diff.head, "HEAD: the results folder or report JSON file of the change")->required();
-  df->add_option("--format", diff.format, "md (default) | json")->check(CLI::IsMember({"md", "json"}));
-  df->add_option("-o,--output", diff.output, "write here (atomically) instead of stdout");
-  df->callback([&] { action = [&] { return diff_command(diff, out, err); }; });
+  df->add_option("base", o.diff.base, "BASE: the results folder or `report --format json` file to compare against "
+                                      "(e.g. main's)")->required();
+  df->add_option("head", o.diff.head, "HEAD: the results folder or report JSON file of the change")->required();
+  df->add_option("--format", o.diff.format, "md (default) | json")->check(CLI::IsMember({"md", "json"}));
+  df->add_option("-o,--output", o.diff.output, "write here (atomically) instead of stdout");
+  w.on_parse(df, diff_command, o.diff);
+}
 
-  DoctorOptions doctor;
-  ChecksOptions checks;
+void add_checks(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* ck = app.add_subcommand("checks", "list every check opmatrix runs: its step, script, judge and the error users "
                                           "see that it stands for");
-  ck->add_option("--format", checks.format, "text (default), json, or md (the tables docs/checks.md embeds)")
+  ck->add_option("--format", o.checks.format, "text (default), json, or md (the tables docs/checks.md embeds)")
       ->check(CLI::IsMember({"text", "json", "md"}));
-  ck->add_flag("--json", checks.json, "the same as --format json");
-  ck->callback([&] { action = [&] { return checks_command(checks, out, err); }; });
+  ck->add_flag("--json", o.checks.json, "the same as --format json");
+  w.on_parse(ck, checks_command, o.checks);
+}
 
+void add_doctor(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* d = app.add_subcommand("doctor", "inspect this environment (torch, torchvision, nvcc, GPU) and say which "
                                          "known failures apply, each with its fix; exit 1 if any applies");
-  d->add_option("--python", doctor.python, "the Python whose torch to inspect (default: $OPMATRIX_PYTHON or python3)");
-  d->add_option("--libtorch", doctor.libtorch, "a LibTorch folder to inspect as well (version, CUDA, C++ ABI)");
-  d->add_flag("--json", doctor.json, "print JSON for machines");
-  d->callback([&] { action = [&] { return doctor_command(doctor, out, err); }; });
+  d->add_option("--python", o.doctor.python, "the Python whose torch to inspect (default: $OPMATRIX_PYTHON or python3)");
+  d->add_option("--libtorch", o.doctor.libtorch, "a LibTorch folder to inspect as well (version, CUDA, C++ ABI)");
+  d->add_flag("--json", o.doctor.json, "print JSON for machines");
+  w.on_parse(d, doctor_command, o.doctor);
+}
 
+// The subcommands in the order `opmatrix --help` lists them.
+using AddSubcommand = void (*)(CLI::App&, CommandOptions&, Wiring&);
+constexpr AddSubcommand kSubcommands[] = {add_init, add_validate, add_list, add_github_matrix, add_run, add_bisect,
+                                          add_cross_load, add_report, add_diff, add_checks, add_doctor};
+
+// Parses `args`; the exit status of a parse that ends the command (help, version, bad usage),
+// else nullopt (the chosen subcommand's action is set).
+std::optional<int> parse_args(CLI::App& app, const std::vector<std::string>& args, std::ostream& out,
+                              std::ostream& err) {
   std::vector<std::string> argv_storage = {"opmatrix"};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -231,6 +277,23 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     return usage_error(app, e, out, err);
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"opmatrix: which PyTorch x torchvision x CUDA combinations your C++/CUDA ops build, load, "
+               "register and compute correctly on.\nExit status: 0 ok, 1 a checked thing failed, 2 bad usage "
+               "or bad input.",
+               "opmatrix"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(kOpmatrixVersion));
+  std::function<int()> action;
+  Wiring wiring{action, out, err};
+  CommandOptions options;
+  for (AddSubcommand add : kSubcommands) add(app, options, wiring);
+  if (std::optional<int> ended = parse_args(app, args, out, err)) return *ended;
   return action ? action() : kExitUsage;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -203,6 +204,216 @@ std::vector<Side> torchvision_stable_subjects(Engine& engine, const std::vector<
   return out;
 }
 
+// A cell's side as its results file tells it; nullopt when it has no results of this engine.
+std::optional<Side> side_of(const Cell& cell, Engine& engine, const std::string& results_dir) {
+  nlohmann::json j = nlohmann::json::parse(read_text_file(results_dir + "/" + cell.id + ".json"), nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  Side s{&cell, {}, "", "", "aten", "", "opmatrix", ""};
+  try {
+    s.result = cell_result_from_json(j);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (s.result.engine != engine.name() || s.result.image.empty()) return std::nullopt;
+  return s;
+}
+
+// The builds of our kernels the cell left in its build folder: the ATen library where its
+// build check passed, the stable one where its stable-abi check names a target.
+void add_builds_of(Side s, Engine& engine, std::vector<Side>& builds) {
+  const std::string lib = engine.host_build_dir(*s.cell) + "/" + kLibrary;
+  if (has_check(s.result, "build", true) && fs::is_regular_file(lib)) {
+    s.library = lib;
+    s.library_hash = Fnv64().add(read_text_file(lib)).hex();
+    builds.push_back(s);
+  }
+  const std::string stable = engine.host_build_dir(*s.cell) + "/" + kStableLibrary;
+  s.target = stable_target_of(s.result);
+  if (!s.target.empty() && fs::is_regular_file(stable)) {
+    s.library = stable;
+    s.library_hash = Fnv64().add(read_text_file(stable)).hex();
+    s.abi = "stable";
+    builds.push_back(s);
+  }
+}
+
+// The cells with results of this engine: builds (each library, and upstream subjects),
+// runtimes (this job's, whose image is here) and the probed ones (a versions check each).
+struct CrossLoadSides {
+  std::vector<Side> builds, runtimes, probed;
+  std::vector<std::string> unavailable;  // runtimes that cannot run, each with why
+};
+
+CrossLoadSides gather_sides(const Matrix& matrix, Engine& engine, const CrossLoadSettings& settings,
+                            const Progress& progress) {
+  CrossLoadSides sides;
+  auto wanted = [&](const Cell& c) {
+    return settings.runtimes.empty() ||
+           std::find(settings.runtimes.begin(), settings.runtimes.end(), c.id) != settings.runtimes.end();
+  };
+  for (const auto& cell : matrix.cells) {
+    if (cell.project) continue;  // other op libraries have their own names; ours is compared
+    const std::optional<Side> s = side_of(cell, engine, settings.results_dir);
+    if (!s) continue;
+    const bool probed = has_check(s->result, "versions", false);
+    // A runtime whose image was removed since (to free disk) cannot load anything; its build
+    // still can be loaded elsewhere.
+    if (probed) sides.probed.push_back(*s);
+    if (!wanted(cell)) {
+      // not a runtime in this job: its build and subject only
+    } else if (probed && image_gone(engine, s->result.image))
+      sides.unavailable.push_back(fmt::format("{}: its image {} is gone; `opmatrix run --cell {} --images-only` "
+                                              "rebuilds it", cell.id, s->result.image, cell.id));
+    else if (probed)
+      sides.runtimes.push_back(*s);
+    add_builds_of(*s, engine, sides.builds);
+  }
+  for (auto& subject : torchvision_stable_subjects(engine, sides.probed, sides.runtimes, progress))
+    sides.builds.push_back(std::move(subject));
+  return sides;
+}
+
+nlohmann::json build_entry(const Side& b) {
+  nlohmann::json e = {{"cell", b.cell->id}, {"abi", b.abi}, {"torch", torch_of(b)}, {"cuda", b.cell->cuda},
+                      {"library", fs::path(b.library).filename().string()}, {"library_hash", b.library_hash},
+                      {"namespace", b.ns}};
+  if (!b.target.empty()) e["target"] = b.target;
+  return e;
+}
+
+// What a runtime's loads depend on: its image, the scripts, the ops, and every build.
+std::string runtime_key(const Side& rt, const std::vector<Side>& builds, const std::string& scripts,
+                        const Matrix& matrix) {
+  Fnv64 key;
+  key.add("opmatrix-cross-load-v2").add(has_cases(rt) ? "cases" : "").add(kOpmatrixVersion).add(rt.result.image).add(scripts).add(ops_list(matrix));
+  for (const auto& b : builds) key.add(b.cell->id).add(b.abi).add(b.ns).add(b.library_hash);
+  return key.hex();
+}
+
+// The same runtime and the same builds: the last outcomes stand. True when `old` has them:
+// its pairs are copied to `out`, its time and "cached" to `row`. (`old` is not const: a file
+// without "pairs" reads as none.)
+bool reuse_last_outcomes(nlohmann::json& old, const Side& rt, const std::string& key, nlohmann::json& row,
+                         nlohmann::json& out) {
+  if (!old.is_object() || !old.contains("runtimes")) return false;
+  bool reused = false;
+  for (const auto& o : old["runtimes"])
+    if (o.value("cell", "") == rt.cell->id && o.value("key", "") == key) {
+      for (const auto& p : old["pairs"])
+        if (p.value("run_in", "") == rt.cell->id) out["pairs"].push_back(p);
+      row["seconds"] = o.value("seconds", 0.0);
+      row["cached"] = true;
+      reused = true;
+    }
+  return reused;
+}
+
+// What every runtime's loads share.
+struct LoadContext {
+  const Matrix& matrix;
+  Engine& engine;
+  const CrossLoadSettings& settings;
+  const std::vector<Side>& builds;
+  std::string log_dir;
+  const Progress& progress;
+};
+
+// The namespaces of the builds, in their order: one process tree each.
+std::vector<std::string> namespaces_of(const std::vector<Side>& builds) {
+  std::vector<std::string> namespaces;
+  for (const auto& b : builds)
+    if (std::find(namespaces.begin(), namespaces.end(), b.ns) == namespaces.end()) namespaces.push_back(b.ns);
+  return namespaces;
+}
+
+// cross_load.py in runtime `rt` on the libraries of `group` (one namespace), each mounted
+// read-only where the runtime's container can read it.
+StepCommand group_command(const LoadContext& ctx, const Side& rt, const std::string& ns,
+                          const std::vector<const Side*>& group) {
+  Engine& engine = ctx.engine;
+  StepCommand cmd;
+  cmd.cell_id = rt.cell->id;
+  cmd.step = "cross-load";
+  const std::string ops = group.front()->ops.empty() ? ops_list(ctx.matrix) : group.front()->ops;
+  cmd.argv = {engine.paths(*rt.cell).scripts + "/python.sh", engine.paths(*rt.cell).scripts + "/cross_load.py",
+              "--namespace", ns, "--ops", ops};
+  // Pairs that load then run this runtime's correctness cases on the foreign library.
+  if (ns == "opmatrix" && has_cases(rt)) cmd.argv.insert(cmd.argv.end(), {"--cases", engine.paths(*rt.cell).build});
+  const bool host = engine.name() == "host";
+  std::set<std::string> mounted;
+  for (const Side* b : group) {
+    const std::string dir = fs::path(b->library).parent_path().string();
+    const std::string inside = "/xload/" + Fnv64().add(dir).hex();
+    if (!host && mounted.insert(inside).second) cmd.read_only_mounts.emplace_back(dir, inside);
+    cmd.argv.push_back(host ? b->library : inside + "/" + fs::path(b->library).filename().string());
+  }
+  cmd.log_path = ctx.log_dir + "/" + rt.cell->id + (ns == "opmatrix" ? "" : "." + ns) + ".log";
+  cmd.capture_stdout = true;
+  cmd.timeout_s = ctx.settings.timeout_s;
+  return cmd;
+}
+
+// One pair as cross_load.py measured it; a stable build's pair is judged against its promise.
+nlohmann::json measured_pair(const nlohmann::json& entry, const Side& build, const Side& rt) {
+  nlohmann::json pair = cross_load_outcome(entry);
+  pair["built_in"] = build.cell->id;
+  pair["abi"] = build.abi;
+  pair["namespace"] = build.ns;
+  pair["run_in"] = rt.cell->id;
+  if (build.abi == "stable" && !build.target.empty()) judge_promise(pair, promised_outcome(build, rt));
+  return pair;
+}
+
+enum class GroupLoad { ok, failed, interrupted };
+
+// Loads one namespace's builds in runtime `rt`: their pairs go to `out`, the time (and the
+// command, or the error) to `row`; `loads` counts the pairs that load.
+GroupLoad load_group(const LoadContext& ctx, const Side& rt, const std::string& ns, nlohmann::json& row,
+                     nlohmann::json& out, int& loads) {
+  std::vector<const Side*> group;
+  for (const auto& b : ctx.builds)
+    if (b.ns == ns) group.push_back(&b);
+  const StepCommand cmd = group_command(ctx, rt, ns, group);
+  ctx.progress("cross-load", fmt::format("{}: loading {} {} builds ...", rt.cell->id, group.size(), ns));
+  ProcessResult r = ctx.engine.run_step(rt.result.image, *rt.cell, cmd);
+  row["seconds"] = row["seconds"].get<double>() + r.seconds;
+  // The command that reruns our builds' loads (the first group); a subject's is in its log.
+  if (!row.contains("command")) row["command"] = ctx.engine.display(rt.result.image, *rt.cell, cmd);
+  nlohmann::json report = nlohmann::json::parse(r.stdout_text, nullptr, false);
+  if (!r.ok() || !report.is_object() || !report.contains("results")) {
+    row["error"] = r.timed_out ? "timed out" : fmt::format("the cross-load step failed (exit {}, see {})", r.exit_code, cmd.log_path);
+    for (const Side* b : group)
+      out["pairs"].push_back({{"built_in", b->cell->id}, {"abi", b->abi}, {"namespace", b->ns}, {"run_in", rt.cell->id},
+                              {"outcome", "error"}, {"summary", row["error"]}, {"symbols", nlohmann::json::array()}});
+    ctx.progress("cross-load", fmt::format("{}: {}", rt.cell->id, row["error"].get<std::string>()));
+    return r.interrupted ? GroupLoad::interrupted : GroupLoad::failed;
+  }
+  for (std::size_t i = 0; i < group.size() && i < report["results"].size(); ++i) {
+    nlohmann::json pair = measured_pair(report["results"][i], *group[i], rt);
+    loads += pair["outcome"] == "loads";
+    out["pairs"].push_back(pair);
+  }
+  return GroupLoad::ok;
+}
+
+// Every build loaded in runtime `rt`, one process tree per namespace: our builds (then this
+// runtime's cases on each that loads), and upstream subjects with their own ops.
+void load_into_runtime(const LoadContext& ctx, const Side& rt, nlohmann::json& row, nlohmann::json& out) {
+  int loads = 0;
+  bool failed = false;
+  row["seconds"] = 0.0;
+  for (const auto& ns : namespaces_of(ctx.builds)) {
+    const GroupLoad g = load_group(ctx, rt, ns, row, out, loads);
+    if (g == GroupLoad::ok) continue;
+    failed = true;
+    if (g == GroupLoad::interrupted) break;
+  }
+  out["runtimes"].push_back(row);
+  if (failed) return;
+  ctx.progress("cross-load", fmt::format("{}: {} of {} builds load and register ({:.1f} s)", rt.cell->id, loads,
+                                         ctx.builds.size(), row["seconds"].get<double>()));
+}
+
 }  // namespace
 
 nlohmann::json empty_cross_load_file(const std::string& engine) {
@@ -302,159 +513,35 @@ nlohmann::json run_cross_load(const Matrix& matrix, Engine& engine, const CrossL
                               const Progress& progress) {
   const std::string path = settings.results_dir + "/" + kCrossLoadFile;
   nlohmann::json old = nlohmann::json::parse(read_text_file(path), nullptr, false);
-  std::vector<Side> builds, runtimes, probed;
-  std::vector<std::string> unavailable;  // runtimes that cannot run, each with why
-  auto wanted = [&](const Cell& c) {
-    return settings.runtimes.empty() ||
-           std::find(settings.runtimes.begin(), settings.runtimes.end(), c.id) != settings.runtimes.end();
-  };
-  for (const auto& cell : matrix.cells) {
-    if (cell.project) continue;  // other op libraries have their own names; ours is compared
-    nlohmann::json j = nlohmann::json::parse(read_text_file(settings.results_dir + "/" + cell.id + ".json"), nullptr, false);
-    if (!j.is_object()) continue;
-    Side s{&cell, {}, "", "", "aten", "", "opmatrix", ""};
-    try {
-      s.result = cell_result_from_json(j);
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (s.result.engine != engine.name() || s.result.image.empty()) continue;
-    // A runtime whose image was removed since (to free disk) cannot load anything; its build
-    // still can be loaded elsewhere.
-    if (has_check(s.result, "versions", false)) probed.push_back(s);
-    if (!wanted(cell)) {
-      // not a runtime in this job: its build and subject only
-    } else if (has_check(s.result, "versions", false) && image_gone(engine, s.result.image))
-      unavailable.push_back(fmt::format("{}: its image {} is gone; `opmatrix run --cell {} --images-only` rebuilds it",
-                                        cell.id, s.result.image, cell.id));
-    else if (has_check(s.result, "versions", false))
-      runtimes.push_back(s);
-    const std::string lib = engine.host_build_dir(cell) + "/" + kLibrary;
-    if (has_check(s.result, "build", true) && fs::is_regular_file(lib)) {
-      s.library = lib;
-      s.library_hash = Fnv64().add(read_text_file(lib)).hex();
-      builds.push_back(s);
-    }
-    const std::string stable = engine.host_build_dir(cell) + "/" + kStableLibrary;
-    s.target = stable_target_of(s.result);
-    if (!s.target.empty() && fs::is_regular_file(stable)) {
-      s.library = stable;
-      s.library_hash = Fnv64().add(read_text_file(stable)).hex();
-      s.abi = "stable";
-      builds.push_back(s);
-    }
-  }
-  for (auto& subject : torchvision_stable_subjects(engine, probed, runtimes, progress)) builds.push_back(std::move(subject));
+  const CrossLoadSides sides = gather_sides(matrix, engine, settings, progress);
   if (settings.subjects_only) return nlohmann::json::object();
   const std::string scripts = scripts_hash(engine.config().data_root);
   nlohmann::json out = empty_cross_load_file(engine.name());
-  for (const auto& u : unavailable) progress("cross-load", "not a runtime: " + u);
-  if (!unavailable.empty()) out["runtimes_unavailable"] = unavailable;
-  for (const auto& b : builds)
-  {
-    nlohmann::json e = {{"cell", b.cell->id}, {"abi", b.abi}, {"torch", torch_of(b)}, {"cuda", b.cell->cuda},
-                        {"library", fs::path(b.library).filename().string()}, {"library_hash", b.library_hash},
-                        {"namespace", b.ns}};
-    if (!b.target.empty()) e["target"] = b.target;
-    out["builds"].push_back(e);
-  }
-  if (builds.empty() || runtimes.empty()) {
+  for (const auto& u : sides.unavailable) progress("cross-load", "not a runtime: " + u);
+  if (!sides.unavailable.empty()) out["runtimes_unavailable"] = sides.unavailable;
+  for (const auto& b : sides.builds) out["builds"].push_back(build_entry(b));
+  if (sides.builds.empty() || sides.runtimes.empty()) {
     write_file_atomically(path, out.dump(2) + "\n");
     return out;
   }
-  const std::string log_dir = settings.results_dir + "/logs/cross-load";
-  fs::create_directories(log_dir);
-  for (const auto& rt : runtimes) {
-    Fnv64 key;
-    key.add("opmatrix-cross-load-v2").add(has_cases(rt) ? "cases" : "").add(kOpmatrixVersion).add(rt.result.image).add(scripts).add(ops_list(matrix));
-    for (const auto& b : builds) key.add(b.cell->id).add(b.abi).add(b.ns).add(b.library_hash);
+  const LoadContext ctx{matrix, engine, settings, sides.builds, settings.results_dir + "/logs/cross-load", progress};
+  fs::create_directories(ctx.log_dir);
+  for (const auto& rt : sides.runtimes) {
+    const std::string key = runtime_key(rt, sides.builds, scripts, matrix);
     nlohmann::json row = {{"cell", rt.cell->id},
                           {"torch", rt.result.versions.value("torch", nlohmann::json(rt.cell->torch))},
                           {"cuda", rt.cell->cuda},
                           {"image", rt.result.image},
-                          {"key", key.hex()}};
-    // The same runtime and the same builds: the last outcomes stand.
-    bool reused = false;
-    if (!settings.no_cache && old.is_object() && old.contains("runtimes"))
-      for (const auto& o : old["runtimes"])
-        if (o.value("cell", "") == rt.cell->id && o.value("key", "") == key.hex()) {
-          for (const auto& p : old["pairs"])
-            if (p.value("run_in", "") == rt.cell->id) out["pairs"].push_back(p);
-          row["seconds"] = o.value("seconds", 0.0);
-          row["cached"] = true;
-          reused = true;
-        }
-    if (reused) {
-      progress("cross-load", fmt::format("{}: cached (key {})", rt.cell->id, key.hex()));
+                          {"key", key}};
+    if (!settings.no_cache && reuse_last_outcomes(old, rt, key, row, out)) {
+      progress("cross-load", fmt::format("{}: cached (key {})", rt.cell->id, key));
       out["runtimes"].push_back(row);
       continue;
     }
-    // One process tree per namespace: our builds (then this runtime's cases on each that loads),
-    // and upstream subjects with their own ops.
-    std::vector<std::string> namespaces;
-    for (const auto& b : builds)
-      if (std::find(namespaces.begin(), namespaces.end(), b.ns) == namespaces.end()) namespaces.push_back(b.ns);
-    int loads = 0;
-    bool failed = false;
-    row["seconds"] = 0.0;
-    for (const auto& ns : namespaces) {
-      std::vector<const Side*> group;
-      for (const auto& b : builds)
-        if (b.ns == ns) group.push_back(&b);
-      StepCommand cmd;
-      cmd.cell_id = rt.cell->id;
-      cmd.step = "cross-load";
-      const std::string ops = group.front()->ops.empty() ? ops_list(matrix) : group.front()->ops;
-      cmd.argv = {engine.paths(*rt.cell).scripts + "/python.sh", engine.paths(*rt.cell).scripts + "/cross_load.py",
-                  "--namespace", ns, "--ops", ops};
-      // Pairs that load then run this runtime's correctness cases on the foreign library.
-      if (ns == "opmatrix" && has_cases(rt)) cmd.argv.insert(cmd.argv.end(), {"--cases", engine.paths(*rt.cell).build});
-      const bool host = engine.name() == "host";
-      std::set<std::string> mounted;
-      for (const Side* b : group) {
-        const std::string dir = fs::path(b->library).parent_path().string();
-        const std::string inside = "/xload/" + Fnv64().add(dir).hex();
-        if (!host && mounted.insert(inside).second) cmd.read_only_mounts.emplace_back(dir, inside);
-        cmd.argv.push_back(host ? b->library : inside + "/" + fs::path(b->library).filename().string());
-      }
-      cmd.log_path = log_dir + "/" + rt.cell->id + (ns == "opmatrix" ? "" : "." + ns) + ".log";
-      cmd.capture_stdout = true;
-      cmd.timeout_s = settings.timeout_s;
-      progress("cross-load", fmt::format("{}: loading {} {} builds ...", rt.cell->id, group.size(), ns));
-      ProcessResult r = engine.run_step(rt.result.image, *rt.cell, cmd);
-      row["seconds"] = row["seconds"].get<double>() + r.seconds;
-      // The command that reruns our builds' loads (the first group); a subject's is in its log.
-      if (!row.contains("command")) row["command"] = engine.display(rt.result.image, *rt.cell, cmd);
-      nlohmann::json report = nlohmann::json::parse(r.stdout_text, nullptr, false);
-      if (!r.ok() || !report.is_object() || !report.contains("results")) {
-        row["error"] = r.timed_out ? "timed out" : fmt::format("the cross-load step failed (exit {}, see {})", r.exit_code, cmd.log_path);
-        for (const Side* b : group)
-          out["pairs"].push_back({{"built_in", b->cell->id}, {"abi", b->abi}, {"namespace", b->ns}, {"run_in", rt.cell->id},
-                                  {"outcome", "error"}, {"summary", row["error"]}, {"symbols", nlohmann::json::array()}});
-        progress("cross-load", fmt::format("{}: {}", rt.cell->id, row["error"].get<std::string>()));
-        failed = true;
-        if (r.interrupted) break;
-        continue;
-      }
-      for (std::size_t i = 0; i < group.size() && i < report["results"].size(); ++i) {
-        nlohmann::json pair = cross_load_outcome(report["results"][i]);
-        pair["built_in"] = group[i]->cell->id;
-        pair["abi"] = group[i]->abi;
-        pair["namespace"] = group[i]->ns;
-        pair["run_in"] = rt.cell->id;
-        if (group[i]->abi == "stable" && !group[i]->target.empty())
-          judge_promise(pair, promised_outcome(*group[i], rt));
-        loads += pair["outcome"] == "loads";
-        out["pairs"].push_back(pair);
-      }
-    }
-    out["runtimes"].push_back(row);
-    if (failed) continue;
-    progress("cross-load", fmt::format("{}: {} of {} builds load and register ({:.1f} s)", rt.cell->id, loads,
-                                       builds.size(), row["seconds"].get<double>()));
+    load_into_runtime(ctx, rt, row, out);
   }
   AbiSurfaces surfaces(engine, settings.results_dir, progress);
-  add_predictions(out, builds, runtimes, engine, surfaces);
+  add_predictions(out, sides.builds, sides.runtimes, engine, surfaces);
   progress("cross-load", fmt::format("prediction from symbols alone agrees with {} of {} measured pairs",
                                      out["prediction"].value("agree", 0), out["prediction"].value("pairs", 0)));
   write_file_atomically(path, out.dump(2) + "\n");

@@ -61,67 +61,80 @@ double parse_size(const std::string& number, const std::string& unit) {
   return 0;
 }
 
-void feed_build_line(ImageBuildProgress& p, const std::string& raw) {
-  ++p.lines;
-  static const std::regex docker_prefix(R"(^#\d+ (\d+\.\d+ )?)");  // BuildKit plain: "#7 12.3 Get:1 …"
+namespace {
+
+// A line that starts a step (podman's STEP, BuildKit's [stage n/m]), says it is cached, commits
+// the image, or makes a base image; false for any other. `raw` still has BuildKit's prefix.
+bool feed_step_line(ImageBuildProgress& p, const std::string& raw, const std::string& line) {
   static const std::regex podman_step(R"(^(\[\d+/\d+\] )?STEP (\d+/\d+): (.*)$)");
   static const std::regex docker_step(R"(^\[([^\]]*?) ?(\d+/\d+)\] (.*)$)");
-  static const std::regex apt_need(R"(^Need to get ([\d.,]+) (B|kB|MB|GB)(/[\d.,]+ \w+)? of archives)");
-  static const std::regex apt_get(R"(^Get:\d+ .*\[([\d.,]+) (B|kB|MB|GB)\]$)");
-  static const std::regex pip_download(R"(^\s*Downloading (\S+) \(([\d.]+) (B|kB|MB|GB)\))");
-  std::string line = std::regex_replace(raw, docker_prefix, "");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
   std::smatch m;
   if (std::regex_match(line, m, podman_step)) {
     start_step(p, m[1].str().empty() ? "" : m[1].str().substr(0, m[1].length() - 1), m[2], m[3]);
-    return;
+    return true;
   }
   if (raw.rfind("#", 0) == 0 && std::regex_match(line, m, docker_step)) {
     start_step(p, m[1], m[2], m[3]);
-    return;
+    return true;
   }
   if (line.rfind("--> Using cache", 0) == 0 || line == "CACHED") {
     p.cached = true;
-    return;
+    return true;
   }
   if (contains(line, "COMMIT ") && (line.rfind("COMMIT", 0) == 0 || line.rfind("[", 0) == 0)) {
     start_step(p, p.stage, "", "");
     p.activity = "committing";
-    return;
+    return true;
   }
   if (line.rfind("make-base-image:", 0) == 0 || line.rfind("I: ", 0) == 0) {
     if (p.step.empty()) p.activity = "base";
     p.base_line = shorten(line, 80);
-    return;
+    return true;
   }
-  std::string number = "";
+  return false;
+}
+
+// "1,234.5" -> "1234.5": apt groups thousands.
+std::string without_commas(std::string number) {
+  number.erase(std::remove(number.begin(), number.end(), ','), number.end());
+  return number;
+}
+
+// apt's lines: what it will download, each download, and the packages unpacked and set up.
+bool feed_apt_line(ImageBuildProgress& p, const std::string& line) {
+  static const std::regex apt_need(R"(^Need to get ([\d.,]+) (B|kB|MB|GB)(/[\d.,]+ \w+)? of archives)");
+  static const std::regex apt_get(R"(^Get:\d+ .*\[([\d.,]+) (B|kB|MB|GB)\]$)");
+  std::smatch m;
   if (std::regex_search(line, m, apt_need)) {
-    number = m[1];
-    number.erase(std::remove(number.begin(), number.end(), ','), number.end());
-    p.apt_total_bytes = parse_size(number, m[2]);
+    p.apt_total_bytes = parse_size(without_commas(m[1]), m[2]);
     p.apt_done_bytes = 0;
     p.apt_fetched = false;
     p.activity = "packages";
-    return;
+    return true;
   }
   if (std::regex_match(line, m, apt_get)) {
-    number = m[1];
-    number.erase(std::remove(number.begin(), number.end(), ','), number.end());
-    if (p.apt_total_bytes > 0) p.apt_done_bytes += parse_size(number, m[2]);  // before it: index files
-    return;
+    if (p.apt_total_bytes > 0) p.apt_done_bytes += parse_size(without_commas(m[1]), m[2]);  // before it: index files
+    return true;
   }
   if (line.rfind("Fetched ", 0) == 0 && p.apt_total_bytes > 0) {
     p.apt_fetched = true;
-    return;
+    return true;
   }
   if (line.rfind("Unpacking ", 0) == 0) {
     ++p.apt_unpacked;
-    return;
+    return true;
   }
   if (line.rfind("Setting up ", 0) == 0) {
     ++p.apt_set_up;
-    return;
+    return true;
   }
+  return false;
+}
+
+// pip's lines: each wheel downloaded or found in the wheelhouse, then the install.
+void feed_pip_line(ImageBuildProgress& p, const std::string& line) {
+  static const std::regex pip_download(R"(^\s*Downloading (\S+) \(([\d.]+) (B|kB|MB|GB)\))");
+  std::smatch m;
   if (std::regex_search(line, m, pip_download)) {
     ++p.wheels;
     p.wheel_bytes += parse_size(m[2], m[3]);
@@ -137,10 +150,19 @@ void feed_build_line(ImageBuildProgress& p, const std::string& raw) {
   }
   // pip's "Processing /path/x.whl", not dpkg's "Processing triggers for libc-bin".
   if ((line.rfind("Processing ", 0) == 0 && !contains(line, "triggers for")) ||
-      line.rfind("Installing collected packages", 0) == 0) {
+      line.rfind("Installing collected packages", 0) == 0)
     p.pip_installing = true;
-    return;
-  }
+}
+
+}  // namespace
+
+void feed_build_line(ImageBuildProgress& p, const std::string& raw) {
+  ++p.lines;
+  static const std::regex docker_prefix(R"(^#\d+ (\d+\.\d+ )?)");  // BuildKit plain: "#7 12.3 Get:1 …"
+  std::string line = std::regex_replace(raw, docker_prefix, "");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (feed_step_line(p, raw, line) || feed_apt_line(p, line)) return;
+  feed_pip_line(p, line);
 }
 
 namespace {

@@ -111,33 +111,38 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
-  ProcessResult r;
-  if (spec.argv.empty()) {
-    r.start_error = "empty command";
-    return r;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  int out_pipe[2] = {-1, -1};
+namespace {
+
+// Appends what the (non-blocking) pipe holds now to `text`.
+void drain(int fd, std::string& text) {
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+}
+
+// Where the child's output goes: a pipe for stdout when it is captured, and the log (else
+// /dev/null). false, with r.start_error, when one cannot be opened.
+bool open_outputs(const ProcessSpec& spec, int out_pipe[2], int& log_fd, ProcessResult& r) {
   if (spec.capture_stdout && ::pipe2(out_pipe, O_CLOEXEC) != 0) {
     r.start_error = std::string("pipe: ") + std::strerror(errno);
-    return r;
+    return false;
   }
-  int log_fd = -1;
-  if (!spec.log_path.empty()) {
-    log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log_fd < 0) {
-      r.start_error = "cannot open log " + spec.log_path + ": " + std::strerror(errno);
-      return r;
-    }
-  } else {
+  if (spec.log_path.empty()) {
     log_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    return true;
   }
+  log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd >= 0) return true;
+  r.start_error = "cannot open log " + spec.log_path + ": " + std::strerror(errno);
+  return false;
+}
 
+// Starts the child with stdin from /dev/null; 0, or posix_spawnp's error number.
+int spawn_child(const ProcessSpec& spec, int stdout_fd, int log_fd, pid_t& pid) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, spec.capture_stdout ? out_pipe[1] : log_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
   posix_spawn_file_actions_adddup2(&actions, log_fd, 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -154,20 +159,34 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
   std::vector<std::string> envv = merged_environment(spec.env);
   auto cargv = c_strings(argv);
   auto cenv = c_strings(envv);
-  pid_t pid = 0;
   const int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (spec.capture_stdout) ::close(out_pipe[1]);
-  ::close(log_fd);
-  if (rc != 0) {
-    r.start_error = spec.argv[0] + ": " + std::strerror(rc);
-    if (spec.capture_stdout) ::close(out_pipe[0]);
-    return r;
-  }
-  r.started = true;
-  if (spec.capture_stdout) ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+  return rc;
+}
 
+void run_kill_hook(const KillHook& on_kill) {
+  if (on_kill.empty()) return;
+  ProcessSpec hook;
+  hook.argv = on_kill;
+  hook.timeout_s = 15;
+  hook.ignore_stop = true;  // clean-up must run even while stopping
+  run_process(hook);
+}
+
+// The client we stopped is gone: what it started outside its group is orphaned now, and no
+// one else will stop it (a container's first process ignores SIGTERM: SIGKILL).
+void kill_orphans(const std::map<pid_t, ProcInfo>& escaped) {
+  for (const auto& [p, seen] : escaped) {
+    ProcInfo now;
+    if (read_proc(p, now) && now.start == seen.start) ::kill(p, SIGKILL);
+  }
+}
+
+// Waits for the child, reading `out_fd` (-1: none) into r.stdout_text as it goes; past its
+// time or on a stop, stops its group (and what escaped it). Its wait status.
+int wait_for_child(const ProcessSpec& spec, const KillHook& on_kill, pid_t pid, int out_fd,
+                   std::chrono::steady_clock::time_point t0, ProcessResult& r) {
   int status = 0;
   bool killed = false, hard_killed = false;
   double killed_at = 0;
@@ -176,11 +195,7 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
     for (const ProcInfo& p : escaped_descendants(pid)) escaped.emplace(p.pid, p);
   };
   for (;;) {
-    if (spec.capture_stdout) {
-      char buf[65536];
-      ssize_t n;
-      while ((n = ::read(out_pipe[0], buf, sizeof buf)) > 0) r.stdout_text.append(buf, static_cast<std::size_t>(n));
-    }
+    if (out_fd >= 0) drain(out_fd, r.stdout_text);
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -193,13 +208,7 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
         killed_at = elapsed;
         note_escaped();  // before the signal: the tree falls apart once the client is gone
         ::kill(-pid, SIGTERM);
-        if (!on_kill.empty()) {
-          ProcessSpec hook;
-          hook.argv = on_kill;
-          hook.timeout_s = 15;
-          hook.ignore_stop = true;  // clean-up must run even while stopping
-          run_process(hook);
-        }
+        run_kill_hook(on_kill);
       }
     } else {
       note_escaped();
@@ -210,16 +219,36 @@ ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  // The client we stopped is gone: what it started outside its group is orphaned now, and no
-  // one else will stop it (a container's first process ignores SIGTERM: SIGKILL).
-  for (const auto& [p, seen] : escaped) {
-    ProcInfo now;
-    if (read_proc(p, now) && now.start == seen.start) ::kill(p, SIGKILL);
+  kill_orphans(escaped);
+  return status;
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec, const KillHook& on_kill) {
+  ProcessResult r;
+  if (spec.argv.empty()) {
+    r.start_error = "empty command";
+    return r;
   }
+  const auto t0 = std::chrono::steady_clock::now();
+  int out_pipe[2] = {-1, -1};
+  int log_fd = -1;
+  if (!open_outputs(spec, out_pipe, log_fd, r)) return r;
+  pid_t pid = 0;
+  const int rc = spawn_child(spec, spec.capture_stdout ? out_pipe[1] : log_fd, log_fd, pid);
+  if (spec.capture_stdout) ::close(out_pipe[1]);
+  ::close(log_fd);
+  if (rc != 0) {
+    r.start_error = spec.argv[0] + ": " + std::strerror(rc);
+    if (spec.capture_stdout) ::close(out_pipe[0]);
+    return r;
+  }
+  r.started = true;
+  if (spec.capture_stdout) ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+  const int status = wait_for_child(spec, on_kill, pid, spec.capture_stdout ? out_pipe[0] : -1, t0, r);
   if (spec.capture_stdout) {
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(out_pipe[0], buf, sizeof buf)) > 0) r.stdout_text.append(buf, static_cast<std::size_t>(n));
+    drain(out_pipe[0], r.stdout_text);
     ::close(out_pipe[0]);
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);

@@ -1,0 +1,34 @@
+#include "pipeline/cell_workers.h"
+
+#include <atomic>
+#include <thread>
+
+#include "pipeline/cell_job.h"
+#include "pipeline/cold_run_line.h"
+#include "pipeline/image_job.h"
+#include "run/cell_lock.h"
+#include "run/process.h"
+
+namespace opmatrix {
+
+void run_cell_workers(RunState& run) {
+  run.outcomes.assign(run.jobs.size(), JobOutcome{});
+  const std::string holder = this_run_holder("opmatrix run, results in " + run.results_dir);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t i = next++;
+      if (i >= run.jobs.size() || stop_requested().load()) return;
+      if (run.opts.images_only) ensure_job_image(run, run.jobs[i]);
+      else run_cell_job(run, i, holder);
+    }
+  };
+  const auto workers_started = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < run.parallel_cells; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (run.look_ahead) run.look_ahead->finish();  // every cell started: nothing left ahead, or a stop
+  run.cold_run = cold_run_line(run, workers_started, std::chrono::steady_clock::now());
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,34 @@
+#include "pipeline/plan_run.h"
+
+#include <algorithm>
+#include <ostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "run/cache_key.h"
+#include "run/process.h"
+#include "run/source_commit.h"
+
+namespace opmatrix {
+
+void plan_run(RunState& run) {
+  run.settings.results_dir = run.results_dir;
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  // N cells x their build jobs stays within the cores: no oversubscription. More cells at
+  // once than cores would still run N compilers (1 job each), so the cells at once are
+  // capped at the cores; and at the cells that can run, so a lone cell gets every core.
+  run.parallel_cells = std::max(1, std::min({run.opts.jobs, cores, run.runnable}));
+  run.settings.build_jobs = run.opts.build_jobs > 0 ? run.opts.build_jobs : std::max(1, cores / run.parallel_cells);
+
+  install_stop_handlers();
+  run.started = std::chrono::steady_clock::now();
+  run.progress = [&run](const std::string& cell, const std::string& line) {
+    std::lock_guard<std::mutex> lock(run.out_mutex);
+    run.err << fmt::format("[{:7.1f}s] {}: {}\n", run.seconds(), cell, line) << std::flush;
+  };
+  run.sources = sources_hash(run.config.repo_root, run.config.data_root);
+  run.commit = source_commit(run.config.repo_root);
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,68 @@
+#include "pipeline/run_summary.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "run/process.h"
+
+namespace opmatrix {
+
+namespace {
+
+struct Tally {
+  int ran = 0, skipped = 0, unexpected = 0;
+};
+
+// A job whose results file this run did not write: stopped before it, or another run's.
+std::string row_not_run(const RunJob& job, const JobOutcome& outcome, Tally& tally) {
+  if (!outcome.busy.empty()) ++tally.unexpected;
+  return fmt::format("{:<40} {:<8} {:>8}  {}\n", job.cell->id, "-", "-",
+                     outcome.busy.empty() ? "not run (interrupted)" : "not run: build folder in use by " + outcome.busy);
+}
+
+std::string row_of(const CellResult& r, Tally& tally) {
+  std::string summary;
+  if (r.cached) {
+    ++tally.ran;
+    summary = "cached (key " + r.cache_key + ")";
+  } else if (r.status == Status::skip) {
+    ++tally.skipped;
+    summary = r.checks.empty() ? "" : r.checks.front().message;
+  } else {
+    ++tally.ran;
+    int pass = 0, bad = 0, other = 0;
+    for (const auto& c : r.checks) (c.status == Status::pass ? pass : is_bad(c.status) ? bad : other)++;
+    summary = fmt::format("{} checks pass, {} expected/skipped, {} unexpected", pass, other, bad);
+  }
+  if (!r.meets_expectations) ++tally.unexpected;
+  return fmt::format("{:<40} {:<8} {:>8.1f}  {}\n", r.cell.value("id", ""), to_string(r.status),
+                     r.cached ? 0.0 : r.seconds, summary);
+}
+
+}  // namespace
+
+StageExit finish_images_only(RunState& run) {
+  if (!run.opts.images_only) return std::nullopt;
+  if (!run.cold_run.empty()) run.out << run.cold_run << "\n";
+  return stop_requested().load() ? kExitInterrupted : run.images_failed ? kExitFailed : kExitOk;
+}
+
+int summarize_run(RunState& run) {
+  Tally tally;
+  run.out << fmt::format("{:<40} {:<8} {:>8}  {}\n", "cell", "status", "seconds", "summary");
+  for (std::size_t i = 0; i < run.jobs.size(); ++i) {
+    const JobOutcome& outcome = run.outcomes[i];
+    run.out << (outcome.written ? row_of(outcome.result, tally) : row_not_run(run.jobs[i], outcome, tally));
+  }
+  run.out << fmt::format("{} cells run, {} skipped, {} not as expected; results in {} ({:.1f} s)\n", tally.ran,
+                         tally.skipped, tally.unexpected, run.results_dir, run.seconds());
+  if (!run.cold_run.empty()) run.out << run.cold_run << "\n";
+  if (stop_requested().load()) {
+    run.err << "opmatrix run: interrupted; finished cells kept their results, rerun to do the rest\n";
+    return kExitInterrupted;
+  }
+  return tally.unexpected == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace opmatrix
