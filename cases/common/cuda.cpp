@@ -39,4 +39,18 @@ CudaDecision cudaDecision(const std::string& qualified_op) {
   return {CudaDecision::kRun, ""};
 }
 
+void expectCudaPromiseKept(const std::vector<std::string>& qualified_ops) {
+  if (!expectCuda()) OPMATRIX_SKIP("the cell does not promise CUDA (OPMATRIX_EXPECT_CUDA!=1)");
+  ASSERT_TRUE(torchHasCuda())
+      << "the cell promises CUDA but torch was built without CUDA (AssertionError: Torch not "
+         "compiled with CUDA enabled)";
+  for (const std::string& name : qualified_ops) {
+    const auto op = c10::Dispatcher::singleton().findOp(c10::OperatorName(name, ""));
+    ASSERT_TRUE(op.has_value()) << name;
+    EXPECT_TRUE(op->hasKernelForDispatchKey(c10::DispatchKey::CUDA))
+        << "the cell promises CUDA but the library was built without CUDA kernels: Could not run '"
+        << name << "' with arguments from the 'CUDA' backend";
+  }
+}
+
 }  // namespace opmatrix::cases

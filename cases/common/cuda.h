@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/check.h"
 
@@ -26,6 +27,11 @@ struct CudaDecision {
   std::string reason;
 };
 CudaDecision cudaDecision(const std::string& qualified_op);
+
+// The body of a device family's CellCudaPromise test, after OPMATRIX_REQUIRE_OPS(): skips
+// (reason recorded) unless the cell promises CUDA; then torch, and each of `qualified_ops`,
+// must have CUDA kernels. It skips from inside a function, so nothing may follow it.
+void expectCudaPromiseKept(const std::vector<std::string>& qualified_ops);
 
 }  // namespace opmatrix::cases
 

@@ -7,6 +7,11 @@
 
 namespace opmatrix::cases {
 
+at::Tensor seededRandn(std::vector<int64_t> sizes, uint64_t seed, at::ScalarType dtype) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return at::randn(sizes, gen, at::TensorOptions().dtype(at::kDouble)).to(dtype);
+}
+
 Boxes randomBoxes(int64_t n, uint64_t seed, at::ScalarType dtype, double extent, double min_side,
                   double max_side) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);

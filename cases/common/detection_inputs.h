@@ -5,8 +5,13 @@
 #include <c10/core/ScalarType.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace opmatrix::cases {
+
+// Standard-normal values drawn in double from `seed`, then cast to dtype: the same input in
+// every dtype a case runs in.
+at::Tensor seededRandn(std::vector<int64_t> sizes, uint64_t seed, at::ScalarType dtype = at::kDouble);
 
 // n boxes (x1, y1, x2, y2) in a `extent` x `extent` image with sides in [min_side,
 // max_side), clustered around a few centres so that many overlap; plus scores in [0, 1).

@@ -8,23 +8,15 @@
 #include "common/check.h"
 #include "common/cuda.h"
 #include "common/library.h"
+#include "common/testbed.h"
 #include "reference/deform_conv2d.h"
 #include "reference/deform_op_calls.h"
 
+namespace opmatrix::cases {
 namespace {
 
-using opmatrix::cases::callDeformConv2d;
-using opmatrix::cases::callDeformConv2dBackward;
-using opmatrix::reference::DeformConv2dConfig;
-using opmatrix::reference::DeformConv2dInputs;
-
-struct Case {
-  std::string name;
-  DeformConv2dConfig config;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<DeformConv2dCase> cases() {
+  std::vector<DeformConv2dCase> out;
   out.push_back({"Basic3x3Pad1", {}});
   DeformConv2dConfig c;
   c.use_mask = false;
@@ -58,36 +50,21 @@ std::vector<Case> cases() {
   return out;
 }
 
-void expectClose(const at::Tensor& actual, const at::Tensor& expected, double rtol, double atol,
-                 const std::string& what) {
-  ASSERT_EQ(actual.sizes(), expected.sizes()) << what;
-  ASSERT_EQ(actual.scalar_type(), expected.scalar_type()) << what;
-  const double err = expected.numel() ? (actual - expected).abs().max().item<double>() : 0.0;
-  EXPECT_TRUE(at::allclose(actual, expected, rtol, atol)) << what << ": max |diff| = " << err;
-}
-
-class DeformConv2dCorrectness : public ::testing::TestWithParam<std::tuple<Case, at::ScalarType>> {};
+class DeformConv2dCorrectness : public NamedInDtypeTest<DeformConv2dConfig> {};
 
 TEST_P(DeformConv2dCorrectness, MatchesReference) {
   OPMATRIX_CHECK("deform_conv2d", "correctness");
   OPMATRIX_REQUIRE_OPS();
-  const auto& [kase, dtype] = GetParam();
-  const DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(kase.config, dtype, 1234);
-  const at::Tensor expected = opmatrix::reference::deformConv2d(in, kase.config);
-  const at::Tensor actual = callDeformConv2d(in, kase.config);
-  const double tol = dtype == at::kDouble ? 1e-10 : 1e-4;
-  expectClose(actual, expected, tol, tol, kase.config.describe());
+  const DeformConv2dInputs in = reference::makeDeformConv2dInputs(config(), dtype(), 1234);
+  const at::Tensor expected = reference::deformConv2d(in, config());
+  const at::Tensor actual = callDeformConv2d(in, config());
+  const double tol = dtype() == at::kDouble ? 1e-10 : 1e-4;
+  expectClose(actual, expected, tol, tol, config().describe());
 }
 
 // Empty instantiation prefix: the suite is named exactly <Op><Check>, which is how the
 // harness attributes a test that crashed before writing its JSON.
-INSTANTIATE_TEST_SUITE_P(
-    , DeformConv2dCorrectness,
-    ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(at::kFloat, at::kDouble)),
-    [](const auto& info) {
-      return std::get<0>(info.param).name + "_" +
-             std::string(c10::toString(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(, DeformConv2dCorrectness, namedInCpuDtypes(cases()), NamedDtypeName());
 
 // Zero offsets and a mask of ones turn deform_conv2d into an ordinary convolution:
 // checks the sampling grid, padding and the tap order against ATen's conv2d.
@@ -97,7 +74,7 @@ TEST_F(DeformConv2dCorrectness, ZeroOffsetsEqualConv2d) {
   DeformConv2dConfig c;
   c.in_channels = 6; c.out_channels = 4; c.groups = 2; c.offset_groups = 3;
   c.stride_h = 2; c.pad_w = 2; c.dilation_w = 2; c.in_h = 8; c.in_w = 11;
-  DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kDouble, 7);
+  DeformConv2dInputs in = reference::makeDeformConv2dInputs(c, at::kDouble, 7);
   in.offset.zero_();
   in.mask.fill_(1.0);
   const at::Tensor expected = at::conv2d(in.input, in.weight, in.bias, {c.stride_h, c.stride_w},
@@ -113,13 +90,13 @@ TEST_F(DeformConv2dCorrectness, SamplesOnAndAcrossBorders) {
   DeformConv2dConfig c;
   c.batch = 1; c.in_channels = 2; c.out_channels = 3; c.in_h = 4; c.in_w = 5;
   c.kernel_h = 1; c.kernel_w = 1; c.pad_h = 0; c.pad_w = 0;
-  DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kDouble, 11);
+  DeformConv2dInputs in = reference::makeDeformConv2dInputs(c, at::kDouble, 11);
   const std::vector<double> shifts{-5.0, -4.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.5, 4.0, 4.5};
   for (double sy : shifts) {
     for (double sx : shifts) {
       in.offset.select(1, 0).fill_(sy);
       in.offset.select(1, 1).fill_(sx);
-      const at::Tensor expected = opmatrix::reference::deformConv2d(in, c);
+      const at::Tensor expected = reference::deformConv2d(in, c);
       expectClose(callDeformConv2d(in, c), expected, 1e-12, 1e-12,
                   "offset (" + std::to_string(sy) + ", " + std::to_string(sx) + ")");
     }
@@ -135,7 +112,7 @@ TEST_F(DeformConv2dCorrectness, EmptyBatch) {
   OPMATRIX_REQUIRE_OPS();
   DeformConv2dConfig c;
   c.batch = 0;
-  const DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kFloat, 3);
+  const DeformConv2dInputs in = reference::makeDeformConv2dInputs(c, at::kFloat, 3);
   const at::Tensor out = callDeformConv2d(in, c);
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{0, c.out_channels, c.outH(), c.outW()}));
   const auto grads = callDeformConv2dBackward(at::zeros_like(out), in, c);
@@ -149,7 +126,7 @@ TEST_F(DeformConv2dCorrectness, RejectsInconsistentShapes) {
   OPMATRIX_CHECK("deform_conv2d", "correctness");
   OPMATRIX_REQUIRE_OPS();
   DeformConv2dConfig c;
-  DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kFloat, 5);
+  DeformConv2dInputs in = reference::makeDeformConv2dInputs(c, at::kFloat, 5);
   DeformConv2dInputs bad = in;
   bad.offset = in.offset.narrow(1, 0, in.offset.size(1) - 2);
   OPMATRIX_EXPECT_REJECTED(callDeformConv2d(bad, c));
@@ -173,12 +150,11 @@ TEST_P(DeformConv2dDevice, CpuAndCudaAgree) {
   OPMATRIX_REQUIRE_OPS();
   OPMATRIX_REQUIRE_CUDA("opmatrix::deform_conv2d");
   const at::ScalarType dtype = GetParam();
-  const bool low = dtype == at::kHalf || dtype == at::kBFloat16;
-  for (const Case& kase : cases()) {
+  const bool low = isSixteenBit(dtype);
+  for (const DeformConv2dCase& kase : cases()) {
     const auto& c = kase.config;
-    const DeformConv2dInputs cpu = opmatrix::reference::makeDeformConv2dInputs(
-        c, low ? at::kFloat : dtype, 99);
-    const DeformConv2dInputs gpu = opmatrix::cases::moved(cpu, at::kCUDA, dtype);
+    const DeformConv2dInputs cpu = reference::makeDeformConv2dInputs(c, low ? at::kFloat : dtype, 99);
+    const DeformConv2dInputs gpu = moved(cpu, at::kCUDA, dtype);
     const double tol = dtype == at::kDouble ? 1e-10 : dtype == at::kFloat ? 1e-4 : 5e-2;
     const at::Tensor out_cpu = callDeformConv2d(cpu, c);
     const at::Tensor out_gpu = callDeformConv2d(gpu, c);
@@ -189,20 +165,15 @@ TEST_P(DeformConv2dDevice, CpuAndCudaAgree) {
     const at::Tensor grad = at::randn_like(out_cpu);
     const auto g_cpu = callDeformConv2dBackward(grad, cpu, c);
     const auto g_gpu = callDeformConv2dBackward(grad.to(at::kCUDA), gpu, c);
-    const char* names[] = {"grad_input", "grad_weight", "grad_offset", "grad_mask", "grad_bias"};
-    const std::vector<at::Tensor> a{std::get<0>(g_gpu), std::get<1>(g_gpu), std::get<2>(g_gpu),
-                                    std::get<3>(g_gpu), std::get<4>(g_gpu)};
-    const std::vector<at::Tensor> b{std::get<0>(g_cpu), std::get<1>(g_cpu), std::get<2>(g_cpu),
-                                    std::get<3>(g_cpu), std::get<4>(g_cpu)};
+    const std::vector<at::Tensor> a = tensorList(g_gpu), b = tensorList(g_cpu);
     for (size_t i = 0; i < a.size(); ++i) {
       const double s = 1 + (b[i].numel() ? b[i].abs().max().item<double>() : 0.0);
-      expectClose(a[i].cpu(), b[i], tol, tol * s, kase.name + " " + names[i]);
+      expectClose(a[i].cpu(), b[i], tol, tol * s, kase.name + " " + kDeformConv2dGradNames[i]);
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(, DeformConv2dDevice,
-                         ::testing::Values(at::kFloat, at::kDouble, at::kHalf, at::kBFloat16),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, DeformConv2dDevice, deviceDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases

@@ -8,23 +8,15 @@
 #include "common/check.h"
 #include "common/cuda.h"
 #include "common/library.h"
+#include "common/testbed.h"
 #include "reference/deform_op_calls.h"
 #include "reference/ms_deform_attn.h"
 
+namespace opmatrix::cases {
 namespace {
 
-using opmatrix::cases::callMsDeformAttn;
-using opmatrix::cases::callMsDeformAttnBackward;
-using opmatrix::reference::MsDeformAttnConfig;
-using opmatrix::reference::MsDeformAttnInputs;
-
-struct Case {
-  std::string name;
-  MsDeformAttnConfig config;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<MsDeformAttnCase> cases() {
+  std::vector<MsDeformAttnCase> out;
   out.push_back({"ThreeLevels", {}});
   MsDeformAttnConfig c;
   c.batch = 1; c.levels = {{4, 4}}; c.heads = 1; c.channels = 4; c.queries = 3; c.points = 1;
@@ -52,35 +44,20 @@ std::vector<Case> cases() {
   return out;
 }
 
-void expectClose(const at::Tensor& actual, const at::Tensor& expected, double rtol, double atol,
-                 const std::string& what) {
-  ASSERT_EQ(actual.sizes(), expected.sizes()) << what;
-  ASSERT_EQ(actual.scalar_type(), expected.scalar_type()) << what;
-  const double err = expected.numel() ? (actual - expected).abs().max().item<double>() : 0.0;
-  EXPECT_TRUE(at::allclose(actual, expected, rtol, atol)) << what << ": max |diff| = " << err;
-}
-
-class MsDeformAttnCorrectness : public ::testing::TestWithParam<std::tuple<Case, at::ScalarType>> {};
+class MsDeformAttnCorrectness : public NamedInDtypeTest<MsDeformAttnConfig> {};
 
 TEST_P(MsDeformAttnCorrectness, MatchesGridSampleComposite) {
   OPMATRIX_CHECK("ms_deform_attn", "correctness");
   OPMATRIX_REQUIRE_OPS();
-  const auto& [kase, dtype] = GetParam();
-  const MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(kase.config, dtype, 2024);
-  const at::Tensor expected = opmatrix::reference::msDeformAttn(in.value, in.spatial_shapes,
-                                                                in.sampling_loc, in.attn_weight);
-  const double tol = dtype == at::kDouble ? 1e-10 : 1e-5;
-  expectClose(callMsDeformAttn(in), expected, tol, tol, kase.config.describe());
+  const MsDeformAttnInputs in = reference::makeMsDeformAttnInputs(config(), dtype(), 2024);
+  const at::Tensor expected = reference::msDeformAttn(in.value, in.spatial_shapes, in.sampling_loc,
+                                                      in.attn_weight);
+  const double tol = dtype() == at::kDouble ? 1e-10 : 1e-5;
+  expectClose(callMsDeformAttn(in), expected, tol, tol, config().describe());
 }
 
 // Empty instantiation prefix: suite named exactly <Op><Check> (see the harness).
-INSTANTIATE_TEST_SUITE_P(
-    , MsDeformAttnCorrectness,
-    ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(at::kFloat, at::kDouble)),
-    [](const auto& info) {
-      return std::get<0>(info.param).name + "_" +
-             std::string(c10::toString(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(, MsDeformAttnCorrectness, namedInCpuDtypes(cases()), NamedDtypeName());
 
 // Locations on pixel centres, on the image border (0 and 1 map to -0.5 and size - 0.5:
 // half the bilinear support outside), just inside/outside, and far outside.
@@ -89,14 +66,14 @@ TEST_F(MsDeformAttnCorrectness, LocationsOnAndAcrossBorders) {
   OPMATRIX_REQUIRE_OPS();
   MsDeformAttnConfig c;
   c.batch = 1; c.levels = {{4, 5}, {2, 3}}; c.heads = 2; c.channels = 3; c.queries = 1; c.points = 1;
-  MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(c, at::kDouble, 5);
+  MsDeformAttnInputs in = reference::makeMsDeformAttnInputs(c, at::kDouble, 5);
   const std::vector<double> coords{-1.0, -0.125, -0.1, 0.0, 0.1, 0.125, 0.5, 0.9, 1.0, 1.1, 1.125, 2.0};
   for (double x : coords) {
     for (double y : coords) {
       in.sampling_loc.select(5, 0).fill_(x);
       in.sampling_loc.select(5, 1).fill_(y);
-      const at::Tensor expected = opmatrix::reference::msDeformAttn(in.value, in.spatial_shapes,
-                                                                    in.sampling_loc, in.attn_weight);
+      const at::Tensor expected = reference::msDeformAttn(in.value, in.spatial_shapes,
+                                                          in.sampling_loc, in.attn_weight);
       expectClose(callMsDeformAttn(in), expected, 1e-12, 1e-12,
                   "loc (" + std::to_string(x) + ", " + std::to_string(y) + ")");
     }
@@ -110,7 +87,7 @@ TEST_F(MsDeformAttnCorrectness, PixelCentreReturnsThePixel) {
   OPMATRIX_REQUIRE_OPS();
   MsDeformAttnConfig c;
   c.batch = 1; c.levels = {{3, 4}}; c.heads = 1; c.channels = 2; c.queries = 1; c.points = 1;
-  MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(c, at::kDouble, 8);
+  MsDeformAttnInputs in = reference::makeMsDeformAttnInputs(c, at::kDouble, 8);
   in.attn_weight.fill_(1.0);
   const int64_t row = 2, col = 1;
   in.sampling_loc.select(5, 0).fill_((col + 0.5) / 4.0);
@@ -126,7 +103,7 @@ TEST_F(MsDeformAttnCorrectness, EmptyBatchAndNoQueries) {
     MsDeformAttnConfig c;
     c.batch = batch;
     c.queries = queries;
-    const MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(c, at::kFloat, 1);
+    const MsDeformAttnInputs in = reference::makeMsDeformAttnInputs(c, at::kFloat, 1);
     const at::Tensor out = callMsDeformAttn(in);
     EXPECT_EQ(out.sizes(), (std::vector<int64_t>{batch, queries, c.heads * c.channels}));
     const auto grads = callMsDeformAttnBackward(at::zeros_like(out), in);
@@ -139,7 +116,7 @@ TEST_F(MsDeformAttnCorrectness, EmptyBatchAndNoQueries) {
 TEST_F(MsDeformAttnCorrectness, RejectsInconsistentInputs) {
   OPMATRIX_CHECK("ms_deform_attn", "correctness");
   OPMATRIX_REQUIRE_OPS();
-  const MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs({}, at::kFloat, 1);
+  const MsDeformAttnInputs in = reference::makeMsDeformAttnInputs({}, at::kFloat, 1);
   MsDeformAttnInputs bad = in;
   bad.level_start_index = in.level_start_index + 1;  // levels no longer tile S
   OPMATRIX_EXPECT_REJECTED(callMsDeformAttn(bad));
@@ -159,11 +136,10 @@ TEST_P(MsDeformAttnDevice, CpuAndCudaAgree) {
   OPMATRIX_REQUIRE_OPS();
   OPMATRIX_REQUIRE_CUDA("opmatrix::ms_deform_attn");
   const at::ScalarType dtype = GetParam();
-  const bool low = dtype == at::kHalf || dtype == at::kBFloat16;
-  for (const Case& kase : cases()) {
-    const MsDeformAttnInputs cpu = opmatrix::reference::makeMsDeformAttnInputs(
-        kase.config, low ? at::kFloat : dtype, 77);
-    const MsDeformAttnInputs gpu = opmatrix::cases::moved(cpu, at::kCUDA, dtype);
+  const bool low = isSixteenBit(dtype);
+  for (const MsDeformAttnCase& kase : cases()) {
+    const MsDeformAttnInputs cpu = reference::makeMsDeformAttnInputs(kase.config, low ? at::kFloat : dtype, 77);
+    const MsDeformAttnInputs gpu = moved(cpu, at::kCUDA, dtype);
     const double tol = dtype == at::kDouble ? 1e-10 : dtype == at::kFloat ? 1e-4 : 5e-2;
     const at::Tensor out_cpu = callMsDeformAttn(cpu);
     const at::Tensor out_gpu = callMsDeformAttn(gpu);
@@ -178,8 +154,7 @@ TEST_P(MsDeformAttnDevice, CpuAndCudaAgree) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(, MsDeformAttnDevice,
-                         ::testing::Values(at::kFloat, at::kDouble, at::kHalf, at::kBFloat16),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, MsDeformAttnDevice, deviceDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases

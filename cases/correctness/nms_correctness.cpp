@@ -8,12 +8,11 @@
 #include "common/detection_inputs.h"
 #include "common/detection_ops.h"
 #include "common/library.h"
+#include "common/testbed.h"
 #include "reference/nms.h"
 
+namespace opmatrix::cases {
 namespace {
-
-using opmatrix::cases::callNms;
-using opmatrix::cases::randomBoxes;
 
 at::Tensor longs(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
 
@@ -26,7 +25,7 @@ TEST_P(NmsCorrectness, MatchesReferenceOnOverlappingBoxes) {
     for (double threshold : {0.0, 0.3, 0.5, 0.7, 1.0}) {
       const auto in = randomBoxes(300, seed, GetParam());
       const at::Tensor keep = callNms(in.boxes, in.scores, threshold);
-      const at::Tensor expected = opmatrix::reference::nms(in.boxes, in.scores, threshold);
+      const at::Tensor expected = reference::nms(in.boxes, in.scores, threshold);
       EXPECT_EQ(keep.scalar_type(), at::kLong);
       ASSERT_TRUE(keep.equal(expected)) << "seed " << seed << " threshold " << threshold
                                         << ": kept " << keep.numel() << ", reference "
@@ -43,7 +42,7 @@ TEST_P(NmsCorrectness, MatchesReferenceOnManyBoxes) {
   const at::Tensor keep = callNms(in.boxes, in.scores, 0.5);
   EXPECT_GT(keep.numel(), 100);
   EXPECT_LT(keep.numel(), 5000);
-  EXPECT_TRUE(keep.equal(opmatrix::reference::nms(in.boxes, in.scores, 0.5)));
+  EXPECT_TRUE(keep.equal(reference::nms(in.boxes, in.scores, 0.5)));
 }
 
 TEST_P(NmsCorrectness, HandComputedExample) {
@@ -55,7 +54,7 @@ TEST_P(NmsCorrectness, HandComputedExample) {
   const at::Tensor scores = at::tensor({0.8, 0.9, 0.7}, GetParam());
   EXPECT_TRUE(callNms(boxes, scores, 0.5).equal(longs({1, 2})));
   EXPECT_TRUE(callNms(boxes, scores, 0.7).equal(longs({1, 0, 2})));
-  EXPECT_TRUE(opmatrix::reference::nms(boxes, scores, 0.5).equal(longs({1, 2})));
+  EXPECT_TRUE(reference::nms(boxes, scores, 0.5).equal(longs({1, 2})));
 }
 
 TEST_P(NmsCorrectness, ThresholdIsStrict) {
@@ -85,7 +84,7 @@ TEST_P(NmsCorrectness, ZeroAreaBoxesNeverSuppress) {
                                       GetParam()).view({4, 4});
   const at::Tensor scores = at::tensor({0.1, 0.4, 0.3, 0.2}, GetParam());
   EXPECT_TRUE(callNms(boxes, scores, 0.0).equal(longs({1, 2, 3, 0})));
-  EXPECT_TRUE(opmatrix::reference::nms(boxes, scores, 0.0).equal(longs({1, 2, 3, 0})));
+  EXPECT_TRUE(reference::nms(boxes, scores, 0.0).equal(longs({1, 2, 3, 0})));
 }
 
 TEST_P(NmsCorrectness, EqualScoresKeepLowerIndex) {
@@ -104,7 +103,7 @@ TEST_P(NmsCorrectness, NegativeCoordinatesAndNonContiguousInput) {
   const at::Tensor strided = shifted.t().contiguous().t();  // same values, column-major
   ASSERT_FALSE(strided.is_contiguous());
   const at::Tensor scores = at::stack({in.scores, in.scores}, 1).select(1, 0);  // stride 2
-  EXPECT_TRUE(callNms(strided, scores, 0.4).equal(opmatrix::reference::nms(shifted, in.scores, 0.4)));
+  EXPECT_TRUE(callNms(strided, scores, 0.4).equal(reference::nms(shifted, in.scores, 0.4)));
 }
 
 TEST_P(NmsCorrectness, RejectsMalformedArguments) {
@@ -116,7 +115,7 @@ TEST_P(NmsCorrectness, RejectsMalformedArguments) {
   OPMATRIX_EXPECT_REJECTED(callNms(at::zeros({5}, t), at::zeros({5}, t), 0.5));
 }
 
-INSTANTIATE_TEST_SUITE_P(, NmsCorrectness, ::testing::Values(at::kFloat, at::kDouble),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, NmsCorrectness, cpuDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases

@@ -9,20 +9,13 @@
 #include "common/detection_inputs.h"
 #include "common/detection_ops.h"
 #include "common/library.h"
+#include "common/testbed.h"
 #include "reference/roi_align.h"
 
+namespace opmatrix::cases {
 namespace {
 
-using opmatrix::cases::callRoiAlign;
-using opmatrix::cases::randomRois;
-using opmatrix::cases::RoiAlignArgs;
-
 double tolerance(at::ScalarType t) { return t == at::kDouble ? 1e-12 : 1e-5; }
-
-at::Tensor randomInput(std::vector<int64_t> sizes, at::ScalarType dtype, uint64_t seed) {
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  return at::randn(sizes, gen, at::TensorOptions().dtype(at::kDouble)).to(dtype);
-}
 
 // (dtype, aligned, sampling_ratio)
 using Params = std::tuple<at::ScalarType, bool, int64_t>;
@@ -41,11 +34,11 @@ TEST_P(RoiAlignCorrectness, MatchesReference) {
   OPMATRIX_CHECK("roi_align", "correctness");
   OPMATRIX_REQUIRE_OPS();
   for (double scale : {1.0, 0.5}) {
-    const at::Tensor input = randomInput({2, 3, 11, 13}, dtype(), 5);
+    const at::Tensor input = seededRandn({2, 3, 11, 13}, 5, dtype());
     const at::Tensor rois = randomRois(24, 2, 11, 13, scale, 6, dtype());
     const auto a = args(scale, 3, 4);
     const at::Tensor out = callRoiAlign(input, rois, a);
-    const at::Tensor expected = opmatrix::reference::roiAlign(input, rois, scale, 3, 4, a.sampling_ratio, a.aligned);
+    const at::Tensor expected = reference::roiAlign(input, rois, scale, 3, 4, a.sampling_ratio, a.aligned);
     ASSERT_EQ(out.sizes(), expected.sizes());
     EXPECT_EQ(out.scalar_type(), dtype());
     EXPECT_TRUE(at::allclose(out, expected, tolerance(dtype()), tolerance(dtype())))
@@ -57,11 +50,11 @@ TEST_P(RoiAlignCorrectness, MatchesReference) {
 TEST_P(RoiAlignCorrectness, MatchesReferenceOnManyRois) {
   OPMATRIX_CHECK("roi_align", "correctness");
   OPMATRIX_REQUIRE_OPS();
-  const at::Tensor input = randomInput({3, 17, 20, 24}, dtype(), 8);
+  const at::Tensor input = seededRandn({3, 17, 20, 24}, 8, dtype());
   const at::Tensor rois = randomRois(150, 3, 20, 24, 0.25, 9, dtype());
   const auto a = args(0.25, 7, 7);
   const at::Tensor out = callRoiAlign(input, rois, a);
-  const at::Tensor expected = opmatrix::reference::roiAlign(input, rois, 0.25, 7, 7, a.sampling_ratio, a.aligned);
+  const at::Tensor expected = reference::roiAlign(input, rois, 0.25, 7, 7, a.sampling_ratio, a.aligned);
   EXPECT_TRUE(at::allclose(out, expected, tolerance(dtype()), tolerance(dtype())))
       << "max |diff| " << (out - expected).abs().max().item<double>();
 }
@@ -93,7 +86,7 @@ TEST_P(RoiAlignCorrectness, LinearImageGivesBinCentres) {
 TEST_P(RoiAlignCorrectness, RoiOutsideTheImageGivesZeros) {
   OPMATRIX_CHECK("roi_align", "correctness");
   OPMATRIX_REQUIRE_OPS();
-  const at::Tensor input = randomInput({1, 2, 6, 7}, dtype(), 3) + 10.0;  // no zeros inside
+  const at::Tensor input = seededRandn({1, 2, 6, 7}, 3, dtype()) + 10.0;  // no zeros inside
   const at::Tensor rois = at::tensor({0.0, 20.0, 20.0, 30.0, 25.0, 0.0, -40.0, -30.0, -20.0, -10.0},
                                      at::TensorOptions().dtype(dtype())).view({2, 5});
   const at::Tensor out = callRoiAlign(input, rois, args(1.0, 2, 3));
@@ -105,11 +98,11 @@ TEST_P(RoiAlignCorrectness, SamplesAtTheBordersClampToEdgePixels) {
   OPMATRIX_REQUIRE_OPS();
   // A roi at the bottom-right corner: samples in (size - 1, size] read the edge pixel, and
   // (unaligned, the roi grows to 1x1) samples beyond `size` contribute 0.
-  const at::Tensor input = randomInput({1, 1, 5, 6}, dtype(), 4);
+  const at::Tensor input = seededRandn({1, 1, 5, 6}, 4, dtype());
   const at::Tensor rois = at::tensor({0.0, 5.6, 4.6, 6.4, 5.4}, at::TensorOptions().dtype(dtype())).view({1, 5});
   const auto a = args(1.0, 1, 1);
   const at::Tensor out = callRoiAlign(input, rois, a);
-  const at::Tensor expected = opmatrix::reference::roiAlign(input, rois, 1.0, 1, 1, a.sampling_ratio, a.aligned);
+  const at::Tensor expected = reference::roiAlign(input, rois, 1.0, 1, 1, a.sampling_ratio, a.aligned);
   EXPECT_TRUE(at::allclose(out, expected, tolerance(dtype()), tolerance(dtype()))) << out << expected;
   if (a.aligned) {  // all samples past the last pixel centre: exactly the corner pixel
     EXPECT_NEAR(out.item<double>(), input[0][0][4][5].item<double>(), tolerance(dtype()));
@@ -120,7 +113,7 @@ TEST_P(RoiAlignCorrectness, EmptyRoisAndEmptyChannels) {
   OPMATRIX_CHECK("roi_align", "correctness");
   OPMATRIX_REQUIRE_OPS();
   const auto opts = at::TensorOptions().dtype(dtype());
-  const at::Tensor out = callRoiAlign(randomInput({2, 3, 5, 5}, dtype(), 1), at::empty({0, 5}, opts), args(1.0, 2, 2));
+  const at::Tensor out = callRoiAlign(seededRandn({2, 3, 5, 5}, 1, dtype()), at::empty({0, 5}, opts), args(1.0, 2, 2));
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{0, 3, 2, 2}));
   const at::Tensor rois = at::tensor({0.0, 1.0, 1.0, 3.0, 3.0}, opts).view({1, 5});
   const at::Tensor none = callRoiAlign(at::empty({1, 0, 5, 5}, opts), rois, args(1.0, 2, 2));
@@ -130,13 +123,13 @@ TEST_P(RoiAlignCorrectness, EmptyRoisAndEmptyChannels) {
 TEST_P(RoiAlignCorrectness, NonContiguousInputAndBatchIndex) {
   OPMATRIX_CHECK("roi_align", "correctness");
   OPMATRIX_REQUIRE_OPS();
-  const at::Tensor base = randomInput({2, 4, 9, 10}, dtype(), 12);
+  const at::Tensor base = seededRandn({2, 4, 9, 10}, 12, dtype());
   const at::Tensor nhwc = base.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
   ASSERT_FALSE(nhwc.is_contiguous());
   const at::Tensor rois = randomRois(10, 2, 9, 10, 1.0, 13, dtype());
   const auto a = args(1.0, 2, 3);
   const at::Tensor out = callRoiAlign(nhwc, rois, a);
-  EXPECT_TRUE(at::allclose(out, opmatrix::reference::roiAlign(base, rois, 1.0, 2, 3, a.sampling_ratio, a.aligned),
+  EXPECT_TRUE(at::allclose(out, reference::roiAlign(base, rois, 1.0, 2, 3, a.sampling_ratio, a.aligned),
                            tolerance(dtype()), tolerance(dtype())));
   // Each roi reads only its own image: swapping the images swaps the answers.
   const at::Tensor swapped_rois = rois.clone();
@@ -163,9 +156,8 @@ std::string paramName(const ::testing::TestParamInfo<Params>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(, RoiAlignCorrectness,
-                         ::testing::Combine(::testing::Values(at::kFloat, at::kDouble),
-                                            ::testing::Bool(),
-                                            ::testing::Values<int64_t>(0, 2, 3)),
+                         ::testing::Combine(cpuDtypes(), ::testing::Bool(), ::testing::Values<int64_t>(0, 2, 3)),
                          paramName);
 
 }  // namespace
+}  // namespace opmatrix::cases

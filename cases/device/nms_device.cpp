@@ -8,10 +8,10 @@
 #include "common/detection_inputs.h"
 #include "common/detection_ops.h"
 #include "common/library.h"
+#include "common/testbed.h"
 
+namespace opmatrix::cases {
 namespace {
-
-using opmatrix::cases::callNms;
 
 class NmsDevice : public ::testing::TestWithParam<at::ScalarType> {};
 
@@ -19,28 +19,19 @@ class NmsDevice : public ::testing::TestWithParam<at::ScalarType> {};
 TEST_F(NmsDevice, CellCudaPromise) {
   OPMATRIX_CHECK("nms", "device");
   OPMATRIX_REQUIRE_OPS();
-  if (!opmatrix::cases::expectCuda()) OPMATRIX_SKIP("the cell does not promise CUDA (OPMATRIX_EXPECT_CUDA!=1)");
-  ASSERT_TRUE(opmatrix::cases::torchHasCuda())
-      << "the cell promises CUDA but torch was built without CUDA (AssertionError: Torch not "
-         "compiled with CUDA enabled)";
-  const auto op = c10::Dispatcher::singleton().findOp(c10::OperatorName("opmatrix::nms", ""));
-  ASSERT_TRUE(op.has_value());
-  EXPECT_TRUE(op->hasKernelForDispatchKey(c10::DispatchKey::CUDA))
-      << "the cell promises CUDA but the library was built without CUDA kernels: Could not run "
-         "'opmatrix::nms' with arguments from the 'CUDA' backend";
+  expectCudaPromiseKept({"opmatrix::nms"});
 }
-
 
 TEST_P(NmsDevice, CpuAndCudaAgree) {
   OPMATRIX_CHECK("nms", "device");
   OPMATRIX_REQUIRE_OPS();
   OPMATRIX_REQUIRE_CUDA("opmatrix::nms");
   const auto dtype = GetParam();
-  const bool narrow = dtype == at::kHalf || dtype == at::kBFloat16;
+  const bool narrow = isSixteenBit(dtype);
   for (int64_t n : {0, 1, 63, 64, 65, 1000, 3000}) {
     // Coordinates exactly representable in the narrow types (whole numbers), so both
     // devices see identical boxes; the CPU kernel computes in float for them.
-    const auto in = opmatrix::cases::randomBoxes(n, 5, at::kDouble);
+    const auto in = randomBoxes(n, 5, at::kDouble);
     const at::Tensor boxes = in.boxes.round().to(dtype);
     const at::Tensor scores = in.scores.to(dtype);
     const auto cpu_type = narrow ? at::kFloat : dtype;
@@ -53,8 +44,7 @@ TEST_P(NmsDevice, CpuAndCudaAgree) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(, NmsDevice,
-                         ::testing::Values(at::kFloat, at::kDouble, at::kHalf, at::kBFloat16),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, NmsDevice, deviceDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases

@@ -7,12 +7,10 @@
 #include "common/detection_inputs.h"
 #include "common/detection_ops.h"
 #include "common/library.h"
+#include "common/testbed.h"
 
+namespace opmatrix::cases {
 namespace {
-
-using opmatrix::cases::callRoiAlign;
-using opmatrix::cases::callRoiAlignBackward;
-using opmatrix::cases::RoiAlignArgs;
 
 class RoiAlignDevice : public ::testing::TestWithParam<at::ScalarType> {
  protected:
@@ -30,19 +28,8 @@ class RoiAlignDevice : public ::testing::TestWithParam<at::ScalarType> {
 TEST_F(RoiAlignDevice, CellCudaPromise) {
   OPMATRIX_CHECK("roi_align", "device");
   OPMATRIX_REQUIRE_OPS();
-  if (!opmatrix::cases::expectCuda()) OPMATRIX_SKIP("the cell does not promise CUDA (OPMATRIX_EXPECT_CUDA!=1)");
-  ASSERT_TRUE(opmatrix::cases::torchHasCuda())
-      << "the cell promises CUDA but torch was built without CUDA (AssertionError: Torch not "
-         "compiled with CUDA enabled)";
-  for (const char* name : {"opmatrix::roi_align", "opmatrix::_roi_align_backward"}) {
-    const auto op = c10::Dispatcher::singleton().findOp(c10::OperatorName(name, ""));
-    ASSERT_TRUE(op.has_value()) << name;
-    EXPECT_TRUE(op->hasKernelForDispatchKey(c10::DispatchKey::CUDA))
-        << "the cell promises CUDA but the library was built without CUDA kernels: Could not run '"
-        << name << "' with arguments from the 'CUDA' backend";
-  }
+  expectCudaPromiseKept({"opmatrix::roi_align", "opmatrix::_roi_align_backward"});
 }
-
 
 TEST_P(RoiAlignDevice, CpuAndCudaAgree) {
   OPMATRIX_CHECK("roi_align", "device");
@@ -51,7 +38,7 @@ TEST_P(RoiAlignDevice, CpuAndCudaAgree) {
   const auto dtype = GetParam();
   const auto cpu_type = dtype == at::kDouble ? at::kDouble : at::kFloat;
   const at::Tensor input = at::randn({2, 5, 13, 17}, at::TensorOptions().dtype(at::kDouble)).to(dtype);
-  const at::Tensor rois = opmatrix::cases::randomRois(40, 2, 13, 17, 0.5, 3, at::kDouble).to(dtype);
+  const at::Tensor rois = randomRois(40, 2, 13, 17, 0.5, 3, at::kDouble).to(dtype);
   for (const RoiAlignArgs& a : {RoiAlignArgs{0.5, 7, 7, 2, true}, RoiAlignArgs{0.5, 3, 5, 0, false}}) {
     const at::Tensor expected = callRoiAlign(input.to(cpu_type), rois.to(cpu_type), a);
     const at::Tensor got = callRoiAlign(input.cuda(), rois.cuda(), a);
@@ -75,7 +62,7 @@ TEST_P(RoiAlignDevice, AutogradOnCuda) {
   const auto dtype = GetParam();
   const RoiAlignArgs a{0.5, 2, 3, 2, true};
   const at::Tensor input = at::randn({1, 3, 8, 9}, at::TensorOptions().dtype(dtype).device(at::kCUDA)).set_requires_grad(true);
-  const at::Tensor rois = opmatrix::cases::randomRois(5, 1, 8, 9, 0.5, 4, dtype).cuda();
+  const at::Tensor rois = randomRois(5, 1, 8, 9, 0.5, 4, dtype).cuda();
   const at::Tensor out = callRoiAlign(input, rois, a);
   const at::Tensor g = at::ones_like(out);
   out.backward(g);
@@ -87,8 +74,7 @@ TEST_P(RoiAlignDevice, AutogradOnCuda) {
                            tolerance(), tolerance()));
 }
 
-INSTANTIATE_TEST_SUITE_P(, RoiAlignDevice,
-                         ::testing::Values(at::kFloat, at::kDouble, at::kHalf, at::kBFloat16),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, RoiAlignDevice, deviceDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases

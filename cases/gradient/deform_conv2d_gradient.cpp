@@ -7,24 +7,15 @@
 
 #include "common/check.h"
 #include "common/library.h"
+#include "common/testbed.h"
 #include "reference/deform_conv2d.h"
 #include "reference/deform_op_calls.h"
-#include "reference/finite_difference.h"
 
+namespace opmatrix::cases {
 namespace {
 
-using opmatrix::cases::callDeformConv2d;
-using opmatrix::cases::callDeformConv2dBackward;
-using opmatrix::reference::DeformConv2dConfig;
-using opmatrix::reference::DeformConv2dInputs;
-
-struct Case {
-  std::string name;
-  DeformConv2dConfig config;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<DeformConv2dCase> cases() {
+  std::vector<DeformConv2dCase> out;
   DeformConv2dConfig c;
   c.batch = 2; c.in_channels = 2; c.out_channels = 3; c.in_h = 4; c.in_w = 5;
   out.push_back({"Mask", c});
@@ -40,35 +31,34 @@ std::vector<Case> cases() {
   return out;
 }
 
-class DeformConv2dGradient : public ::testing::TestWithParam<Case> {};
+// Each test's inputs in double, from its own seed, and a random gradient of the output.
+class DeformConv2dGradient : public ::testing::TestWithParam<DeformConv2dCase> {
+ protected:
+  const DeformConv2dConfig& config() const { return GetParam().config; }
+  DeformConv2dInputs inputs(uint64_t seed) const {
+    return reference::makeDeformConv2dInputs(config(), at::kDouble, seed);
+  }
+  at::Tensor randomGradOut() const {
+    const DeformConv2dConfig& c = config();
+    return at::randn({c.batch, c.out_channels, c.outH(), c.outW()}, at::TensorOptions().dtype(at::kDouble));
+  }
+};
 
 TEST_P(DeformConv2dGradient, BackwardMatchesFiniteDifferences) {
   OPMATRIX_CHECK("deform_conv2d", "gradient");
   OPMATRIX_REQUIRE_OPS();
-  const DeformConv2dConfig& c = GetParam().config;
-  DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kDouble, 31);
-  const at::Tensor grad_out = at::randn({c.batch, c.out_channels, c.outH(), c.outW()},
-                                        at::TensorOptions().dtype(at::kDouble));
+  const DeformConv2dConfig& c = config();
+  DeformConv2dInputs in = inputs(31);
+  const at::Tensor grad_out = randomGradOut();
   const auto loss = [&] { return (callDeformConv2d(in, c) * grad_out).sum().item<double>(); };
   const auto grads = callDeformConv2dBackward(grad_out, in, c);
-  struct Arg {
-    const char* name;
-    at::Tensor* tensor;
-    at::Tensor analytic;
-  };
-  std::vector<Arg> args{{"input", &in.input, std::get<0>(grads)},
-                        {"weight", &in.weight, std::get<1>(grads)},
-                        {"offset", &in.offset, std::get<2>(grads)},
-                        {"bias", &in.bias, std::get<4>(grads)}};
+  std::vector<GradientArg> args{{"input", &in.input, std::get<0>(grads)},
+                                {"weight", &in.weight, std::get<1>(grads)},
+                                {"offset", &in.offset, std::get<2>(grads)},
+                                {"bias", &in.bias, std::get<4>(grads)}};
   if (c.use_mask) args.push_back({"mask", &in.mask, std::get<3>(grads)});
   else EXPECT_EQ(std::get<3>(grads).sizes(), in.mask.sizes()) << "grad_mask without a mask";
-  for (auto& arg : args) {
-    const at::Tensor numeric = opmatrix::reference::numericalGradient(loss, *arg.tensor);
-    ASSERT_EQ(arg.analytic.sizes(), numeric.sizes()) << arg.name;
-    const double err = (arg.analytic - numeric).abs().max().item<double>();
-    EXPECT_TRUE(at::allclose(arg.analytic, numeric, 1e-5, 1e-6))
-        << "grad_" << arg.name << ": max |analytic - numeric| = " << err << " (" << c.describe() << ")";
-  }
+  expectFiniteDifferenceGradients(loss, args, c.describe());
 }
 
 // loss.backward() through the Autograd kernel gives the backward op's gradients, for every
@@ -76,10 +66,9 @@ TEST_P(DeformConv2dGradient, BackwardMatchesFiniteDifferences) {
 TEST_P(DeformConv2dGradient, AutogradBackwardUsesBackwardOp) {
   OPMATRIX_CHECK("deform_conv2d", "gradient");
   OPMATRIX_REQUIRE_OPS();
-  const DeformConv2dConfig& c = GetParam().config;
-  DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kDouble, 32);
-  const at::Tensor grad_out = at::randn({c.batch, c.out_channels, c.outH(), c.outW()},
-                                        at::TensorOptions().dtype(at::kDouble));
+  const DeformConv2dConfig& c = config();
+  DeformConv2dInputs in = inputs(32);
+  const at::Tensor grad_out = randomGradOut();
   const auto expected = callDeformConv2dBackward(grad_out, in, c);
   for (at::Tensor* t : {&in.input, &in.weight, &in.offset, &in.mask, &in.bias}) t->requires_grad_(true);
   const at::Tensor out = callDeformConv2d(in, c);
@@ -92,14 +81,13 @@ TEST_P(DeformConv2dGradient, AutogradBackwardUsesBackwardOp) {
   if (c.use_mask) EXPECT_TRUE(at::allclose(in.mask.grad(), std::get<3>(expected), 1e-12, 1e-12));
 }
 
-INSTANTIATE_TEST_SUITE_P(, DeformConv2dGradient, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(, DeformConv2dGradient, ::testing::ValuesIn(cases()), NameOnly());
 
 TEST_F(DeformConv2dGradient, DoubleBackwardIsRefused) {
   OPMATRIX_CHECK("deform_conv2d", "gradient");
   OPMATRIX_REQUIRE_OPS();
   DeformConv2dConfig c;
-  DeformConv2dInputs in = opmatrix::reference::makeDeformConv2dInputs(c, at::kDouble, 33);
+  DeformConv2dInputs in = reference::makeDeformConv2dInputs(c, at::kDouble, 33);
   in.input.requires_grad_(true);
   const at::Tensor grad_out = at::ones({c.batch, c.out_channels, c.outH(), c.outW()}, in.input.options());
   const auto grads = callDeformConv2dBackward(grad_out, in, c);
@@ -107,3 +95,4 @@ TEST_F(DeformConv2dGradient, DoubleBackwardIsRefused) {
 }
 
 }  // namespace
+}  // namespace opmatrix::cases

@@ -8,24 +8,15 @@
 
 #include "common/check.h"
 #include "common/library.h"
+#include "common/testbed.h"
 #include "reference/deform_op_calls.h"
-#include "reference/finite_difference.h"
 #include "reference/ms_deform_attn.h"
 
+namespace opmatrix::cases {
 namespace {
 
-using opmatrix::cases::callMsDeformAttn;
-using opmatrix::cases::callMsDeformAttnBackward;
-using opmatrix::reference::MsDeformAttnConfig;
-using opmatrix::reference::MsDeformAttnInputs;
-
-struct Case {
-  std::string name;
-  MsDeformAttnConfig config;
-};
-
-std::vector<Case> cases() {
-  std::vector<Case> out;
+std::vector<MsDeformAttnCase> cases() {
+  std::vector<MsDeformAttnCase> out;
   MsDeformAttnConfig c;
   c.batch = 2; c.levels = {{4, 3}, {2, 2}}; c.heads = 2; c.channels = 3; c.queries = 3; c.points = 2;
   out.push_back({"TwoLevels", c});
@@ -39,37 +30,37 @@ std::vector<Case> cases() {
   return out;
 }
 
-class MsDeformAttnGradient : public ::testing::TestWithParam<Case> {};
+// Each test's inputs in double, from its own seed, and a random gradient of the output.
+class MsDeformAttnGradient : public ::testing::TestWithParam<MsDeformAttnCase> {
+ protected:
+  MsDeformAttnInputs inputs(uint64_t seed) const {
+    return reference::makeMsDeformAttnInputs(GetParam().config, at::kDouble, seed);
+  }
+  at::Tensor randomGradOut() const {
+    const MsDeformAttnConfig& c = GetParam().config;
+    return at::randn({c.batch, c.queries, c.heads * c.channels}, at::TensorOptions().dtype(at::kDouble));
+  }
+};
 
 TEST_P(MsDeformAttnGradient, BackwardMatchesFiniteDifferences) {
   OPMATRIX_CHECK("ms_deform_attn", "gradient");
   OPMATRIX_REQUIRE_OPS();
-  const MsDeformAttnConfig& c = GetParam().config;
-  MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(c, at::kDouble, 41);
-  const at::Tensor grad_out = at::randn({c.batch, c.queries, c.heads * c.channels},
-                                        at::TensorOptions().dtype(at::kDouble));
+  MsDeformAttnInputs in = inputs(41);
+  const at::Tensor grad_out = randomGradOut();
   const auto loss = [&] { return (callMsDeformAttn(in) * grad_out).sum().item<double>(); };
   const auto grads = callMsDeformAttnBackward(grad_out, in);
-  const std::vector<std::tuple<const char*, at::Tensor*, at::Tensor>> args{
-      {"value", &in.value, std::get<0>(grads)},
-      {"sampling_loc", &in.sampling_loc, std::get<1>(grads)},
-      {"attn_weight", &in.attn_weight, std::get<2>(grads)}};
-  for (const auto& [name, tensor, analytic] : args) {
-    const at::Tensor numeric = opmatrix::reference::numericalGradient(loss, *tensor);
-    ASSERT_EQ(analytic.sizes(), numeric.sizes()) << name;
-    const double err = (analytic - numeric).abs().max().item<double>();
-    EXPECT_TRUE(at::allclose(analytic, numeric, 1e-5, 1e-6))
-        << "grad_" << name << ": max |analytic - numeric| = " << err << " (" << c.describe() << ")";
-  }
+  expectFiniteDifferenceGradients(loss,
+                                  {{"value", &in.value, std::get<0>(grads)},
+                                   {"sampling_loc", &in.sampling_loc, std::get<1>(grads)},
+                                   {"attn_weight", &in.attn_weight, std::get<2>(grads)}},
+                                  GetParam().config.describe());
 }
 
 TEST_P(MsDeformAttnGradient, AutogradBackwardUsesBackwardOp) {
   OPMATRIX_CHECK("ms_deform_attn", "gradient");
   OPMATRIX_REQUIRE_OPS();
-  const MsDeformAttnConfig& c = GetParam().config;
-  MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(c, at::kDouble, 42);
-  const at::Tensor grad_out = at::randn({c.batch, c.queries, c.heads * c.channels},
-                                        at::TensorOptions().dtype(at::kDouble));
+  MsDeformAttnInputs in = inputs(42);
+  const at::Tensor grad_out = randomGradOut();
   const auto expected = callMsDeformAttnBackward(grad_out, in);
   for (at::Tensor* t : {&in.value, &in.sampling_loc, &in.attn_weight}) t->requires_grad_(true);
   const at::Tensor out = callMsDeformAttn(in);
@@ -85,20 +76,18 @@ TEST_P(MsDeformAttnGradient, AutogradBackwardUsesBackwardOp) {
 TEST_P(MsDeformAttnGradient, BackwardMatchesCompositeAutograd) {
   OPMATRIX_CHECK("ms_deform_attn", "gradient");
   OPMATRIX_REQUIRE_OPS();
-  const MsDeformAttnConfig& c = GetParam().config;
-  MsDeformAttnInputs in = opmatrix::reference::makeMsDeformAttnInputs(c, at::kDouble, 43);
-  const at::Tensor grad_out = at::randn({c.batch, c.queries, c.heads * c.channels},
-                                        at::TensorOptions().dtype(at::kDouble));
+  MsDeformAttnInputs in = inputs(43);
+  const at::Tensor grad_out = randomGradOut();
   const auto ours = callMsDeformAttnBackward(grad_out, in);
   for (at::Tensor* t : {&in.value, &in.sampling_loc, &in.attn_weight}) t->requires_grad_(true);
-  (opmatrix::reference::msDeformAttn(in.value, in.spatial_shapes, in.sampling_loc, in.attn_weight) *
+  (reference::msDeformAttn(in.value, in.spatial_shapes, in.sampling_loc, in.attn_weight) *
    grad_out).sum().backward();
   EXPECT_TRUE(at::allclose(std::get<0>(ours), in.value.grad(), 1e-10, 1e-10));
   EXPECT_TRUE(at::allclose(std::get<1>(ours), in.sampling_loc.grad(), 1e-10, 1e-10));
   EXPECT_TRUE(at::allclose(std::get<2>(ours), in.attn_weight.grad(), 1e-10, 1e-10));
 }
 
-INSTANTIATE_TEST_SUITE_P(, MsDeformAttnGradient, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(, MsDeformAttnGradient, ::testing::ValuesIn(cases()), NameOnly());
 
 }  // namespace
+}  // namespace opmatrix::cases

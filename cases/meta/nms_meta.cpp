@@ -8,12 +8,10 @@
 #include "common/detection_inputs.h"
 #include "common/detection_ops.h"
 #include "common/library.h"
+#include "common/testbed.h"
 
+namespace opmatrix::cases {
 namespace {
-
-using opmatrix::cases::callNms;
-
-at::Tensor onMeta(const at::Tensor& t) { return at::empty(t.sizes(), t.options().device(at::kMeta)); }
 
 class NmsMeta : public ::testing::TestWithParam<at::ScalarType> {};
 
@@ -21,9 +19,9 @@ TEST_P(NmsMeta, OutputIsInt64UpperBoundOnMeta) {
   OPMATRIX_CHECK("nms", "meta");
   OPMATRIX_REQUIRE_OPS();
   for (int64_t n : {0, 1, 37, 500}) {
-    const auto in = opmatrix::cases::randomBoxes(n, 3, GetParam());
+    const auto in = randomBoxes(n, 3, GetParam());
     const at::Tensor cpu = callNms(in.boxes, in.scores, 0.5);
-    const at::Tensor meta = callNms(onMeta(in.boxes), onMeta(in.scores), 0.5);
+    const at::Tensor meta = callNms(toMeta(in.boxes), toMeta(in.scores), 0.5);
     EXPECT_TRUE(meta.is_meta());
     EXPECT_EQ(meta.dim(), cpu.dim());
     EXPECT_EQ(meta.scalar_type(), cpu.scalar_type());
@@ -39,11 +37,11 @@ TEST_P(NmsMeta, RejectsWhatTheCpuKernelRejects) {
   for (const auto& [boxes, scores] : {std::pair{at::zeros({5, 3}, t), at::zeros({5}, t)},
                                       std::pair{at::zeros({5, 4}, t), at::zeros({6}, t)}}) {
     EXPECT_THROW(callNms(boxes, scores, 0.5), c10::Error);
-    EXPECT_THROW(callNms(onMeta(boxes), onMeta(scores), 0.5), c10::Error);
+    EXPECT_THROW(callNms(toMeta(boxes), toMeta(scores), 0.5), c10::Error);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(, NmsMeta, ::testing::Values(at::kFloat, at::kDouble),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, NmsMeta, cpuDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases

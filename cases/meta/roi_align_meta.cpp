@@ -8,14 +8,10 @@
 #include "common/detection_inputs.h"
 #include "common/detection_ops.h"
 #include "common/library.h"
+#include "common/testbed.h"
 
+namespace opmatrix::cases {
 namespace {
-
-using opmatrix::cases::callRoiAlign;
-using opmatrix::cases::callRoiAlignBackward;
-using opmatrix::cases::RoiAlignArgs;
-
-at::Tensor onMeta(const at::Tensor& t) { return at::empty(t.sizes(), t.options().device(at::kMeta)); }
 
 struct Shape {
   std::vector<int64_t> input;
@@ -37,13 +33,10 @@ TEST_P(RoiAlignMeta, ForwardMatchesCpuSizesAndDtype) {
   OPMATRIX_REQUIRE_OPS();
   for (const auto& s : shapes()) {
     const at::Tensor input = at::randn(s.input, at::TensorOptions().dtype(GetParam()));
-    const at::Tensor rois = opmatrix::cases::randomRois(s.rois, s.input[0], s.input[2], s.input[3],
-                                                        s.args.spatial_scale, 1, GetParam());
+    const at::Tensor rois = randomRois(s.rois, s.input[0], s.input[2], s.input[3], s.args.spatial_scale, 1,
+                                       GetParam());
     const at::Tensor cpu = callRoiAlign(input, rois, s.args);
-    const at::Tensor meta = callRoiAlign(onMeta(input), onMeta(rois), s.args);
-    EXPECT_TRUE(meta.is_meta());
-    EXPECT_EQ(meta.sizes(), cpu.sizes());
-    EXPECT_EQ(meta.scalar_type(), cpu.scalar_type());
+    expectMetaOf(callRoiAlign(toMeta(input), toMeta(rois), s.args), cpu);
   }
 }
 
@@ -52,15 +45,12 @@ TEST_P(RoiAlignMeta, BackwardMatchesCpuSizesAndDtype) {
   OPMATRIX_REQUIRE_OPS();
   for (const auto& s : shapes()) {
     const auto& a = s.args;
-    const at::Tensor rois = opmatrix::cases::randomRois(s.rois, s.input[0], s.input[2], s.input[3],
-                                                        a.spatial_scale, 2, GetParam());
+    const at::Tensor rois = randomRois(s.rois, s.input[0], s.input[2], s.input[3], a.spatial_scale, 2,
+                                       GetParam());
     const at::Tensor grad = at::randn({s.rois, s.input[1], a.pooled_height, a.pooled_width},
                                       at::TensorOptions().dtype(GetParam()));
     const at::Tensor cpu = callRoiAlignBackward(grad, rois, a, s.input);
-    const at::Tensor meta = callRoiAlignBackward(onMeta(grad), onMeta(rois), a, s.input);
-    EXPECT_TRUE(meta.is_meta());
-    EXPECT_EQ(meta.sizes(), cpu.sizes());
-    EXPECT_EQ(meta.scalar_type(), cpu.scalar_type());
+    expectMetaOf(callRoiAlignBackward(toMeta(grad), toMeta(rois), a, s.input), cpu);
   }
 }
 
@@ -72,15 +62,15 @@ TEST_P(RoiAlignMeta, RejectsWhatTheCpuKernelRejects) {
   const at::Tensor input = at::zeros({1, 2, 4, 4}, opts);
   for (const auto& rois : {at::zeros({3, 4}, opts), at::zeros({3}, opts)}) {
     EXPECT_THROW(callRoiAlign(input, rois, a), c10::Error);
-    EXPECT_THROW(callRoiAlign(onMeta(input), onMeta(rois), a), c10::Error);
+    EXPECT_THROW(callRoiAlign(toMeta(input), toMeta(rois), a), c10::Error);
   }
   const at::Tensor bad_grad = at::zeros({3, 2, 5, 2}, opts);  // pooled height 5 != 2
   const at::Tensor rois = at::zeros({3, 5}, opts);
   EXPECT_THROW(callRoiAlignBackward(bad_grad, rois, a, input.sizes()), c10::Error);
-  EXPECT_THROW(callRoiAlignBackward(onMeta(bad_grad), onMeta(rois), a, input.sizes()), c10::Error);
+  EXPECT_THROW(callRoiAlignBackward(toMeta(bad_grad), toMeta(rois), a, input.sizes()), c10::Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(, RoiAlignMeta, ::testing::Values(at::kFloat, at::kDouble),
-                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+INSTANTIATE_TEST_SUITE_P(, RoiAlignMeta, cpuDtypes(), DtypeName());
 
 }  // namespace
+}  // namespace opmatrix::cases
