@@ -29,7 +29,8 @@ std::vector<std::string> suite_names() {
 std::string torch_of_each_suite() {
   std::vector<std::string> parts;
   for (const auto& s : kSuites)
-    if (const auto v = major_minor(s.torch)) parts.push_back(fmt::format("{} has {}.{}", s.name, v->major, v->minor));
+    if (const auto v = major_minor(s.torch))
+      parts.push_back(fmt::format("{}{} {}.{}", s.name, parts.empty() ? " has" : "", v->major, v->minor));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

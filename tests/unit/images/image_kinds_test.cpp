@@ -88,6 +88,25 @@ TEST(ImageKinds, PypiImagesShareLayersByCudaNvccAndSuite) {
   EXPECT_EQ(pypi.cuda_layers_key(a), pypi.cuda_layers_key(b));
 }
 
+// The messages built from the kinds' tables (Debian's suites and toolkits) read as they did when
+// they were written out by hand.
+TEST(ImageKinds, MessagesFromTheSuiteTableNameEverySuite) {
+  const auto errors_of = [](const std::string& versions, const std::string& image) {
+    const LoadResult r = load_matrix_text(
+        "version: 1\nops: [nms]\ncuda_archs: [\"8.0\"]\ncells:\n  - id: c\n" + versions + "    image: " + image + "\n",
+        "m.yaml", ".");
+    std::string s;
+    for (const auto& d : r.diagnostics) s += d.message + "\n";
+    return s;
+  };
+  EXPECT_EQ(errors_of("    torch: \"2.5.1\"\n    torchvision: \"0.20.1\"\n    cuda: none\n", "debian"),
+            "no Debian suite ships torch 2.5.1 (bookworm has 1.13, trixie 2.6, sid 2.14): name the suite (suite: "
+            "trixie) or take the PyPI wheels (builtin: pypi)\n");
+  EXPECT_EQ(errors_of(kTrixieCuda, "{builtin: pypi, nvcc: \"12.6\"}"),
+            "Debian's non-free CUDA toolkit is 11.8 (bookworm) or 12.4 (trixie), not 12.6: pick one of those, or "
+            "nvcc_from: wheel for CUDA 13+\n");
+}
+
 TEST(ImageKinds, InitCellsComeFromTheKindsThatProposeThem) {
   std::vector<std::string> ids;
   for (const ImageKind* k : image_kinds())
