@@ -166,12 +166,7 @@ std::string cells(const InitMatrixOptions& o) {
     out += fmt::format("  - id: {}\n", scalar(known_cell_id(o.id_prefix, c)));
     out += fmt::format("    torch: \"{}\"\n    torchvision: \"{}\"\n", c.torch, c.torchvision);
     out += fmt::format("    cuda: {}\n", c.cuda == "none" ? "none" : "\"" + c.cuda + "\"");
-    if (c.builtin == "debian")
-      out += fmt::format("    image: {{builtin: debian, suite: {}}}   # Debian's own torch/torchvision packages{}\n",
-                         c.suite, c.cuda == "none" ? " (CPU)" : "");
-    else
-      out += fmt::format("    image: {{builtin: {}}}   # pip torch=={} torchvision=={}, nvcc picked from `cuda`\n",
-                         c.builtin, c.torch, c.torchvision);
+    out += fmt::format("    image: {}   # {}\n", c.image, c.image_note);
     out += "\n";
   }
   out.pop_back();

@@ -1,25 +1,21 @@
-// The cells `opmatrix init` proposes for a new library: one table, so that a new torch release
-// is one edit here.
+// The cells `opmatrix init` proposes for a new library: those every built-in image kind
+// proposes (images/*.cpp, InitCell), kinds in name order, so that a new torch release is one
+// edit in the module of its image kind.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "images/image_kind.h"
+
 namespace opmatrix {
 
-struct KnownCell {
-  std::string torch;
-  std::string torchvision;
-  std::string cuda;         // "none" = CPU only
-  std::string builtin;      // the built-in image: "debian" (Debian's packages) or "pypi" (pip wheels)
-  std::string suite;        // debian only: bookworm, trixie, sid
-  std::string why;          // the comment above the cell: why it is in the starting set
-};
+using KnownCell = InitCell;
 
 const std::vector<KnownCell>& known_cells();
 
-// "<prefix>-trixie-torch2.6-cpu", "<prefix>-pypi-torch2.15.0-cu13.2": Debian cells name torch's
-// MAJOR.MINOR (the suite fixes the rest), PyPI cells the exact release pip installs.
+// "<prefix>-trixie-torch2.6-cpu", "<prefix>-pypi-torch2.15.0-cu13.2": the library's prefix
+// before the id the cell's kind gives it.
 std::string known_cell_id(const std::string& prefix, const KnownCell& cell);
 
 }  // namespace opmatrix

@@ -5,6 +5,28 @@
 
 namespace opmatrix {
 
+namespace {
+
+// The torchvision pip installs beside each torch MAJOR.MINOR: the release made for it, at its
+// newest patch on PyPI (torchvision's README table; each wheel's Requires-Dist torch==), or,
+// for a torch that has none on PyPI yet, the newest release whose requirement accepts it.
+// Checked on PyPI 2026-11-26: torchvision 0.29.0 requires torch==2.14.0, 0.29.2 (a stable-ABI
+// py3-none wheel) torch>=2.14.0; there is no 0.30, so pip pairs torch 2.15.0 with 0.29.2.
+struct TorchvisionPairing {
+  int torch_major;
+  int torch_minor;
+  const char* torchvision;
+};
+constexpr TorchvisionPairing kTorchvisionPairings[] = {
+    {1, 10, "0.11.3"}, {1, 11, "0.12.0"}, {1, 12, "0.13.1"}, {1, 13, "0.14.1"}, {2, 0, "0.15.2"},
+    {2, 1, "0.16.2"},  {2, 2, "0.17.2"},  {2, 3, "0.18.1"},  {2, 4, "0.19.1"},  {2, 5, "0.20.1"},
+    {2, 6, "0.21.0"},  {2, 7, "0.22.1"},  {2, 8, "0.23.0"},  {2, 9, "0.24.1"},  {2, 10, "0.25.0"},
+    {2, 11, "0.26.0"}, {2, 12, "0.27.1"}, {2, 13, "0.28.0"}, {2, 14, "0.29.2"},
+    {2, 15, "0.29.2"},  // none of its own yet: 0.29.2 accepts torch >= 2.14
+};
+
+}  // namespace
+
 bool is_package_version(const std::string& v) {
   static const std::regex re(R"(^[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,4})?((a|b|rc)[0-9]{1,3}|\.(dev|post)[0-9]{1,8})?(\+[a-z0-9.]{1,32})?$)");
   return std::regex_match(v, re);
@@ -34,13 +56,17 @@ std::optional<MajorMinor> major_minor(const std::string& version) {
   return MajorMinor{std::stoi(m[1]), std::stoi(m[2])};
 }
 
-std::optional<MajorMinor> upstream_torchvision_for(const std::string& torch_version) {
+std::optional<std::string> pip_torchvision_for(const std::string& torch_version) {
   const auto t = major_minor(torch_version);
   if (!t) return std::nullopt;
-  // torchvision's README table: 1.10->0.11 … 1.13->0.14, then 2.N -> 0.(15+N).
-  if (t->major == 1 && t->minor >= 10 && t->minor <= 13) return MajorMinor{0, t->minor + 1};
-  if (t->major == 2) return MajorMinor{0, 15 + t->minor};
+  for (const auto& p : kTorchvisionPairings)
+    if (p.torch_major == t->major && p.torch_minor == t->minor) return std::string(p.torchvision);
   return std::nullopt;
+}
+
+std::optional<MajorMinor> upstream_torchvision_for(const std::string& torch_version) {
+  const auto torchvision = pip_torchvision_for(torch_version);
+  return torchvision ? major_minor(*torchvision) : std::nullopt;
 }
 
 }  // namespace opmatrix

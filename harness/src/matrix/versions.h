@@ -1,5 +1,5 @@
 // Version and architecture vocabulary: what a well-formed torch/torchvision/CUDA version and
-// a CUDA arch look like, and which torchvision upstream pairs with which torch.
+// a CUDA arch look like, and which torchvision pip pairs with which torch.
 #pragma once
 
 #include <optional>
@@ -22,7 +22,11 @@ struct MajorMinor {
 };
 std::optional<MajorMinor> major_minor(const std::string& version);
 
-// The torchvision MAJOR.MINOR that upstream releases with this torch (e.g. 2.6 -> 0.21), if known.
+// The torchvision pip installs beside this torch (e.g. 2.6.0 -> 0.21.0): the release made for it,
+// or, while PyPI has none for it yet, the newest release that accepts it. nullopt: a torch the
+// pairing table does not know. `opmatrix init` writes it; validate and the torchvision check
+// compare a cell's torchvision with its MAJOR.MINOR: one table, so they cannot disagree.
+std::optional<std::string> pip_torchvision_for(const std::string& torch_version);
 std::optional<MajorMinor> upstream_torchvision_for(const std::string& torch_version);
 
 }  // namespace opmatrix

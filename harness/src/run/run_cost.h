@@ -9,21 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "images/image_figures.h"
+
 namespace opmatrix {
 
-// Measured on the project's build machine (2 cores, podman 4.3 overlay, 2026-11-23;
-// docs/containers.md "Measured", bench/RESULTS.md): what one cold image of a built-in recipe
-// stores (as `podman images` counts it: shared layers counted in every image, so a sum is an
-// upper bound), downloads and takes to build.
-struct ImageFigures {
-  double bytes = 0;
-  double download_bytes = 0;
-  double build_seconds = 0;
-  bool measured = true;  // false: a recipe of the matrix's own, given the largest figures
-  double largest_layer_bytes = 0;  // what a commit briefly needs room for (0: the whole image)
-};
-// By Containerfile stem (debian, debian-cuda, debian-cuda-toolkit, pypi); another recipe (a
-// matrix's own Containerfile) gets the largest pypi figures: never too little.
+// By Containerfile stem, the name of a built-in kind (images/image_kinds.h), whose module
+// holds its figures; another recipe (a matrix's own Containerfile) gets the largest pypi
+// figures: never too little.
 // `cuda_layers_present`: an image whose CUDA layers another image already has (docs/containers.md
 // "Layers of a pypi image", "Shared layers"): what one more torch minor, or one more Debian image
 // on its suite's toolkit, adds. `cuda`: torch's CUDA, where a figure for it was measured.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "images/image_kinds.h"
 #include "util/atomic_write.h"
 #include "util/disk_space.h"
 
@@ -34,21 +35,11 @@ nlohmann::json last_result(const std::string& results_dir, const Cell& cell) {
   return nlohmann::json::parse(read_text_file(results_dir + "/" + cell.id + ".json"), nullptr, false);
 }
 
-// Which images share their CUDA layers: pypi images of the same CUDA, nvcc and suite (the
-// wheels of one CUDA release are mostly pinned alike); debian-cuda and debian-cuda-toolkit
-// images of one suite (the same toolkit packages on the same base). "" for every other recipe.
+// Which images share their CUDA layers: the kind of the cell's image says ("" for an image of
+// no built-in kind).
 std::string cuda_layers_key(const Cell& cell) {
-  if (cell.image.builtin == "debian-cuda" || cell.image.builtin == "debian-cuda-toolkit") {
-    std::string key = "debian toolkit";
-    for (const auto& [k, v] : cell.image.args)
-      if (k == "SUITE") key += "|" + k + "=" + v;
-    return key;
-  }
-  if (cell.image.builtin != "pypi") return "";
-  std::string key = "pypi cuda=" + cell.cuda;
-  for (const auto& [k, v] : cell.image.args)
-    if (k == "NVCC" || k == "NVCC_FROM" || k == "SUITE" || k == "PIP_INDEX_URL") key += "|" + k + "=" + v;
-  return key;
+  const ImageKind* kind = find_image_kind(cell.image.builtin);
+  return kind ? kind->cuda_layers_key(cell) : "";
 }
 
 // The base images a podman cell image is built on that are not made yet (mmdebstrap).
@@ -77,6 +68,91 @@ SpaceNeed with_free_space(SpaceNeed need) {
   return need;
 }
 
+// The seconds a cell's run takes past its image step: its last run's where it has one (an image
+// the look-ahead built took the cell only its wait, `waited_seconds`, not the build), else the
+// measured figure.
+double cell_seconds(const nlohmann::json& last, bool own_kernels) {
+  if (!last.is_object() || !last.contains("seconds") || !last["seconds"].is_number())
+    return measured_cell_seconds(own_kernels);
+  double seconds = last["seconds"].get<double>();
+  if (last.contains("steps") && last["steps"].is_array())
+    for (const auto& s : last["steps"]) {
+      if (s.value("name", "") != "image") continue;
+      const char* spent = s.contains("waited_seconds") ? "waited_seconds" : "seconds";
+      if (s.contains(spent) && s[spent].is_number()) seconds -= s[spent].get<double>();
+    }
+  return std::max(seconds, 0.0);
+}
+
+// The images a run would build, in the order first asked for, each with the cells it serves.
+class ImagePlan {
+ public:
+  explicit ImagePlan(std::vector<PlannedImage>& images) : images_(images) {}
+
+  void add(const std::string& name, const Cell& cell, PlannedImage fresh) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      fresh.name = name;
+      it = by_name_.emplace(name, images_.size()).first;
+      images_.push_back(std::move(fresh));
+    }
+    images_[it->second].cells.push_back(cell.id);
+  }
+
+ private:
+  std::vector<PlannedImage>& images_;
+  std::map<std::string, std::size_t> by_name_;  // image name -> index in images_
+};
+
+// A cell image the storage lacks, sized by its kind's measured figures, or by the image the cell
+// ran in last time when the storage still has it: the best guess of the next one's size (its
+// tag changed with a script or the base, not with torch); not where layers are shared, since
+// `podman images` counts those in every image.
+PlannedImage sized_image(Engine& engine, const Cell& cell, const nlohmann::json& last, const std::string& tag,
+                         bool shares_layers) {
+  const std::string recipe = recipe_of(cell);  // by file name: debian.Containerfile …
+  const ImageFigures figures = measured_image_figures(recipe, shares_layers, cell.cuda);
+  PlannedImage image = image_of_figures(
+      "", figures,
+      !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"
+      : shares_layers   ? "measured for one more " + recipe + " image of a CUDA already there"
+                        : "measured for " + recipe + " images");
+  const std::string old = last.is_object() ? last.value("image", "") : "";
+  if (!shares_layers && !old.empty() && old != tag)
+    if (auto size = engine.image_size(old)) {
+      image.bytes = *size;
+      image.size_from = "as its last image " + old;
+    }
+  return image;
+}
+
+// Plans what the storage lacks for one cell: a prebuilt ref to pull, or the bases (podman,
+// mmdebstrap) and the image to build.
+void plan_image(Engine& engine, const Cell& cell, const nlohmann::json& last, const std::string& tag,
+                bool shares_layers, ImagePlan& plan) {
+  if (!cell.image.ref.empty()) {
+    PlannedImage pulled;
+    pulled.size_from = "unknown until pulled";
+    plan.add(cell.image.ref, cell, pulled);
+    return;
+  }
+  const PlannedImage image = sized_image(engine, cell, last, tag, shares_layers);
+  if (engine.name() == "podman" && engine.config().local_base_images)
+    for (const auto& base : missing_bases(engine, cell))
+      plan.add(base, cell, image_of_figures(base, measured_base_image_figures(), "measured for mmdebstrap bases"));
+  plan.add(tag.empty() ? describe_recipe(cell) : tag, cell, image);
+}
+
+// What the new images and build folders need of the engine's storage and of the work dir.
+void add_space_needs(Engine& engine, RunCost& cost) {
+  if (engine.name() != "host" && !cost.new_images.empty()) {
+    cost.needs.push_back(with_free_space(
+        {engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)}));
+  }
+  if (cost.build_tree_bytes > 0)
+    cost.needs.push_back(with_free_space({"the work dir", engine.config().work_dir, 1, std::nullopt, cost.build_tree_bytes}));
+}
+
 }  // namespace
 
 ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell), false, cell.cuda); }
@@ -86,37 +162,14 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
   RunCost cost;
   cost.parallel_cells = std::max(1, parallel_cells);
   cost.uses_images = engine.name() != "host";
-  std::map<std::string, std::size_t> by_name;  // image name -> index in new_images
+  ImagePlan plan(cost.new_images);
   std::map<std::string, bool> present;
   std::set<std::string> cuda_layers;  // cuda_layers_key of the images present or planned so far
-  auto add_image = [&](const std::string& name, const Cell& cell, PlannedImage fresh) {
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
-      fresh.name = name;
-      by_name[name] = cost.new_images.size();
-      cost.new_images.push_back(std::move(fresh));
-      it = by_name.find(name);
-    }
-    cost.new_images[it->second].cells.push_back(cell.id);
-  };
   for (const Cell* cell : cells) {
     const nlohmann::json last = last_result(results_dir, *cell);
     const bool own_kernels = !cell->project;
-    // Time: the cell's last run past its image step where it has one, else the measured figure.
-    // An image the look-ahead built took the cell only its wait (`waited_seconds`), not the build.
-    double seconds = measured_cell_seconds(own_kernels);
-    if (last.is_object() && last.contains("seconds") && last["seconds"].is_number()) {
-      seconds = last["seconds"].get<double>();
-      if (last.contains("steps") && last["steps"].is_array())
-        for (const auto& s : last["steps"]) {
-          if (s.value("name", "") != "image") continue;
-          const char* spent = s.contains("waited_seconds") ? "waited_seconds" : "seconds";
-          if (s.contains(spent) && s[spent].is_number()) seconds -= s[spent].get<double>();
-        }
-      seconds = std::max(seconds, 0.0);
-    }
     if (!images_only) {
-      cost.cell_seconds += seconds;
+      cost.cell_seconds += cell_seconds(last, own_kernels);
       if (!fs::exists(engine.host_build_dir(*cell))) {
         ++cost.new_build_trees;
         cost.build_tree_bytes += measured_build_tree_bytes(own_kernels);
@@ -131,43 +184,11 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       if (!present.count(tag)) present[tag] = !engine.image_id(tag).empty();
       if (present[tag]) continue;
     }
-    if (!cell->image.ref.empty()) {
-      PlannedImage pulled;
-      pulled.size_from = "unknown until pulled";
-      add_image(cell->image.ref, *cell, pulled);
-      continue;
-    }
-    const std::string recipe = recipe_of(*cell);  // by file name: debian.Containerfile …
-    const ImageFigures figures = measured_image_figures(recipe, shares_layers, cell->cuda);
-    PlannedImage image = image_of_figures(
-        "", figures,
-        !figures.measured ? "a Containerfile of the matrix's own: the largest measured image"
-        : shares_layers   ? "measured for one more " + recipe + " image of a CUDA already there"
-                          : "measured for " + recipe + " images");
-    // The image this cell ran in last time, when the storage still has it, is the best guess
-    // of the next one's size (its tag changed with a script or the base, not with torch); not
-    // where layers are shared, since `podman images` counts those in every image.
-    const std::string old = last.is_object() ? last.value("image", "") : "";
-    if (!shares_layers && !old.empty() && old != tag)
-      if (auto size = engine.image_size(old)) {
-        image.bytes = *size;
-        image.size_from = "as its last image " + old;
-      }
-    if (engine.name() == "podman" && engine.config().local_base_images)
-      for (const auto& base : missing_bases(engine, *cell)) {
-        add_image(base, *cell, image_of_figures(base, measured_base_image_figures(), "measured for mmdebstrap bases"));
-      }
-    add_image(tag.empty() ? describe_recipe(*cell) : tag, *cell, image);
+    plan_image(engine, *cell, last, tag, shares_layers, plan);
   }
   for (const auto& [tag, is_present] : present) cost.images_present += is_present;
   for (const auto& i : cost.new_images) cost.image_seconds += i.build_seconds;
-
-  if (engine.name() != "host" && !cost.new_images.empty()) {
-    cost.needs.push_back(with_free_space(
-        {engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)}));
-  }
-  if (cost.build_tree_bytes > 0)
-    cost.needs.push_back(with_free_space({"the work dir", engine.config().work_dir, 1, std::nullopt, cost.build_tree_bytes}));
+  add_space_needs(engine, cost);
   return cost;
 }
 

@@ -2,6 +2,7 @@
 // our own cells carried by hand (so their image tags, content hashes of the args, stay put).
 #include <gtest/gtest.h>
 
+#include "images/debian_suites.h"
 #include "matrix/builtin_images.h"
 #include "matrix/load.h"
 

@@ -42,4 +42,18 @@ TEST(Versions, UpstreamPairingFollowsTorchvisionsTable) {
   EXPECT_EQ(tv("3.0.0"), "?");
 }
 
+// PyPI has no torchvision 0.30: pip pairs torch 2.15.0 with 0.29.2, which asks for torch >= 2.14.
+// init writes this pair and validate compares with it: one table, no warning about it.
+TEST(Versions, PipTorchvisionForATorchWithoutItsOwnIsTheNewestThatAcceptsIt) {
+  EXPECT_EQ(pip_torchvision_for("2.14.1").value_or("?"), "0.29.2");
+  EXPECT_EQ(pip_torchvision_for("2.15.0").value_or("?"), "0.29.2");
+  EXPECT_EQ(pip_torchvision_for("2.5.1").value_or("?"), "0.20.1");
+  EXPECT_EQ(pip_torchvision_for("2.6.0+cpu").value_or("?"), "0.21.0");
+  EXPECT_FALSE(pip_torchvision_for("2.99.0").has_value()) << "an unknown torch gets no guess";
+  EXPECT_FALSE(pip_torchvision_for("latest").has_value());
+  const auto mm = upstream_torchvision_for("2.15.0");
+  ASSERT_TRUE(mm.has_value());
+  EXPECT_EQ(mm->major * 100 + mm->minor, 29);
+}
+
 }  // namespace opmatrix
