@@ -12,7 +12,7 @@
 
 #include "matrix/load.h"
 #include "run/cache_key.h"
-#include "run/engine.h"
+#include "engine/engine.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include "matrix/model.h"
 #include "results/cell_result.h"
 #include "run/cell_runner.h"
-#include "run/engine.h"
+#include "engine/engine.h"
 
 namespace opmatrix {
 

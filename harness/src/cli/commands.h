@@ -51,7 +51,7 @@ int list_command(const ListOptions& opts, std::ostream& out, std::ostream& err);
 struct GithubMatrixOptions {
   std::string matrix = "matrix.yaml";
   std::string where = "github";  // github | local | gpu | all
-  bool cross_load = false;        // the cross-load jobs (run/cross_load_jobs.h) instead of the cells
+  bool cross_load = false;        // the cross-load jobs (crossload/cross_load_jobs.h) instead of the cells
 };
 int github_matrix_command(const GithubMatrixOptions& opts, std::ostream& out, std::ostream& err);
 
@@ -73,7 +73,7 @@ struct RunOptions {
   bool no_cache = false;           // run even when the last result's cache key still matches
   bool cross_load = true;          // after >= 2 cells: every build loaded in every runtime
   bool as_root = false;            // containers: run steps as root instead of an unprivileged user
-  bool yes = false;                // start even when the disk the run needs is not free (run/run_cost.h)
+  bool yes = false;                // start even when the disk the run needs is not free (images/run_cost.h)
   bool dry_run = false;            // say what the run would do and what it costs; start nothing
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "run/cross_load.h"
-#include "run/cross_load_jobs.h"
-#include "run/engine.h"
-#include "run/process.h"
+#include "crossload/cross_load.h"
+#include "crossload/cross_load_jobs.h"
+#include "engine/engine.h"
+#include "engine/process.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;
@@ -25,7 +25,7 @@ void print_counts(const nlohmann::json& j, const std::string& written, std::ostr
   out << fmt::format("\nwritten {}\n", written);
 }
 
-// --merge: the runtime jobs' files as the one a local run writes (run/cross_load_jobs.h).
+// --merge: the runtime jobs' files as the one a local run writes (crossload/cross_load_jobs.h).
 int merge_command(const CrossLoadOptions& opts, const std::string& results_dir, std::ostream& out, std::ostream& err) {
   std::vector<nlohmann::json> parts;
   for (const auto& file : opts.merge) {

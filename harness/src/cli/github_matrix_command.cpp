@@ -4,7 +4,7 @@
 
 #include "cli/commands.h"
 #include "matrix/to_json.h"
-#include "run/cross_load_jobs.h"
+#include "crossload/cross_load_jobs.h"
 
 namespace opmatrix {
 

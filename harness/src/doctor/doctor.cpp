@@ -15,7 +15,7 @@
 #include "checks/load/load_judge.h"
 #include "checks/nvrtc/nvrtc_judge.h"
 #include "checks/arch/arch_judge.h"
-#include "run/process.h"
+#include "engine/process.h"
 #include "checks/torchvision/torchvision_judge.h"
 #include "checks/versions/versions_judge.h"
 #include "util/json_fields.h"

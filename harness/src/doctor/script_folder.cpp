@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "embedded_scripts.h"
-#include "run/process.h"
+#include "engine/process.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 // What one cold image of a built-in kind stores, downloads and takes to build: the measured
-// figures `opmatrix run` estimates with before it starts (run/run_cost.h), kept beside each
+// figures `opmatrix run` estimates with before it starts (images/run_cost.h), kept beside each
 // kind's recipe (images/*.cpp) so that a new kind brings its own.
 #pragma once
 

@@ -6,7 +6,7 @@
 
 #include "pipeline/cell_cache.h"
 #include "run/cell_lock.h"
-#include "run/process.h"
+#include "engine/process.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;

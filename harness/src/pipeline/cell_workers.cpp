@@ -7,7 +7,7 @@
 #include "pipeline/cold_run_line.h"
 #include "pipeline/image_job.h"
 #include "run/cell_lock.h"
-#include "run/process.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 

@@ -1,6 +1,6 @@
 #include "pipeline/cold_run_line.h"
 
-#include "run/cold_run_figures.h"
+#include "images/cold_run_figures.h"
 
 namespace opmatrix {
 

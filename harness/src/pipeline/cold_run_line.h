@@ -1,4 +1,4 @@
-// The closing line of what images cost the run in wall time (run/cold_run_figures.h).
+// The closing line of what images cost the run in wall time (images/cold_run_figures.h).
 #pragma once
 
 #include <chrono>

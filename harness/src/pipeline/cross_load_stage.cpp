@@ -1,7 +1,7 @@
 #include "pipeline/cross_load_stage.h"
 
-#include "run/cross_load.h"
-#include "run/process.h"
+#include "crossload/cross_load.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 

@@ -1,5 +1,5 @@
 // The run's cross-load stage: after builds of several cells, each is loaded in every other's
-// runtime (the ABI cross-load table, run/cross_load.h).
+// runtime (the ABI cross-load table, crossload/cross_load.h).
 #pragma once
 
 #include "pipeline/run_state.h"

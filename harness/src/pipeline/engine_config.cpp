@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "run/engine.h"
+#include "engine/engine.h"
 #include "util/data_root.h"
 
 namespace fs = std::filesystem;

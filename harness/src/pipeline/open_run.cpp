@@ -63,7 +63,7 @@ StageExit open_run(RunState& run) {
     return usage_error(run.err, "cannot find opmatrix's Containerfiles and in-cell scripts (share/opmatrix next to "
                                 "the binary's bin/, or $OPMATRIX_DATA_DIR): reinstall with `cmake --install BUILD "
                                 "--prefix PREFIX`");
-  // Every image goes through one acquisition per tag (run/image_prefetch.h): cells of one
+  // Every image goes through one acquisition per tag (images/image_prefetch.h): cells of one
   // image never build it twice, nor at once, and the look-ahead's builds reach the workers.
   run.engine = std::make_unique<SharedBuildEngine>(make_engine(run.config));
   run.results_dir = absolute_path(run.opts.results);

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "run/cache_key.h"
-#include "run/process.h"
+#include "engine/process.h"
 #include "run/source_commit.h"
 
 namespace opmatrix {

@@ -7,7 +7,7 @@
 namespace opmatrix {
 
 // Fills run.parallel_cells, run.settings, run.started, run.progress, run.sources, run.commit;
-// from here on SIGINT and SIGTERM stop the run (run/process.h) rather than the process.
+// from here on SIGINT and SIGTERM stop the run (engine/process.h) rather than the process.
 void plan_run(RunState& run);
 
 }  // namespace opmatrix

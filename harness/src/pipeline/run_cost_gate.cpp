@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/cell_cache.h"
-#include "run/run_cost_survey.h"
+#include "images/run_cost_survey.h"
 
 namespace opmatrix {
 

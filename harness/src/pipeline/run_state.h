@@ -17,8 +17,8 @@
 #include "matrix/model.h"
 #include "results/cell_result.h"
 #include "run/cell_runner.h"
-#include "run/engine.h"
-#include "run/image_prefetch.h"
+#include "engine/engine.h"
+#include "images/image_prefetch.h"
 
 namespace opmatrix {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "run/process.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 

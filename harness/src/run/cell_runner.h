@@ -8,7 +8,7 @@
 
 #include "matrix/model.h"
 #include "results/cell_result.h"
-#include "run/engine.h"
+#include "engine/engine.h"
 
 namespace opmatrix {
 
@@ -16,7 +16,7 @@ struct RunSettings {
   std::string results_dir;  // absolute
   int build_jobs = 2;
   double per_test_timeout_s = 300;  // ctest --timeout; each step's own comes from the registry
-  // The run's look-ahead (run/image_prefetch.h) began this cell's image before the cell
+  // The run's look-ahead (images/image_prefetch.h) began this cell's image before the cell
   // started: its image log is this run's, so it stays when the cell clears its log folder,
   // and the progress ticker reads it from the start.
   bool image_log_from_look_ahead = false;

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "run/image_build_progress.h"
+#include "images/image_build_progress.h"
 #include "run/step_progress.h"
 
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 // While an image builds or a long step runs, a line every `interval_s` saying what it is doing,
-// read from its log as it grows (run/image_build_progress.h for images, run/step_progress.h for
+// read from its log as it grows (images/image_build_progress.h for images, run/step_progress.h for
 // build and test steps): a cold pypi image takes 4-7 minutes, an sdist's compile up to half an
 // hour, and one line at the end is not enough for a person watching. Small on purpose: a thread
 // that tails the log and a clock.

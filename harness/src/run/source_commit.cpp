@@ -1,6 +1,6 @@
 #include "run/source_commit.h"
 
-#include "run/process.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 

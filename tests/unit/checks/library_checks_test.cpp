@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "run/cross_load.h"
+#include "crossload/cross_load.h"
 #include "checks/load/load_judge.h"
 #include "checks/nvrtc/nvrtc_judge.h"
 #include "checks/fatbin/fatbin_judge.h"

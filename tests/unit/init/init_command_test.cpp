@@ -9,7 +9,7 @@
 #include "init/known_cells.h"
 #include "matrix/load.h"
 #include "matrix/versions.h"
-#include "run/process.h"
+#include "engine/process.h"
 #include "temp_folder.h"
 #include "util/atomic_write.h"
 

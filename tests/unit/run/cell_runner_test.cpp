@@ -1155,7 +1155,7 @@ TEST_F(RunCell, ImageFailureRunsNoFurtherStep) {
   EXPECT_TRUE(r.versions.empty());
 }
 
-// An image the run's look-ahead built (run/image_prefetch.h): the step keeps the build's own
+// An image the run's look-ahead built (images/image_prefetch.h): the step keeps the build's own
 // seconds and records the cell's wait beside them, in the results and on the console.
 TEST_F(RunCell, AnImageFromTheLookAheadRecordsItsBuildAndTheWait) {
   const Cell c = cpu_cell();

@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "run/engine.h"
-#include "run/process.h"
+#include "engine/engine.h"
+#include "engine/process.h"
 
 namespace opmatrix::fake {
 

@@ -1,4 +1,4 @@
-#include "run/cross_load_jobs.h"
+#include "crossload/cross_load_jobs.h"
 
 #include <set>
 #include <stdexcept>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "matrix/to_json.h"
-#include "run/cross_load.h"
+#include "crossload/cross_load.h"
 
 namespace opmatrix {
 

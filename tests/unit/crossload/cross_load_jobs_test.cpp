@@ -1,10 +1,10 @@
 // The cross-load spread over GitHub jobs: which jobs the plan starts, and the merge of their
-// single-runtime files into the one file a local run writes (run/cross_load_jobs.h).
+// single-runtime files into the one file a local run writes (crossload/cross_load_jobs.h).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "run/cross_load_jobs.h"
+#include "crossload/cross_load_jobs.h"
 
 namespace opmatrix {
 namespace {
@@ -100,9 +100,9 @@ TEST(MergeCrossLoads, RefusesWhatIsNotACrossLoadFileAndMixedEngines) {
 // The job of one runtime (`cross-load --runtime ID`) over the fake engine: it loads every
 // build into that runtime only, says nothing of the others' images, and takes an upstream
 // subject from a build folder when the subject's image is elsewhere.
-#include "fake_engine.h"
+#include "../run/fake_engine.h"
 #include "results/cell_result.h"
-#include "run/cross_load.h"
+#include "crossload/cross_load.h"
 #include "util/atomic_write.h"
 
 namespace opmatrix {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run/process.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 

@@ -1,4 +1,4 @@
-// Gathers what run/run_cost.h judges, for the cells a run is about to start: which of their
+// Gathers what images/run_cost.h judges, for the cells a run is about to start: which of their
 // images the engine's storage lacks (and how big each is: the cell's last image when the
 // storage still has it, else the measured figures), the build folders still to be made, the
 // free space of the engine's storage and of the work dir; and renders it for a person.
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "matrix/model.h"
-#include "run/engine.h"
-#include "run/run_cost.h"
+#include "engine/engine.h"
+#include "images/run_cost.h"
 
 namespace opmatrix {
 

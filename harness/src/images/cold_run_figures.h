@@ -1,6 +1,6 @@
 // What a run's image builds cost in wall time, from the run's own timestamps: how long the
 // builds took, how much of that ran beside a cell's compile and tests (the look-ahead's gain,
-// run/image_prefetch.h), the cells' time without their images, and the wall time. The one line
+// images/image_prefetch.h), the cells' time without their images, and the wall time. The one line
 // `opmatrix run` ends with, and the figures bench/RESULTS.md quotes (docs/cli.md#run).
 #pragma once
 

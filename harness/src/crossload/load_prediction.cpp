@@ -1,4 +1,4 @@
-#include "run/load_prediction.h"
+#include "crossload/load_prediction.h"
 
 #include <cxxabi.h>
 

@@ -1,4 +1,4 @@
-#include "run/run_cost_survey.h"
+#include "images/run_cost_survey.h"
 
 #include <algorithm>
 #include <filesystem>

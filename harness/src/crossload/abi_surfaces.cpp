@@ -1,4 +1,4 @@
-#include "run/abi_surfaces.h"
+#include "crossload/abi_surfaces.h"
 
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-// Both sides of the load prediction (run/load_prediction.h) for the cells of a cross-load: each
+// Both sides of the load prediction (crossload/load_prediction.h) for the cells of a cross-load: each
 // build's imports read in its own cell's image, each runtime's exports in its own, by
 // scripts/cell/abi_surface.py. Kept in results/_abi/<cell>.{imports,exports}.json with the key
 // they depend on (the libraries' hashes, the image), so a later cross-load reads them again
@@ -12,8 +12,8 @@
 
 #include "matrix/model.h"
 #include "run/cell_runner.h"
-#include "run/engine.h"
-#include "run/load_prediction.h"
+#include "engine/engine.h"
+#include "crossload/load_prediction.h"
 
 namespace opmatrix {
 

@@ -1,8 +1,8 @@
-// The closing figures of a run (run/cold_run_figures.h): builds, the part of them beside a
+// The closing figures of a run (images/cold_run_figures.h): builds, the part of them beside a
 // compiling cell, the cells' own time, wall time and their ratio, from spans in seconds.
 #include <gtest/gtest.h>
 
-#include "run/cold_run_figures.h"
+#include "images/cold_run_figures.h"
 
 namespace opmatrix {
 

@@ -1,4 +1,4 @@
-#include "run/image_prefetch.h"
+#include "images/image_prefetch.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "run/cell_runner.h"
-#include "run/process.h"
-#include "run/run_cost.h"
-#include "run/run_cost_survey.h"
+#include "engine/process.h"
+#include "images/run_cost.h"
+#include "images/run_cost_survey.h"
 #include "util/disk_space.h"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "run/engine.h"
+#include "engine/engine.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -10,7 +10,7 @@
 
 #include "matrix/model.h"
 #include "run/cell_runner.h"
-#include "run/engine.h"
+#include "engine/engine.h"
 
 namespace opmatrix {
 
@@ -25,7 +25,7 @@ struct CrossLoadSettings {
   double timeout_s = 1800;  // per runtime (one container loads every build)
   bool no_cache = false;
   // Only these cells are runtimes ("" = every cell whose image is here): one GitHub job per
-  // runtime (run/cross_load_jobs.h). The others' builds and upstream subjects still count.
+  // runtime (crossload/cross_load_jobs.h). The others' builds and upstream subjects still count.
   std::vector<std::string> runtimes;
   // Only copy the runtimes' upstream subjects (torchvision's _C_stable.so) out of their images
   // into their build folders, where a cell job's build artifact takes them along; load nothing.

@@ -1,4 +1,4 @@
-#include "run/cold_run_figures.h"
+#include "images/cold_run_figures.h"
 
 #include <algorithm>
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "matrix/model.h"
-#include "run/engine.h"
+#include "engine/engine.h"
 
 namespace opmatrix {
 
@@ -108,7 +108,7 @@ struct LookAheadSettings {
   std::function<void(const std::string& cell, const std::string& line)> say;
 };
 
-// The defaults for a real run: measured image sizes (run/run_cost.h), statvfs, stop_requested().
+// The defaults for a real run: measured image sizes (images/run_cost.h), statvfs, stop_requested().
 LookAheadSettings default_look_ahead_settings(int ahead, const std::string& results_dir);
 
 class ImageLookAhead {

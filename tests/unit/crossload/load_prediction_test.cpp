@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "run/load_prediction.h"
+#include "crossload/load_prediction.h"
 #include "util/hash.h"
 
 namespace opmatrix {

@@ -1,11 +1,11 @@
-#include "run/image_build_progress.h"
+#include "images/image_build_progress.h"
 
 #include <algorithm>
 #include <regex>
 
 #include <fmt/format.h>
 
-#include "run/run_cost.h"
+#include "images/run_cost.h"
 
 namespace opmatrix {
 

@@ -1,4 +1,4 @@
-#include "run/run_cost.h"
+#include "images/run_cost.h"
 
 #include <algorithm>
 #include <cmath>

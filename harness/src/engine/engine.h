@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "matrix/model.h"
-#include "run/process.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 
@@ -61,7 +61,7 @@ struct ImageOutcome {
   std::string error;   // plain words when !ok
   double seconds = 0;
   ProcessResult process;
-  // Set by run/image_prefetch.h's SharedBuildEngine when this call did not acquire the image
+  // Set by images/image_prefetch.h's SharedBuildEngine when this call did not acquire the image
   // itself: "the look-ahead" (it acquired this cell's image ahead of the cell) or the id of
   // the cell whose build of the same tag this call waited for. `seconds` stays the build's own
   // time; `waited_seconds` is how long the caller really stood still for it.

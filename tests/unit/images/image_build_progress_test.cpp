@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "run/image_build_progress.h"
+#include "images/image_build_progress.h"
 #include "run/log_ticker.h"
 
 namespace fs = std::filesystem;

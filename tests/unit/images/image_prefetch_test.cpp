@@ -1,4 +1,4 @@
-// SharedBuildEngine and ImageLookAhead (run/image_prefetch.h) against a fake engine whose
+// SharedBuildEngine and ImageLookAhead (images/image_prefetch.h) against a fake engine whose
 // builds a test holds and releases, and which records every call: one build per tag, the
 // look-ahead's distance, its free-space check, its stop, and what a worker is told. Events are
 // ordered with a condition variable (FakeImages::await), never with sleeps.
@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run/image_prefetch.h"
+#include "images/image_prefetch.h"
 
 namespace opmatrix {
 

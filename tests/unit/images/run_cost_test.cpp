@@ -1,15 +1,15 @@
 // What `opmatrix run` says it will store and how long it takes, and whether it stops first:
-// the arithmetic and the decision (run/run_cost.h) with sizes and free space as inputs, and the
-// survey (run/run_cost_survey.h) over a fake engine's storage.
+// the arithmetic and the decision (images/run_cost.h) with sizes and free space as inputs, and the
+// survey (images/run_cost_survey.h) over a fake engine's storage.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 
-#include "run/run_cost.h"
-#include "run/run_cost_survey.h"
-#include "fake_engine.h"
+#include "images/run_cost.h"
+#include "images/run_cost_survey.h"
+#include "../run/fake_engine.h"
 
 namespace fs = std::filesystem;
 

@@ -1,6 +1,6 @@
 // What a run will download and store, and how long it takes, said before it starts
 // (`opmatrix run` prints it; docs/cli.md#what-a-run-costs). Pure arithmetic over figures the
-// caller gathers (run/run_cost_survey.h): sizes of images and build trees, free space of the
+// caller gathers (images/run_cost_survey.h): sizes of images and build trees, free space of the
 // filesystems they land on. The measured figures used where nothing better is known live here.
 #pragma once
 

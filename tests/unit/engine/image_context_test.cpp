@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run/engine.h"
+#include "engine/engine.h"
 
 namespace fs = std::filesystem;
 

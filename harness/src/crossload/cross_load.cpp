@@ -1,4 +1,4 @@
-#include "run/cross_load.h"
+#include "crossload/cross_load.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "results/cell_result.h"
-#include "run/abi_surfaces.h"
+#include "crossload/abi_surfaces.h"
 #include "checks/load/load_judge.h"
-#include "run/load_prediction.h"
+#include "crossload/load_prediction.h"
 #include "util/atomic_write.h"
 #include "util/clock.h"
 #include "util/hash.h"
@@ -111,7 +111,7 @@ std::string scripts_hash(const std::string& data_root) {
 }
 
 // Every pair's predicted outcome, from the builds' imports and the runtimes' exports alone
-// (run/load_prediction.h), next to the measured one; out["prediction"] sums up the agreement.
+// (crossload/load_prediction.h), next to the measured one; out["prediction"] sums up the agreement.
 void add_predictions(nlohmann::json& out, const std::vector<Side>& builds, const std::vector<Side>& runtimes,
                      Engine& engine, AbiSurfaces& surfaces) {
   std::map<std::string, std::vector<const Side*>> by_cell;
