@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "checks/cell_context.h"
+#include "checks/script/script_declaration.h"
 #include "checks/script/script_judge.h"
+#include "script_check_declarations.h"
 
 namespace opmatrix {
 
@@ -45,6 +50,21 @@ bool run_script_check(CellContext& ctx, const StepSpec& spec) {
   }
   return ok;
 }
+
+// Every declaration under checks/script/, carried in the binary. One that does not read is a
+// defect of this build (a unit test reads them all): said with its file, line and column.
+bool register_declared_script_checks() {
+  for (const auto& text : kScriptCheckDeclarations) {
+    Diagnostics diag(std::string("harness/src/checks/script/") + text.name);
+    const auto d = parse_script_check(text.text, diag);
+    for (const auto& item : diag.sorted()) std::fprintf(stderr, "%s\n", format_diagnostic(item).c_str());
+    if (!d) std::abort();
+    register_script_check(d->order, d->declared.step, d->declared.check);
+  }
+  return true;
+}
+
+const bool kRegistered = register_declared_script_checks();
 
 }  // namespace
 
