@@ -94,6 +94,12 @@ ProcessResult CellContext::run_step(const StepCommand& cmd, const std::string& c
   return r;
 }
 
+ProcessResult CellContext::run_script_step(const StepSpec& spec, const std::string& check) {
+  StepCommand cmd = script_command(spec.name, spec.script, {});
+  cmd.capture_stdout = true;
+  return run_step(cmd, check);
+}
+
 nlohmann::json CellContext::script_json(const std::string& step, const std::string& script,
                                         std::vector<std::string> args, const std::string& check, std::string* repro,
                                         const EnvList& env) {

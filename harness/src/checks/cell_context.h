@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/registry.h"
 #include "matrix/model.h"
 #include "results/cell_result.h"
 #include "run/cell_runner.h"
@@ -63,6 +64,8 @@ struct CellContext {
   // itself passed, in the results and on the console alike.
   ProcessResult run_step(const StepCommand& cmd, const std::string& check,
                          const std::function<bool(const ProcessResult&)>& output_is_data = nullptr);
+  // Runs the step's own script (no arguments) with its stdout kept, recorded as `check`.
+  ProcessResult run_script_step(const StepSpec& spec, const std::string& check);
   // Runs a cell script that prints one JSON object; a failed step (or no JSON) is recorded as
   // `check` and gives null.
   nlohmann::json script_json(const std::string& step, const std::string& script, std::vector<std::string> args,

@@ -108,32 +108,33 @@ bool is_infrastructure(const std::string& check, const std::string& kind) {
                      spec->infrastructure_kinds.end();
 }
 
-std::vector<std::string> project_columns() {
+namespace {
+
+// The names of the checks (registry order) for which `holds` is true.
+template <typename Predicate>
+std::vector<std::string> checks_where(Predicate holds) {
   std::vector<std::string> v;
   for (const auto& c : check_registry())
-    if (c.project_column) v.push_back(c.name);
+    if (holds(c)) v.push_back(c.name);
   return v;
+}
+
+}  // namespace
+
+std::vector<std::string> project_columns() {
+  return checks_where([](const CheckSpec& c) { return c.project_column; });
 }
 
 std::vector<std::string> checks_with_subtests() {
-  std::vector<std::string> v;
-  for (const auto& c : check_registry())
-    if (!c.subtests.empty()) v.push_back(c.name);
-  return v;
+  return checks_where([](const CheckSpec& c) { return !c.subtests.empty(); });
 }
 
 std::vector<std::string> behaviour_columns() {
-  std::vector<std::string> v;
-  for (const auto& c : check_registry())
-    if (c.behaviour_column) v.push_back(c.name);
-  return v;
+  return checks_where([](const CheckSpec& c) { return c.behaviour_column; });
 }
 
 std::vector<std::string> arch_columns() {
-  std::vector<std::string> v;
-  for (const auto& c : check_registry())
-    if (c.arch_column) v.push_back(c.name);
-  return v;
+  return checks_where([](const CheckSpec& c) { return c.arch_column; });
 }
 
 const char* to_string(StepWhen when) {

@@ -19,9 +19,7 @@ namespace {
 
 // The Python view, kept in the cell's notes for the closing torchvision-cpp step.
 bool python_view(CellContext& ctx, const StepSpec& spec) {
-  StepCommand cmd = ctx.script_command(spec.name, spec.script, {});
-  cmd.capture_stdout = true;
-  ProcessResult r = ctx.run_step(cmd, "torchvision");
+  ProcessResult r = ctx.run_script_step(spec, "torchvision");
   const nlohmann::json view = nlohmann::json::parse(r.stdout_text, nullptr, false);
   ctx.notes["torchvision"] = {{"python", view}, {"step_failed", !r.ok()}};
   if (r.ok() && !view.is_object()) ctx.add_error("torchvision", "torchvision: the script printed no JSON", r.seconds);

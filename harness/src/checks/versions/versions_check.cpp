@@ -9,9 +9,7 @@ namespace opmatrix {
 namespace {
 
 bool probe(CellContext& ctx, const StepSpec& spec) {
-  StepCommand cmd = ctx.script_command(spec.name, spec.script, {});
-  cmd.capture_stdout = true;
-  ProcessResult r = ctx.run_step(cmd, "versions");
+  ProcessResult r = ctx.run_script_step(spec, "versions");
   if (!r.ok()) return false;
   nlohmann::json probe = nlohmann::json::parse(r.stdout_text, nullptr, false);
   if (!probe.is_object()) {
