@@ -1,6 +1,6 @@
 """The two sides of a load, read without loading anything into torch (docs/stable-abi.md): what a
 library needs, and what a torch runtime offers. The harness predicts each build x runtime pair
-from them (run/load_prediction.h), so a load matrix can be told before, or without, running it.
+from them (crossload/load_prediction.h), so a load matrix can be told before, or without, running it.
 
     abi_surface.py --imports LIB...   what each library needs:
         {"imports": [{"library", "needed": [soname...], "undefined": [[name, version]...],
