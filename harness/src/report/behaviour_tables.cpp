@@ -124,22 +124,39 @@ void close_notes(Grid& g, std::size_t left_out) {
     g.notes.push_back(fmt::format("… and {} more: each cell's results/<cell>.json has them all", left_out));
 }
 
-Grid library_ops_table(const ResultsSet& set) {
+// A grid's head from the registry's behaviour columns (or those that also judge torchvision's
+// own ops): its checks, columns, caption and legend.
+Grid behaviour_head(bool torchvision, std::vector<const CheckSpec*>& checks) {
   Grid g;
+  checks = behaviour_checks(torchvision);
+  std::vector<std::string> captions, legends;
+  for (const CheckSpec* c : checks) {
+    captions.push_back(torchvision ? c->report.torchvision_caption : c->report.caption);
+    if (torchvision) legends.push_back(legend_of(*c, " "));
+    else if (!c->report.subtest_labels.empty()) legends.push_back(legend_of(*c, ": "));
+    if (!torchvision) g.columns.push_back(c->name);
+  }
+  g.notes_title = "what failed, with torch's own message";
+  if (torchvision) {
+    g.id = "torchvision-behaviour";
+    g.title = "torchvision's own ops";
+    g.caption = "torchvision's ops, as each runtime's torchvision registers them, " + listed(captions, " and ") +
+                ": the library the upstream reports are about, checked the same way.";
+    g.legend = fmt::format("{} — ✔ pass · ⚠ expected failure · ✘ fail · ○ not run", fmt::join(legends, " | "));
+    return g;
+  }
   g.id = "behaviour";
   g.title = "Behaviour per op";
-  const std::vector<const CheckSpec*> checks = behaviour_checks(false);
-  std::vector<std::string> captions, legends;
-  g.columns = {"cell", "op"};
-  for (const CheckSpec* c : checks) {
-    captions.push_back(c->report.caption);
-    if (!c->report.subtest_labels.empty()) legends.push_back(legend_of(*c, ": "));
-    g.columns.push_back(c->name);
-  }
+  g.columns.insert(g.columns.begin(), {"cell", "op"});
   g.caption = "What each checked op does under PyTorch's own tooling, on its samples: " + listed(captions, ", and ") + ".";
   g.legend = fmt::format("{} — ✔ pass · ⚠ expected failure · ✘ fail · ○ not run (the results say why)",
                          fmt::join(legends, "; "));
-  g.notes_title = "what failed, with torch's own message";
+  return g;
+}
+
+Grid library_ops_table(const ResultsSet& set) {
+  std::vector<const CheckSpec*> checks;
+  Grid g = behaviour_head(false, checks);
   std::size_t left_out = 0;
   for (const auto& r : set.cells) {
     const std::vector<std::string> ops = ops_in(r, false);
@@ -163,19 +180,8 @@ Grid library_ops_table(const ResultsSet& set) {
 
 // torchvision is the same in every cell of one runtime: its first cell with results speaks for it.
 Grid torchvision_ops_table(const ResultsSet& set) {
-  Grid g;
-  g.id = "torchvision-behaviour";
-  g.title = "torchvision's own ops";
-  const std::vector<const CheckSpec*> checks = behaviour_checks(true);
-  std::vector<std::string> captions, legends;
-  for (const CheckSpec* c : checks) {
-    captions.push_back(c->report.torchvision_caption);
-    legends.push_back(legend_of(*c, " "));
-  }
-  g.caption = "torchvision's ops, as each runtime's torchvision registers them, " + listed(captions, " and ") +
-              ": the library the upstream reports are about, checked the same way.";
-  g.legend = fmt::format("{} — ✔ pass · ⚠ expected failure · ✘ fail · ○ not run", fmt::join(legends, " | "));
-  g.notes_title = "what failed, with torch's own message";
+  std::vector<const CheckSpec*> checks;
+  Grid g = behaviour_head(true, checks);
   std::set<std::string> ops;
   std::vector<const CellResult*> runtimes;
   std::set<std::string> seen;
