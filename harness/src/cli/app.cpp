@@ -164,6 +164,15 @@ void add_run(CLI::App& app, CommandOptions& o, Wiring& w) {
   w.on_parse(r, run_command, run);
 }
 
+// The results and where cells are built, for the commands that run cells by way of
+// `opmatrix run` (bisect, cross-load), with each command's own words for its folders.
+void add_cell_places(CLI::App* cmd, RunOptions& run, const char* results_help, const char* work_dir_help) {
+  cmd->add_option("--results", run.results, results_help);
+  cmd->add_option("--engine", run.engine, "podman (default) | docker | host")
+      ->check(CLI::IsMember({"podman", "docker", "host"}));
+  cmd->add_option("--work-dir", run.work_dir, work_dir_help);
+}
+
 void add_bisect(CLI::App& app, CommandOptions& o, Wiring& w) {
   BisectOptions& bisect = o.bisect;
   auto* bs = app.add_subcommand("bisect", "along an ordered axis of cells (torch versions), run the fewest cells to "
@@ -175,10 +184,8 @@ void add_bisect(CLI::App& app, CommandOptions& o, Wiring& w) {
   bs->add_option("--check", bisect.check, "the check that passes at the axis's start and fails at its end")->required();
   bs->add_option("--op", bisect.op, "only this op's results of the check");
   bs->add_option("--subtest", bisect.subtest, "only this sub-test's results (opcheck's test_faketensor …)");
-  bs->add_option("--results", bisect.run.results, "folder for results/<cell>.json and logs (default: ./results)");
-  bs->add_option("--engine", bisect.run.engine, "podman (default) | docker | host")
-      ->check(CLI::IsMember({"podman", "docker", "host"}));
-  bs->add_option("--work-dir", bisect.run.work_dir, "per-cell build folders and ccache (default: build/opmatrix)");
+  add_cell_places(bs, bisect.run, "folder for results/<cell>.json and logs (default: ./results)",
+                  "per-cell build folders and ccache (default: build/opmatrix)");
   bs->add_option("--pip-cache", bisect.run.pip_cache, "pip cache shared by image builds");
   bs->add_option("--extra-ca", bisect.run.extra_ca, "CA bundle for HTTPS inside image builds");
   bs->add_flag("--yes", bisect.run.yes, "start each run even when its images will not fit in the free disk");
@@ -191,9 +198,8 @@ void add_cross_load(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* x = app.add_subcommand("cross-load", "load the op library built in each cell in every other cell's runtime "
                                              "(from the cells' last results); writes results/_cross-load.json");
   x->add_option("--matrix", xload.run.matrix, kMatrixHelp);
-  x->add_option("--results", xload.run.results, "folder of results/<cell>.json (default: ./results)");
-  x->add_option("--engine", xload.run.engine, "podman (default) | docker | host")->check(CLI::IsMember({"podman", "docker", "host"}));
-  x->add_option("--work-dir", xload.run.work_dir, "per-cell build folders (default: build/opmatrix)");
+  add_cell_places(x, xload.run, "folder of results/<cell>.json (default: ./results)",
+                  "per-cell build folders (default: build/opmatrix)");
   x->add_flag("--no-cache", xload.run.no_cache, "load again even where the runtime and the builds are unchanged");
   x->add_option("--runtime", xload.runtimes, "load into this cell's runtime only (repeatable; one GitHub job each); "
                                              "the other cells' builds are still loaded");
