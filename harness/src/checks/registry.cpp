@@ -24,39 +24,29 @@ struct Ordered {
   }
 };
 
-// Function-local statics: a module's registrar may run before this file's own statics exist.
-Ordered<StepSpec>& steps() {
-  static Ordered<StepSpec> s;
-  return s;
-}
-Ordered<CheckSpec>& checks() {
-  static Ordered<CheckSpec> c;
-  return c;
-}
-Ordered<ScriptCheck>& script_checks() {
-  static Ordered<ScriptCheck> sc;
-  return sc;
-}
-Ordered<CellFinisher>& finishers() {
-  static Ordered<CellFinisher> f;
-  return f;
+// One list per kind of entry, a function-local static: a module's registrar may run before
+// this file's own statics exist.
+template <typename T>
+Ordered<T>& entries() {
+  static Ordered<T> list;
+  return list;
 }
 
 }  // namespace
 
-void register_step(double order, StepSpec step) { steps().add(order, std::move(step)); }
+void register_step(double order, StepSpec step) { entries<StepSpec>().add(order, std::move(step)); }
 
-void register_check(double order, CheckSpec check) { checks().add(order, std::move(check)); }
+void register_check(double order, CheckSpec check) { entries<CheckSpec>().add(order, std::move(check)); }
 
-void register_cell_finisher(double order, CellFinisher finish) { finishers().add(order, std::move(finish)); }
+void register_cell_finisher(double order, CellFinisher finish) { entries<CellFinisher>().add(order, std::move(finish)); }
 
 void add_script_check(double order, ScriptCheck sc) {
-  script_checks().add(order, sc);
+  entries<ScriptCheck>().add(order, sc);
   register_step(order, std::move(sc.step));
   register_check(order, std::move(sc.check));
 }
 
-const std::vector<ScriptCheck>& script_check_registry() { return script_checks().items; }
+const std::vector<ScriptCheck>& script_check_registry() { return entries<ScriptCheck>().items; }
 
 std::string registration_rule() {
   return "a key counts as served when a kernel is registered for the key itself; for Autograd, else for "
@@ -65,11 +55,11 @@ std::string registration_rule() {
          "itself.";
 }
 
-const std::vector<StepSpec>& step_registry() { return steps().items; }
+const std::vector<StepSpec>& step_registry() { return entries<StepSpec>().items; }
 
-const std::vector<CheckSpec>& check_registry() { return checks().items; }
+const std::vector<CheckSpec>& check_registry() { return entries<CheckSpec>().items; }
 
-const std::vector<CellFinisher>& cell_finishers() { return finishers().items; }
+const std::vector<CellFinisher>& cell_finishers() { return entries<CellFinisher>().items; }
 
 const StepSpec* find_step(const std::string& name) {
   for (const auto& s : step_registry())
