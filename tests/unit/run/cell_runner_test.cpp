@@ -21,6 +21,7 @@
 #include "checks/registry.h"
 #include "fake_engine.h"
 #include "run/cell_runner.h"
+#include "testbed.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;
@@ -37,57 +38,35 @@ using fake::FakeEngine;
 // Cells
 // ---------------------------------------------------------------------------------------
 
-// An `expect` entry, set field by field (Expectation may grow fields).
+// An `expect` entry (Expectation's first fields, in their order; the rest as declared).
 Expectation expect(const std::string& check, const std::string& op, const std::string& arch,
                    const std::string& status, const std::string& reason) {
-  Expectation x;
-  x.check = check;
-  x.op = op;
-  x.arch = arch;
-  x.status = status;
-  x.reason = reason;
-  return x;
+  return Expectation{check, op, arch, status, reason, {}};
 }
 
 Cell cpu_cell() {
-  Cell c;
-  c.id = "debian-trixie-cpu";
-  c.torch = "2.6.0";
-  c.torchvision = "0.21.0";
-  c.cuda = "none";
+  Cell c = testbed::cell("debian-trixie-cpu", "2.6.0", "0.21.0", "none");
   c.image.containerfile = "containers/debian.Containerfile";
   c.image.args = {{"SUITE", "trixie"}};
   c.where = {"local", "github"};
   return c;
 }
 
-// Every arch this toolkit (12.8) can target: every check passes.
-Cell cuda_cell() {
-  Cell c;
-  c.id = "pypi-torch2.7.1-cu12.8";
-  c.torch = "2.7.1";
-  c.torchvision = "0.22.1";
-  c.cuda = "12.8";
+// A pypi cell of torch + torchvision + nvcc `cuda`, asked for sm_80, sm_90 and sm_100.
+Cell pypi_cuda_cell(const std::string& torch, const std::string& torchvision, const std::string& cuda) {
+  Cell c = testbed::cell("pypi-torch" + torch + "-cu" + cuda, torch, torchvision, cuda);
   c.cuda_archs = {"8.0", "9.0", "10.0"};
   c.image.containerfile = "containers/pypi.Containerfile";
-  c.image.args = {{"TORCH", "2.7.1"}, {"TORCHVISION", "0.22.1"}, {"NVCC", "12.8"}};
+  c.image.args = {{"TORCH", torch}, {"TORCHVISION", torchvision}, {"NVCC", cuda}};
   c.where = {"local", "github"};
   return c;
 }
 
+// Every arch this toolkit (12.8) can target: every check passes.
+Cell cuda_cell() { return pypi_cuda_cell("2.7.1", "0.22.1", "12.8"); }
+
 // CUDA 12.4 cannot target sm_100 (nvcc's --list-gpu-arch ends at compute_90).
-Cell cuda124_cell() {
-  Cell c;
-  c.id = "pypi-torch2.5.1-cu12.4";
-  c.torch = "2.5.1";
-  c.torchvision = "0.20.1";
-  c.cuda = "12.4";
-  c.cuda_archs = {"8.0", "9.0", "10.0"};
-  c.image.containerfile = "containers/pypi.Containerfile";
-  c.image.args = {{"TORCH", "2.5.1"}, {"TORCHVISION", "0.20.1"}, {"NVCC", "12.4"}};
-  c.where = {"local", "github"};
-  return c;
-}
+Cell cuda124_cell() { return pypi_cuda_cell("2.5.1", "0.20.1", "12.4"); }
 
 // Set field by field: Project may grow fields.
 Project project(const std::string& kind, std::vector<std::string> smoke) {
