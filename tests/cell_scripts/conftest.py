@@ -95,32 +95,40 @@ def torch_info():
     """What the cell Python's torch is; skips when it has none."""
     if not os.access(CELL_PYTHON, os.X_OK):
         pytest.skip("no cell Python %s (set OPMATRIX_TEST_PYTHON)" % CELL_PYTHON)
-    code = (
+    return cell_python_json(
         "import json, torch, torch.utils.cpp_extension as c\n"
         "print(json.dumps({'version': str(torch.__version__), 'cuda': torch.version.cuda,\n"
         "  'abi': bool(torch._C._GLIBCXX_USE_CXX11_ABI), 'path': torch.__file__,\n"
-        "  'include': c.include_paths(), 'libs': c.library_paths()}))\n")
+        "  'include': c.include_paths(), 'libs': c.library_paths()}))\n",
+        "cannot import torch (install python3-torch)", lambda err: err.strip())
+
+
+def cell_python_json(code, cannot, tail_of=lambda err: err):
+    """What CODE, run by the cell Python, prints as its last line (JSON); skips, saying it
+    CANNOT and the end of stderr, when the code fails (a module the cell Python lacks)."""
     p = subprocess.run([CELL_PYTHON, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, env=cell_env(), timeout=300)
     if p.returncode != 0:
-        pytest.skip("%s cannot import torch (install python3-torch): %s" % (CELL_PYTHON, p.stderr.strip()[-300:]))
+        pytest.skip("%s %s: %s" % (CELL_PYTHON, cannot, tail_of(p.stderr)[-300:]))
     return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def first_on_path(names, missing):
+    """The first of NAMES on PATH; skips with MISSING when none is."""
+    for name in names:
+        if shutil.which(name):
+            return shutil.which(name)
+    pytest.skip(missing)
 
 
 @pytest.fixture(scope="session")
 def cc():
-    for name in ("gcc", "cc"):
-        if shutil.which(name):
-            return shutil.which(name)
-    pytest.skip("no C compiler (gcc) on PATH")
+    return first_on_path(("gcc", "cc"), "no C compiler (gcc) on PATH")
 
 
 @pytest.fixture(scope="session")
 def cxx():
-    for name in ("g++", "c++"):
-        if shutil.which(name):
-            return shutil.which(name)
-    pytest.skip("no C++ compiler (g++) on PATH")
+    return first_on_path(("g++", "c++"), "no C++ compiler (g++) on PATH")
 
 
 def find_nvcc():
@@ -130,12 +138,22 @@ def find_nvcc():
     return None
 
 
-@pytest.fixture(scope="session")
-def nvcc():
+def nvcc_or_skip(missing):
+    """find_nvcc's nvcc; skips with MISSING (what cannot be done without one) when there is none."""
     n = find_nvcc()
     if n is None:
-        pytest.skip("no nvcc (/usr/local/cuda/bin/nvcc, PATH or OPMATRIX_TEST_NVCC): fat binaries cannot be built")
+        pytest.skip(missing)
     return n
+
+
+def toolkit_root(nvcc):
+    """The CUDA toolkit folder NVCC belongs to (ROOT/bin/nvcc, links followed)."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+
+
+@pytest.fixture(scope="session")
+def nvcc():
+    return nvcc_or_skip("no nvcc (/usr/local/cuda/bin/nvcc, PATH or OPMATRIX_TEST_NVCC): fat binaries cannot be built")
 
 
 @pytest.fixture(scope="session")

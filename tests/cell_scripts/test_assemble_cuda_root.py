@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import cell_env, compile_or_fail, find_nvcc, run_shell
+from conftest import cell_env, compile_or_fail, nvcc_or_skip, run_shell, toolkit_root
 
 SCRIPT = "assemble-cuda-root.sh"
 KERNEL = 'extern "C" __global__ void opm_k(float* x) { x[threadIdx.x] += 1.0f; }\nint main() { return 0; }\n'
@@ -27,10 +27,7 @@ def write(path, text=""):
 
 @pytest.fixture(scope="module")
 def toolkit():
-    nvcc = find_nvcc()
-    if nvcc is None:
-        pytest.skip("no nvcc: no toolchain to assemble a root around")
-    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+    root = toolkit_root(nvcc_or_skip("no nvcc: no toolchain to assemble a root around"))
     if not os.access(os.path.join(root, "nvvm", "bin", "cicc"), os.X_OK):
         pytest.skip("%s has no nvvm/bin/cicc" % root)
     return root

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import CELL, find_nvcc, run_json
+from conftest import CELL, nvcc_or_skip, run_json, toolkit_root
 
 sys.path.insert(0, str(CELL))
 nvrtc_probe = importlib.import_module("nvrtc_probe")
@@ -19,10 +19,8 @@ ARCHS = ["7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0"]
 
 @pytest.fixture(scope="module")
 def toolkit():
-    nvcc = find_nvcc()
-    if nvcc is None:
-        pytest.skip("no nvcc: no toolkit to compare NVRTC with")
-    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+    nvcc = nvcc_or_skip("no nvcc: no toolkit to compare NVRTC with")
+    root = toolkit_root(nvcc)
     if not any(os.path.basename(f).startswith("libnvrtc.so") for f in nvrtc_probe.candidates(root)):
         pytest.skip("no libnvrtc.so* in %s/lib64" % root)
     codes = subprocess.run([nvcc, "--list-gpu-code"], stdout=subprocess.PIPE, universal_newlines=True).stdout.split()

@@ -1,7 +1,6 @@
 """scripts/cell/probe.py: the cell's toolchain as one JSON object; never crashes, anything that
 fails is null plus a line in "errors"."""
 import importlib
-import json
 import os
 import re
 import subprocess
@@ -9,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import CELL, CELL_PYTHON, cell_env, find_nvcc, run_json
+from conftest import CELL, CELL_PYTHON, cell_env, cell_python_json, nvcc_or_skip, run_json
 
 sys.path.insert(0, str(CELL))
 probe = importlib.import_module("probe")
@@ -28,11 +27,7 @@ def tv_info(torch_info):
             "except Exception: md = None\n"
             "print(json.dumps({'version': str(torchvision.__version__), 'metadata': md,\n"
             "  'ext_dir': torchvision.__path__[0], 'cuda_int': int(torch.ops.torchvision._cuda_version())}))\n")
-    p = subprocess.run([CELL_PYTHON, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, env=cell_env(), timeout=300)
-    if p.returncode != 0:
-        pytest.skip("%s cannot import torchvision (install python3-torchvision): %s" % (CELL_PYTHON, p.stderr[-300:]))
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return cell_python_json(code, "cannot import torchvision (install python3-torchvision)")
 
 
 def cell_python_version():
@@ -68,9 +63,7 @@ def test_full_cell(torch_info, tv_info):
 
 
 def test_nvcc_from_cuda_root(torch_info):
-    nvcc = find_nvcc()
-    if nvcc is None:
-        pytest.skip("no nvcc on this machine")
+    nvcc = nvcc_or_skip("no nvcc on this machine")
     root = os.path.dirname(os.path.dirname(nvcc))
     version = subprocess.run([nvcc, "--version"], stdout=subprocess.PIPE, universal_newlines=True).stdout
     out, _ = run_json("probe.py", env=cell_env(PATH=PATH, OPMATRIX_CUDA_ROOT=root))

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bisect/bisect.h"
+#include "testbed.h"
 
 namespace opmatrix {
 
@@ -105,12 +106,7 @@ CellResult with(std::vector<CheckResult> checks, Status cell = Status::pass) {
   return r;
 }
 CheckResult check(const std::string& name, Status s, const std::string& op = "", const std::string& message = "") {
-  CheckResult c;
-  c.check = name;
-  c.status = s;
-  c.op = op;
-  c.message = message;
-  return c;
+  return testbed::check_result(name, s, op, "", message);
 }
 }  // namespace
 

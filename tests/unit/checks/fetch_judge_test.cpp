@@ -9,14 +9,10 @@ namespace {
 
 using json = nlohmann::json;
 
+// FetchContext's fields in their order: project, repro, log, downloads_dir, seconds, timed_out, exit_code.
 FetchContext context() {
-  FetchContext c;
-  c.project = "pypi torch-scatter==2.1.2";
-  c.repro = "podman run ... fetch_pypi.py";
-  c.log = "fetch_pypi.py: something\n";
-  c.downloads_dir = "/work/downloads";
-  c.exit_code = 1;
-  return c;
+  return FetchContext{"pypi torch-scatter==2.1.2", "podman run ... fetch_pypi.py", "fetch_pypi.py: something\n",
+                      "/work/downloads", 0, false, 1};
 }
 
 }  // namespace

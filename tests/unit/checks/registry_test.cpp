@@ -1,9 +1,14 @@
 #include "checks/registry.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <fstream>
+#include <initializer_list>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +17,17 @@
 
 namespace opmatrix {
 namespace {
+
+std::ptrdiff_t position(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) - names.begin();
+}
+
+// In `names`, each pair's first name stands before its second.
+void expect_order(const std::vector<std::string>& names,
+                  std::initializer_list<std::pair<const char*, const char*>> before_after) {
+  for (const auto& [before, after] : before_after)
+    EXPECT_LT(position(names, before), position(names, after)) << before << " before " << after;
+}
 
 TEST(CheckRegistry, NamesAreUniqueAndEveryCheckNamesRegistrySteps) {
   std::set<std::string> steps, checks;
@@ -67,13 +83,10 @@ TEST(CheckRegistry, InfrastructureKindsNeverCountAsTheOps) {
 
 TEST(CheckRegistry, RunOrderKeepsTheBuildBeforeWhatNeedsIt) {
   const auto names = step_names();
-  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  EXPECT_EQ(at("image"), 0);
-  EXPECT_LT(at("probe"), at("configure"));
-  EXPECT_LT(at("archs"), at("configure"));
-  EXPECT_LT(at("configure"), at("build"));
-  EXPECT_LT(at("build"), at("load"));
-  EXPECT_LT(at("load"), at("fatbin"));  // fatbin reads the libraries load found
+  EXPECT_EQ(position(names, "image"), 0);
+  // fatbin reads the libraries load found
+  expect_order(names, {{"probe", "configure"}, {"archs", "configure"}, {"configure", "build"}, {"build", "load"},
+                       {"load", "fatbin"}});
   EXPECT_EQ(names.back(), "torchvision-cpp");
 }
 
@@ -99,13 +112,9 @@ TEST(CheckRegistry, EveryReportColumnDeclaresHowItIsShown) {
 // The registry's order is the modules' declared one, not the order the linker initialises them.
 TEST(CheckRegistry, ChecksKeepTheirDeclaredOrder) {
   const auto names = check_names();
-  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  EXPECT_EQ(at("versions"), 0);
-  EXPECT_LT(at("build"), at("load"));
-  EXPECT_LT(at("arch"), at("nvrtc"));
-  EXPECT_LT(at("nvrtc"), at("fatbin"));
-  EXPECT_LT(at("opcheck"), at("compile"));
-  for (const auto& sc : script_check_registry()) EXPECT_GT(at(sc.check.name), at("cell")) << sc.check.name;
+  EXPECT_EQ(position(names, "versions"), 0);
+  expect_order(names, {{"build", "load"}, {"arch", "nvrtc"}, {"nvrtc", "fatbin"}, {"opcheck", "compile"}});
+  for (const auto& sc : script_check_registry()) expect_order(names, {{"cell", sc.check.name.c_str()}});
 }
 
 // Every step is runnable: its module gave it a runner.

@@ -1,18 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "checks/torchvision/torchvision_judge.h"
+#include "testbed.h"
 
 namespace opmatrix {
 
 namespace {
-Cell cuda_cell() {
-  Cell c;
-  c.id = "c";
-  c.torch = "2.5.1";
-  c.torchvision = "0.20.1";
-  c.cuda = "12.4";
-  return c;
-}
+Cell cuda_cell() { return testbed::cell("c", "2.5.1", "0.20.1", "12.4"); }
 nlohmann::json view(bool nms_cuda, const char* tv_cuda) {
   nlohmann::json keys{{"CPU", true}, {"CUDA", nms_cuda}, {"Meta", true}, {"Autograd", true}};
   nlohmann::json v{{"import_ok", true}, {"error", nullptr}, {"torch_cuda", "12.4"}, {"torchvision", "0.20.1+cu124"},

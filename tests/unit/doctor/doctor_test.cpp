@@ -51,46 +51,13 @@ nlohmann::json env(const char* torch_cuda, bool nms_cuda, bool meta, const char*
 
 // What probe.py and torchvision_registrations.py print on this project's build machine
 // (Debian bookworm: Debian's python3-torch 1.13 + python3-torchvision 0.14.1, CPU; NVIDIA's
-// nvcc 13.0 on PATH; no GPU), as `opmatrix doctor --json` recorded them.
-const char* kDebianBookworm = R"json({
-  "python": {"executable": "/usr/bin/python3", "version": "3.11.2"},
-  "scripts": {"probe.py": {"ok": true, "exit_code": 0}, "torchvision_registrations.py": {"ok": true, "exit_code": 0}},
-  "gpu": {"present": false, "reason": "nvidia-smi not found (no NVIDIA driver)"},
-  "nvcc_archs": ["75", "80", "86", "87", "88", "89", "90", "100", "110", "103", "120", "121"], "nvcc_path": "nvcc",
-  "probe": {"cmake": "3.25.1", "cuda_root": null, "cudnn": null, "cxx11_abi": true, "errors": [], "nvcc": "13.0.88",
-            "python": "3.11.2", "torch": "1.13.0a0", "torch_cmake_prefix": "/usr/lib/x86_64-linux-gnu/cmake",
-            "torch_cuda": null, "torchvision": "0.14.1a0", "torchvision_cuda": null,
-            "torchvision_ext": "/usr/lib/python3/dist-packages/torchvision/_C.cpython-311-x86_64-linux-gnu.so",
-            "torchvision_from": "import"},
-  "torchvision_view": {"error": null, "import_ok": true, "torch_cuda": null, "torchvision": "0.14.1a0",
-    "torchvision_cuda": null, "view": "python import",
-    "ops": {"deform_conv2d": {"Autograd": true, "CPU": true, "CUDA": false, "Meta": false},
-            "nms": {"Autograd": false, "CPU": true, "CUDA": false, "Meta": false},
-            "ps_roi_align": {"Autograd": true, "CPU": true, "CUDA": false, "Meta": false},
-            "ps_roi_pool": {"Autograd": true, "CPU": true, "CUDA": false, "Meta": false},
-            "roi_align": {"Autograd": true, "CPU": true, "CUDA": false, "Meta": false},
-            "roi_pool": {"Autograd": true, "CPU": true, "CUDA": false, "Meta": false}}}
-})json";
-
-// The same machine, a venv with `pip install torch==2.5.1 torchvision==0.20.1` (cu124 wheels).
-const char* kPipCu124 = R"json({
-  "python": {"executable": "/work/venv-tv/bin/python", "version": "3.11.7"},
-  "scripts": {"probe.py": {"ok": true, "exit_code": 0}, "torchvision_registrations.py": {"ok": true, "exit_code": 0}},
-  "gpu": {"present": false, "reason": "nvidia-smi not found (no NVIDIA driver)"},
-  "nvcc_archs": ["75", "80", "86", "87", "88", "89", "90", "100", "110", "103", "120", "121"], "nvcc_path": "nvcc",
-  "probe": {"cmake": "3.25.1", "cuda_root": null, "cudnn": 90100, "cxx11_abi": false, "errors": [], "nvcc": "13.0.88",
-            "python": "3.11.7", "torch": "2.5.1+cu124", "torch_cuda": "12.4", "torchvision": "0.20.1+cu124",
-            "torchvision_cuda": "12.4", "torchvision_ext": "/work/venv-tv/lib/python3.11/site-packages/torchvision/_C.so",
-            "torch_cmake_prefix": "/work/venv-tv/lib/python3.11/site-packages/torch/share/cmake", "torchvision_from": "import"},
-  "torchvision_view": {"error": null, "import_ok": true, "torch_cuda": "12.4", "torchvision": "0.20.1+cu124",
-    "torchvision_cuda": "12.4", "view": "python import",
-    "ops": {"deform_conv2d": {"Autograd": true, "CPU": true, "CUDA": true, "Meta": true},
-            "nms": {"Autograd": false, "CPU": true, "CUDA": true, "Meta": true},
-            "ps_roi_align": {"Autograd": true, "CPU": true, "CUDA": true, "Meta": true},
-            "ps_roi_pool": {"Autograd": true, "CPU": true, "CUDA": true, "Meta": true},
-            "roi_align": {"Autograd": true, "CPU": true, "CUDA": true, "Meta": true},
-            "roi_pool": {"Autograd": true, "CPU": true, "CUDA": true, "Meta": true}}}
-})json";
+// nvcc 13.0 on PATH; no GPU), as `opmatrix doctor --json` recorded them
+// (tests/data/doctor/debian-bookworm.json); and the same machine, a venv with `pip install
+// torch==2.5.1 torchvision==0.20.1` (cu124 wheels; tests/data/doctor/pip-cu124.json).
+nlohmann::json recorded(const std::string& name) {
+  std::ifstream in(std::string(OPMATRIX_TEST_DATA) + "/doctor/" + name + ".json");
+  return nlohmann::json::parse(in);
+}
 
 // The bug of issue 12: torchvision_registrations.py run without dispatcher.py next to it.
 nlohmann::json torchvision_script_failed(nlohmann::json e) {
@@ -176,11 +143,19 @@ TEST(Doctor, NvccOfAnotherMajor) {
   EXPECT_FALSE(applies(doctor_findings(env("12.4", true, true, "12.6.85", nullptr)), "cuda_versions"));
 }
 
-TEST(Doctor, UndefinedSymbolFromAFailedImport) {
+namespace {
+// What doctor finds when `import torchvision` failed with `error` (torch and nvcc of CUDA 12.4).
+std::vector<DoctorFinding> findings_of_a_failed_import(const std::string& error) {
   nlohmann::json e = env("12.4", true, true, "12.4.131", nullptr);
   e["torchvision_view"]["import_ok"] = false;
-  e["torchvision_view"]["error"] = "import torchvision: OSError: _C.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev";
-  auto f = doctor_findings(e);
+  e["torchvision_view"]["error"] = error;
+  return doctor_findings(e);
+}
+}  // namespace
+
+TEST(Doctor, UndefinedSymbolFromAFailedImport) {
+  auto f = findings_of_a_failed_import(
+      "import torchvision: OSError: _C.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev");
   EXPECT_TRUE(applies(f, "undefined_symbol"));
   // Users get the ImportError, not a CUDA-backend error from a torchvision that did load.
   EXPECT_FALSE(applies(f, "cuda_backend"));
@@ -188,10 +163,7 @@ TEST(Doctor, UndefinedSymbolFromAFailedImport) {
 }
 
 TEST(Doctor, TorchvisionThatDoesNotImportForAnotherReason) {
-  nlohmann::json e = env("12.4", true, true, "12.4.131", nullptr);
-  e["torchvision_view"]["import_ok"] = false;
-  e["torchvision_view"]["error"] = "import torchvision: RuntimeError: operator torchvision::nms does not exist";
-  auto f = doctor_findings(e);
+  auto f = findings_of_a_failed_import("import torchvision: RuntimeError: operator torchvision::nms does not exist");
   EXPECT_TRUE(applies(f, "torchvision_import"));
   EXPECT_NE(finding(f, "torchvision_import").detail.find("operator torchvision::nms does not exist"), std::string::npos);
   EXPECT_NE(finding(f, "torchvision_import").fix.find("torchvision 0.20 for torch 2.5.1"), std::string::npos)
@@ -214,7 +186,7 @@ TEST(Doctor, NoTorchvisionInstalledIsNoFailure) {
 // no CUDA item applies; what does apply is true: no Meta kernels in 0.14, and a CPU torch
 // next to an nvcc.
 TEST(Doctor, DebianCpuTorchWithTorchvision0141) {
-  const DoctorReport rep = judge_environment(nlohmann::json::parse(kDebianBookworm));
+  const DoctorReport rep = judge_environment(recorded("debian-bookworm"));
   EXPECT_EQ(applying(rep.findings), (std::vector<std::string>{"meta_kernel", "torch_without_cuda"}));
   EXPECT_EQ(finding(rep.findings, "cuda_backend").detail, "torch has no CUDA, so no CUDA tensors reach torchvision");
   EXPECT_EQ(finding(rep.findings, "torchvision_import").detail, "torchvision 0.14.1a0 imports");
@@ -253,7 +225,7 @@ TEST(Doctor, DebianCpuTorchWithTorchvision0141) {
 // Issue 12, second half: pip's torch 2.5.1+cu124 + torchvision 0.20.1, whose nms has a CUDA
 // kernel: the CUDA-backend item must not apply. What applies is nvcc 13 against torch's 12.4.
 TEST(Doctor, PipCu124WithTorchvision0201HasNoFalseCudaBackendItem) {
-  nlohmann::json e = nlohmann::json::parse(kPipCu124);
+  nlohmann::json e = recorded("pip-cu124");
   DoctorReport rep = judge_environment(e);
   EXPECT_FALSE(applies(rep.findings, "cuda_backend")) << finding(rep.findings, "cuda_backend").detail;
   EXPECT_EQ(finding(rep.findings, "cuda_backend").detail,
@@ -273,8 +245,8 @@ TEST(Doctor, PipCu124WithTorchvision0201HasNoFalseCudaBackendItem) {
 // The bug itself: the torchvision script failed. Its error is in the output, the findings that
 // needed it are unknown — never APPLIES, never a made-up "does not import".
 TEST(Doctor, AFailedScriptIsShownAndItsFindingsAreUnknown) {
-  for (const char* base : {kDebianBookworm, kPipCu124}) {
-    const DoctorReport rep = judge_environment(torchvision_script_failed(nlohmann::json::parse(base)));
+  for (const char* base : {"debian-bookworm", "pip-cu124"}) {
+    const DoctorReport rep = judge_environment(torchvision_script_failed(recorded(base)));
     for (const char* id : {"cuda_backend", "meta_kernel", "undefined_symbol", "torchvision_import"}) {
       EXPECT_FALSE(finding(rep.findings, id).applies) << id;
       EXPECT_FALSE(finding(rep.findings, id).known) << id;

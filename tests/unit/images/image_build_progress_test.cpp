@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -18,28 +19,34 @@ namespace fs = std::filesystem;
 namespace opmatrix {
 namespace {
 
-ImageBuildProgress fold(const std::vector<std::string>& lines) {
+// Feeds `log`'s lines to `p` (a raw string: the lines as the build printed them); says what
+// the progress line is then.
+std::string feed(ImageBuildProgress& p, const std::string& log) {
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) feed_build_line(p, line);
+  return describe_build_progress(p);
+}
+
+ImageBuildProgress fold(const std::string& log) {
   ImageBuildProgress p;
-  for (const auto& l : lines) feed_build_line(p, l);
+  feed(p, log);
   return p;
 }
 
 TEST(ImageBuildProgress, AptCountsTheArchivesAgainstNeedToGet) {
   // bookworm-torch1.13-cpu-cuda11.8, debian-cuda-toolkit: the update's index files come first
   // and are not part of the total.
-  ImageBuildProgress p = fold({
-      "STEP 5/11: RUN apt-get update  && apt-get install -y --no-install-recommends nvidia-cuda-toolkit  && apt-get clean",
-      "Get:1 http://deb.debian.org/debian bookworm InRelease [151 kB]",
-      "Get:2 http://deb.debian.org/debian bookworm/main amd64 Packages [8790 kB]",
-      "Fetched 15.3 MB in 2s (6468 kB/s)",
-      "0 upgraded, 325 newly installed, 0 to remove and 0 not upgraded.",
-      "Need to get 238 MB of archives.",
-      "After this operation, 1042 MB of additional disk space will be used.",
-      "Get:1 http://deb.debian.org/debian bookworm/main amd64 mailcap all 3.70+nmu1 [32.0 kB]",
-      "Get:2 http://deb.debian.org/debian bookworm/main amd64 mime-support all 3.66 [10.9 kB]",
-      "Get:3 http://deb.debian.org/debian bookworm/main amd64 libpng16-16 amd64 1.6.39-2+deb12u5 [277 kB]",
-      "Get:10 http://deb.debian.org/debian bookworm/main amd64 libkeyutils1 amd64 1.6.3-2 [8808 B]",
-  });
+  ImageBuildProgress p = fold(R"(STEP 5/11: RUN apt-get update  && apt-get install -y --no-install-recommends nvidia-cuda-toolkit  && apt-get clean
+Get:1 http://deb.debian.org/debian bookworm InRelease [151 kB]
+Get:2 http://deb.debian.org/debian bookworm/main amd64 Packages [8790 kB]
+Fetched 15.3 MB in 2s (6468 kB/s)
+0 upgraded, 325 newly installed, 0 to remove and 0 not upgraded.
+Need to get 238 MB of archives.
+After this operation, 1042 MB of additional disk space will be used.
+Get:1 http://deb.debian.org/debian bookworm/main amd64 mailcap all 3.70+nmu1 [32.0 kB]
+Get:2 http://deb.debian.org/debian bookworm/main amd64 mime-support all 3.66 [10.9 kB]
+Get:3 http://deb.debian.org/debian bookworm/main amd64 libpng16-16 amd64 1.6.39-2+deb12u5 [277 kB]
+Get:10 http://deb.debian.org/debian bookworm/main amd64 libkeyutils1 amd64 1.6.3-2 [8808 B])");
   EXPECT_EQ(p.step, "5/11");
   EXPECT_EQ(p.activity, "packages");
   EXPECT_DOUBLE_EQ(p.apt_total_bytes, 238e6);
@@ -47,26 +54,23 @@ TEST(ImageBuildProgress, AptCountsTheArchivesAgainstNeedToGet) {
   EXPECT_EQ(describe_build_progress(p),
             "step 5/11 (packages: RUN apt-get update && apt-get install -y --no-install-recomm…): "
             "apt: 329 kB of 238 MB fetched");
-  feed_build_line(p, "Fetched 238 MB in 10s (24.7 MB/s)");
-  EXPECT_NE(describe_build_progress(p).find("apt: 238 MB fetched"), std::string::npos);
-  feed_build_line(p, "Selecting previously unselected package libssl3:amd64.");
-  feed_build_line(p, "Unpacking libssl3:amd64 (3.0.20-1~deb12u2) ...");
-  feed_build_line(p, "Unpacking libpython3.11-minimal:amd64 (3.11.2-6+deb12u8) ...");
-  feed_build_line(p, "Setting up libssl3:amd64 (3.0.20-1~deb12u2) ...");
-  EXPECT_NE(describe_build_progress(p).find("apt: 2 packages unpacked, 1 set up"), std::string::npos);
+  EXPECT_NE(feed(p, "Fetched 238 MB in 10s (24.7 MB/s)").find("apt: 238 MB fetched"), std::string::npos);
+  EXPECT_NE(feed(p, R"(Selecting previously unselected package libssl3:amd64.
+Unpacking libssl3:amd64 (3.0.20-1~deb12u2) ...
+Unpacking libpython3.11-minimal:amd64 (3.11.2-6+deb12u8) ...
+Setting up libssl3:amd64 (3.0.20-1~deb12u2) ...)").find("apt: 2 packages unpacked, 1 set up"),
+            std::string::npos);
 }
 
 TEST(ImageBuildProgress, PipCountsWheelsAndTheirSizes) {
   // pypi-torch2.10.0-cu12.8-nvcc12.4, the torch layer of a multi-stage build.
-  ImageBuildProgress p = fold({
-      "[5/5] STEP 10/24: RUN pip-wheelhouse-install.sh /opt/venv/bin/python \"torch==${TORCH}\" ${TORCHVISION:+\"torchvision==${TORCHVISION}\"}",
-      "Collecting torch==2.10.0",
-      "  Downloading torch-2.10.0-3-cp311-cp311-manylinux_2_28_x86_64.whl (915.5 MB)",
-      "Collecting torchvision==0.25.0",
-      "  Downloading torchvision-0.25.0-cp311-cp311-manylinux_2_28_x86_64.whl (8.1 MB)",
-      "  Downloading nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl (706.8 MB)",
-      "  File was already downloaded /root/.cache/pip/wheelhouse/fsspec-2026.9.0-py3-none-any.whl",
-  });
+  ImageBuildProgress p = fold(R"([5/5] STEP 10/24: RUN pip-wheelhouse-install.sh /opt/venv/bin/python "torch==${TORCH}" ${TORCHVISION:+"torchvision==${TORCHVISION}"}
+Collecting torch==2.10.0
+  Downloading torch-2.10.0-3-cp311-cp311-manylinux_2_28_x86_64.whl (915.5 MB)
+Collecting torchvision==0.25.0
+  Downloading torchvision-0.25.0-cp311-cp311-manylinux_2_28_x86_64.whl (8.1 MB)
+  Downloading nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl (706.8 MB)
+  File was already downloaded /root/.cache/pip/wheelhouse/fsspec-2026.9.0-py3-none-any.whl)");
   EXPECT_EQ(p.stage, "[5/5]");
   EXPECT_EQ(p.activity, "wheels");
   EXPECT_EQ(p.wheels, 3);
@@ -76,43 +80,40 @@ TEST(ImageBuildProgress, PipCountsWheelsAndTheirSizes) {
   EXPECT_NE(line.find("[5/5] step 10/24 (wheels: "), std::string::npos) << line;
   EXPECT_NE(line.find("pip: 3 wheels, 1.6 GB so far, 1 from the wheelhouse (last nvidia_cudnn_cu12-9.10.2.21-py3-none-"
                       "manylinux_2_27_x86_64.whl)"), std::string::npos) << line;
-  feed_build_line(p, "Processing /root/.cache/pip/wheelhouse/torch-2.10.0-3-cp311-cp311-manylinux_2_28_x86_64.whl");
-  EXPECT_NE(describe_build_progress(p).find("pip: installing 4 wheels"), std::string::npos);
+  EXPECT_NE(feed(p, "Processing /root/.cache/pip/wheelhouse/torch-2.10.0-3-cp311-cp311-manylinux_2_28_x86_64.whl")
+                .find("pip: installing 4 wheels"),
+            std::string::npos);
 }
 
 TEST(ImageBuildProgress, ANewStepStartsAfreshAndCachedStepsSaySo) {
-  ImageBuildProgress p = fold({
-      "[2/5] STEP 3/4: RUN apt-get update  && apt-get install -y --no-install-recommends python3 python3-pip",
-      "Need to get 13.4 MB of archives.",
-      "[5/5] STEP 3/24: RUN apt-get update  && apt-get install -y --no-install-recommends       g++ cmake ninja-build",
-      "--> Using cache d247503e5ce5babb29a382ca9ce82e960656267d799ba01f7218c943ba91f261",
-  });
+  ImageBuildProgress p = fold(R"([2/5] STEP 3/4: RUN apt-get update  && apt-get install -y --no-install-recommends python3 python3-pip
+Need to get 13.4 MB of archives.
+[5/5] STEP 3/24: RUN apt-get update  && apt-get install -y --no-install-recommends       g++ cmake ninja-build
+--> Using cache d247503e5ce5babb29a382ca9ce82e960656267d799ba01f7218c943ba91f261)");
   EXPECT_EQ(p.stage, "[5/5]");
   EXPECT_EQ(p.step, "3/24");
   EXPECT_DOUBLE_EQ(p.apt_total_bytes, 0);
   EXPECT_TRUE(p.cached);
   EXPECT_NE(describe_build_progress(p).find(": cached"), std::string::npos);
-  feed_build_line(p, "[5/5] COMMIT localhost/opmatrix/pypi:a8d4c3beb6d2f489");
-  EXPECT_EQ(describe_build_progress(p), "[5/5] committing the image (writing its layers; a 5 GB layer takes minutes)");
+  EXPECT_EQ(feed(p, "[5/5] COMMIT localhost/opmatrix/pypi:a8d4c3beb6d2f489"),
+            "[5/5] committing the image (writing its layers; a 5 GB layer takes minutes)");
 }
 
 TEST(ImageBuildProgress, BaseImageAndNothingYet) {
   ImageBuildProgress p;
   EXPECT_EQ(describe_build_progress(p), "");
-  feed_build_line(p, "make-base-image: mmdebstrap sid from http://deb.debian.org/debian");
-  feed_build_line(p, "I: finding correct signed-by value...");
+  EXPECT_EQ(feed(p, "make-base-image: mmdebstrap sid from http://deb.debian.org/debian\n"
+                    "I: finding correct signed-by value..."),
+            "base image: I: finding correct signed-by value...");
   EXPECT_EQ(p.activity, "base");
-  EXPECT_EQ(describe_build_progress(p), "base image: I: finding correct signed-by value...");
-  feed_build_line(p, "STEP 1/11: FROM localhost/opmatrix-base:bookworm");
+  EXPECT_EQ(feed(p, "STEP 1/11: FROM localhost/opmatrix-base:bookworm"),
+            "step 1/11 (base: FROM localhost/opmatrix-base:bookworm)");
   EXPECT_EQ(p.activity, "base");
-  EXPECT_EQ(describe_build_progress(p), "step 1/11 (base: FROM localhost/opmatrix-base:bookworm)");
 }
 
 TEST(ImageBuildProgress, DockerBuildKitPlainOutput) {
-  ImageBuildProgress p = fold({
-      "#7 [stage-4 10/24] RUN pip-wheelhouse-install.sh /opt/venv/bin/python \"torch==2.5.1\"",
-      "#7 12.31   Downloading torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl (906.4 MB)",
-  });
+  ImageBuildProgress p = fold(R"(#7 [stage-4 10/24] RUN pip-wheelhouse-install.sh /opt/venv/bin/python "torch==2.5.1"
+#7 12.31   Downloading torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl (906.4 MB))");
   EXPECT_EQ(p.step, "10/24");
   EXPECT_EQ(p.activity, "wheels");
   EXPECT_DOUBLE_EQ(p.wheel_bytes, 906.4e6);

@@ -174,6 +174,18 @@ class ImagePrefetch : public ::testing::Test {
     return la.cell_starting(cells_[static_cast<std::size_t>(i)]);
   }
 
+  // The look-ahead over all cells_, `ahead` cells ahead, once the first worker has started c0.
+  ImageLookAhead& look_ahead_from_first_cell(int ahead) {
+    look_ahead_ = std::make_unique<ImageLookAhead>(*engine_, cell_pointers(), settings(ahead));
+    start_cell(*look_ahead_, 0);
+    return *look_ahead_;
+  }
+
+  int stop_polls() {
+    std::lock_guard<std::mutex> lock(images_->mutex);
+    return stop_polls_;
+  }
+
   bool said(const std::string& piece) {  // call with images_->mutex held (inside await)
     for (const auto& l : said_)
       if (l.find(piece) != std::string::npos) return true;
@@ -189,6 +201,7 @@ class ImagePrefetch : public ::testing::Test {
   std::atomic<bool> stop_{false};
   int stop_polls_ = 0;
   std::vector<std::string> said_;
+  std::unique_ptr<ImageLookAhead> look_ahead_;  // last: it ends before what it uses
 };
 
 TEST_F(ImagePrefetch, TwoCellsOfOneTagBuildItOnceAndNeverAtOnce) {
@@ -245,12 +258,11 @@ TEST_F(ImagePrefetch, AWorkerWaitsForTheLookAheadsBuildAndIsToldSo) {
 
 TEST_F(ImagePrefetch, StaysWithinNImagesAheadOfTheFurthestStartedCell) {
   make_cells(5);
-  ImageLookAhead la(*engine_, cell_pointers(), settings(1));
-  start_cell(la, 0);
+  ImageLookAhead& la = look_ahead_from_first_cell(1);
   ASSERT_TRUE(images_->await([&] { return images_->builds["t1"] == 1 && said("image (look-ahead) built t1"); }));
   // Two polls of stop() after c1's build: the look-ahead has been back at its wait for c2 at
   // least once; had it gone on, the fake would have seen c2's build.
-  const int polls = [&] { std::lock_guard<std::mutex> l(images_->mutex); return stop_polls_; }();
+  const int polls = stop_polls();
   ASSERT_TRUE(images_->await([&] { return stop_polls_ >= polls + 2; }));
   EXPECT_EQ(images_->ensure_calls["c2"], 0);
   EXPECT_TRUE(start_cell(la, 1));
@@ -269,10 +281,9 @@ TEST_F(ImagePrefetch, StaysWithinNImagesAheadOfTheFurthestStartedCell) {
 
 TEST_F(ImagePrefetch, TwoAheadWhenAskedFor) {
   make_cells(4);
-  ImageLookAhead la(*engine_, cell_pointers(), settings(2));
-  start_cell(la, 0);
+  ImageLookAhead& la = look_ahead_from_first_cell(2);
   ASSERT_TRUE(images_->await([&] { return images_->builds["t1"] == 1 && images_->builds["t2"] == 1; }));
-  const int polls = [&] { std::lock_guard<std::mutex> l(images_->mutex); return stop_polls_; }();
+  const int polls = stop_polls();
   ASSERT_TRUE(images_->await([&] { return stop_polls_ >= polls + 2; }));
   EXPECT_EQ(images_->ensure_calls["c3"], 0);
   start_cell(la, 1);
@@ -306,8 +317,7 @@ TEST_F(ImagePrefetch, NoBuildAheadWhenTheStorageLacksTheRoom) {
 TEST_F(ImagePrefetch, APresentImageIsNotAcquiredAhead) {
   make_cells(3);
   images_->present.insert("t1");
-  ImageLookAhead la(*engine_, cell_pointers(), settings(1));
-  start_cell(la, 0);
+  ImageLookAhead& la = look_ahead_from_first_cell(1);
   ASSERT_TRUE(images_->await([&] { return said("c1: image (look-ahead): t1 present") && images_->builds["t2"] == 1; }));
   EXPECT_EQ(images_->ensure_calls["c1"], 0);
   EXPECT_FALSE(start_cell(la, 1));  // present: free, so c2 was built ahead at once
@@ -316,11 +326,10 @@ TEST_F(ImagePrefetch, APresentImageIsNotAcquiredAhead) {
 
 TEST_F(ImagePrefetch, AStopEndsTheWalk) {
   make_cells(3);
-  ImageLookAhead la(*engine_, cell_pointers(), settings(1));
-  start_cell(la, 0);
+  ImageLookAhead& la = look_ahead_from_first_cell(1);
   ASSERT_TRUE(images_->await([&] { return images_->builds["t1"] == 1; }));
   stop_ = true;
-  const int polls = [&] { std::lock_guard<std::mutex> l(images_->mutex); return stop_polls_; }();
+  const int polls = stop_polls();
   ASSERT_TRUE(images_->await([&] { return stop_polls_ > polls; }));  // it has seen the stop
   start_cell(la, 1);  // would make room for c2
   la.finish();
@@ -330,8 +339,7 @@ TEST_F(ImagePrefetch, AStopEndsTheWalk) {
 TEST_F(ImagePrefetch, AFailedLookAheadBuildIsTriedAgainByTheWorker) {
   make_cells(2);
   images_->fail_once.insert("t1");
-  ImageLookAhead la(*engine_, cell_pointers(), settings(1));
-  start_cell(la, 0);
+  ImageLookAhead& la = look_ahead_from_first_cell(1);
   ASSERT_TRUE(images_->await([&] { return said("c1: image (look-ahead) FAILED"); }));
   EXPECT_TRUE(start_cell(la, 1));
   const ImageOutcome got = engine_->ensure_image(cells_[1], "/tmp/c1.log", 60);

@@ -1,3 +1,6 @@
+#include <initializer_list>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "init/build_kind.h"
@@ -7,48 +10,51 @@ namespace opmatrix {
 
 namespace {
 const char* kTorchCmake = "cmake_minimum_required(VERSION 3.18)\nproject(x)\nfind_package(Torch REQUIRED)\n";
+
+// Writes `files` (name, text) into `dir`, then detects the build kind of what it holds.
+BuildKind detect(const TempFolder& dir, std::initializer_list<std::pair<const char*, const char*>> files) {
+  for (const auto& [name, text] : files) dir.write(name, text);
+  return detect_build_kind(dir.path);
 }
+}  // namespace
 
 TEST(BuildKind, SetupPyIsSetuptools) {
   TempFolder dir;
-  dir.write("setup.py", "from setuptools import setup\nsetup(name='x')\n");
-  const BuildKind b = detect_build_kind(dir.path);
+  const BuildKind b = detect(dir, {{"setup.py", "from setuptools import setup\nsetup(name='x')\n"}});
   EXPECT_EQ(b.kind, "setuptools");
   EXPECT_EQ(b.reason, "setup.py");
 }
 
 TEST(BuildKind, BothPreferSetuptoolsAndSaySo) {
   TempFolder dir;
-  dir.write("setup.py", "setup()\n");
-  dir.write("CMakeLists.txt", kTorchCmake);
-  const BuildKind b = detect_build_kind(dir.path);
+  const BuildKind b = detect(dir, {{"setup.py", "setup()\n"}, {"CMakeLists.txt", kTorchCmake}});
   EXPECT_EQ(b.kind, "setuptools");
   EXPECT_NE(b.reason.find("CMakeLists.txt too, but setuptools is what users pip-install"), std::string::npos);
 }
 
 TEST(BuildKind, CmakeNeedsFindPackageTorch) {
   TempFolder dir;
-  dir.write("CMakeLists.txt", "project(x)\n# find_package(Torch REQUIRED)\nFIND_PACKAGE( Torch)\n");
-  EXPECT_EQ(detect_build_kind(dir.path).kind, "cmake");
-  dir.write("CMakeLists.txt", "project(x)\n# find_package(Torch REQUIRED)\nfind_package(TorchVision)\n");
-  const BuildKind b = detect_build_kind(dir.path);
+  EXPECT_EQ(detect(dir, {{"CMakeLists.txt", "project(x)\n# find_package(Torch REQUIRED)\nFIND_PACKAGE( Torch)\n"}}).kind,
+            "cmake");
+  const BuildKind b =
+      detect(dir, {{"CMakeLists.txt", "project(x)\n# find_package(Torch REQUIRED)\nfind_package(TorchVision)\n"}});
   EXPECT_EQ(b.kind, "");
   EXPECT_NE(b.error.find("its CMakeLists.txt does not call find_package(Torch)"), std::string::npos) << b.error;
 }
 
 TEST(BuildKind, PyprojectCountsOnlyWithASetuptoolsBackend) {
   TempFolder dir;
-  dir.write("pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core\"]\nbuild-backend = \"scikit_build_core.build\"\n");
-  EXPECT_EQ(detect_build_kind(dir.path).kind, "");
-  dir.write("pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"torch\"]\nbuild-backend = \"setuptools.build_meta\"\n");
-  const BuildKind b = detect_build_kind(dir.path);
+  const char* scikit = "[build-system]\nrequires = [\"scikit-build-core\"]\nbuild-backend = \"scikit_build_core.build\"\n";
+  const char* setuptools = "[build-system]\nrequires = [\"setuptools\", \"torch\"]\nbuild-backend = \"setuptools.build_meta\"\n";
+  EXPECT_EQ(detect(dir, {{"pyproject.toml", scikit}}).kind, "");
+  const BuildKind b = detect(dir, {{"pyproject.toml", setuptools}});
   EXPECT_EQ(b.kind, "setuptools");
   EXPECT_FALSE(b.setup_py);
 }
 
 TEST(BuildKind, NothingNamesWhatItLookedFor) {
   TempFolder dir;
-  const BuildKind b = detect_build_kind(dir.path);
+  const BuildKind b = detect(dir, {});
   EXPECT_EQ(b.kind, "");
   EXPECT_EQ(b.error, "no PyTorch op library build in " + dir.path.string() +
                          ": looked for setup.py, pyproject.toml with a setuptools build backend, and CMakeLists.txt "

@@ -1,3 +1,5 @@
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "matrix/versions.h"
@@ -34,21 +36,17 @@ TEST(Versions, UpstreamPairingFollowsTorchvisionsTable) {
     auto p = upstream_torchvision_for(t);
     return p ? std::to_string(p->major) + "." + std::to_string(p->minor) : std::string("?");
   };
-  EXPECT_EQ(tv("1.13.1"), "0.14");
-  EXPECT_EQ(tv("2.0.1"), "0.15");
-  EXPECT_EQ(tv("2.6.0"), "0.21");
-  EXPECT_EQ(tv("2.7.1"), "0.22");
-  EXPECT_EQ(tv("2.11.0+cu130"), "0.26");
-  EXPECT_EQ(tv("3.0.0"), "?");
+  const std::pair<const char*, const char*> pairs[] = {  // torch, its torchvision ("?": none)
+      {"1.13.1", "0.14"}, {"2.0.1", "0.15"}, {"2.6.0", "0.21"}, {"2.7.1", "0.22"}, {"2.11.0+cu130", "0.26"}, {"3.0.0", "?"}};
+  for (const auto& [torch, torchvision] : pairs) EXPECT_EQ(tv(torch), torchvision) << torch;
 }
 
 // PyPI has no torchvision 0.30: pip pairs torch 2.15.0 with 0.29.2, which asks for torch >= 2.14.
 // init writes this pair and validate compares with it: one table, no warning about it.
 TEST(Versions, PipTorchvisionForATorchWithoutItsOwnIsTheNewestThatAcceptsIt) {
-  EXPECT_EQ(pip_torchvision_for("2.14.1").value_or("?"), "0.29.2");
-  EXPECT_EQ(pip_torchvision_for("2.15.0").value_or("?"), "0.29.2");
-  EXPECT_EQ(pip_torchvision_for("2.5.1").value_or("?"), "0.20.1");
-  EXPECT_EQ(pip_torchvision_for("2.6.0+cpu").value_or("?"), "0.21.0");
+  const std::pair<const char*, const char*> pip_pairs[] = {
+      {"2.14.1", "0.29.2"}, {"2.15.0", "0.29.2"}, {"2.5.1", "0.20.1"}, {"2.6.0+cpu", "0.21.0"}};
+  for (const auto& [torch, torchvision] : pip_pairs) EXPECT_EQ(pip_torchvision_for(torch).value_or("?"), torchvision) << torch;
   EXPECT_FALSE(pip_torchvision_for("2.99.0").has_value()) << "an unknown torch gets no guess";
   EXPECT_FALSE(pip_torchvision_for("latest").has_value());
   const auto mm = upstream_torchvision_for("2.15.0");

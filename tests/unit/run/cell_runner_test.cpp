@@ -21,6 +21,7 @@
 #include "checks/registry.h"
 #include "fake_engine.h"
 #include "run/cell_runner.h"
+#include "testbed.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;
@@ -37,57 +38,35 @@ using fake::FakeEngine;
 // Cells
 // ---------------------------------------------------------------------------------------
 
-// An `expect` entry, set field by field (Expectation may grow fields).
+// An `expect` entry (Expectation's first fields, in their order; the rest as declared).
 Expectation expect(const std::string& check, const std::string& op, const std::string& arch,
                    const std::string& status, const std::string& reason) {
-  Expectation x;
-  x.check = check;
-  x.op = op;
-  x.arch = arch;
-  x.status = status;
-  x.reason = reason;
-  return x;
+  return Expectation{check, op, arch, status, reason, {}};
 }
 
 Cell cpu_cell() {
-  Cell c;
-  c.id = "debian-trixie-cpu";
-  c.torch = "2.6.0";
-  c.torchvision = "0.21.0";
-  c.cuda = "none";
+  Cell c = testbed::cell("debian-trixie-cpu", "2.6.0", "0.21.0", "none");
   c.image.containerfile = "containers/debian.Containerfile";
   c.image.args = {{"SUITE", "trixie"}};
   c.where = {"local", "github"};
   return c;
 }
 
-// Every arch this toolkit (12.8) can target: every check passes.
-Cell cuda_cell() {
-  Cell c;
-  c.id = "pypi-torch2.7.1-cu12.8";
-  c.torch = "2.7.1";
-  c.torchvision = "0.22.1";
-  c.cuda = "12.8";
+// A pypi cell of torch + torchvision + nvcc `cuda`, asked for sm_80, sm_90 and sm_100.
+Cell pypi_cuda_cell(const std::string& torch, const std::string& torchvision, const std::string& cuda) {
+  Cell c = testbed::cell("pypi-torch" + torch + "-cu" + cuda, torch, torchvision, cuda);
   c.cuda_archs = {"8.0", "9.0", "10.0"};
   c.image.containerfile = "containers/pypi.Containerfile";
-  c.image.args = {{"TORCH", "2.7.1"}, {"TORCHVISION", "0.22.1"}, {"NVCC", "12.8"}};
+  c.image.args = {{"TORCH", torch}, {"TORCHVISION", torchvision}, {"NVCC", cuda}};
   c.where = {"local", "github"};
   return c;
 }
 
+// Every arch this toolkit (12.8) can target: every check passes.
+Cell cuda_cell() { return pypi_cuda_cell("2.7.1", "0.22.1", "12.8"); }
+
 // CUDA 12.4 cannot target sm_100 (nvcc's --list-gpu-arch ends at compute_90).
-Cell cuda124_cell() {
-  Cell c;
-  c.id = "pypi-torch2.5.1-cu12.4";
-  c.torch = "2.5.1";
-  c.torchvision = "0.20.1";
-  c.cuda = "12.4";
-  c.cuda_archs = {"8.0", "9.0", "10.0"};
-  c.image.containerfile = "containers/pypi.Containerfile";
-  c.image.args = {{"TORCH", "2.5.1"}, {"TORCHVISION", "0.20.1"}, {"NVCC", "12.4"}};
-  c.where = {"local", "github"};
-  return c;
-}
+Cell cuda124_cell() { return pypi_cuda_cell("2.5.1", "0.20.1", "12.4"); }
 
 // Set field by field: Project may grow fields.
 Project project(const std::string& kind, std::vector<std::string> smoke) {
@@ -425,6 +404,13 @@ class RunCell : public ::testing::Test {
     return out;
   }
 
+  // Runs `c` with every step scripted to pass but `step_name`, which does `canned`.
+  CellResult run_with_one_step(const Cell& c, const std::string& step_name, CannedStep canned) {
+    script_passing(c);
+    engine_->on(step_name, std::move(canned));
+    return run(c);
+  }
+
   // Every step of a kernels/ + cases/ cell scripted to pass.
   void script_passing(const Cell& c) {
     FakeEngine& e = *engine_;
@@ -743,9 +729,7 @@ TEST_F(RunCell, HostEngineRecordsNoImageStep) {
 
 TEST_F(RunCell, CompileErrorFailsTheBuildWithADiagnosis) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("build", CannedStep::exits(1, kCompileErrorLog));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(c, "build", CannedStep::exits(1, kCompileErrorLog));
   EXPECT_EQ(ran(), (Steps{"probe", "torchvision", "configure", "build"}));
   ASSERT_TRUE(step(r, "build"));
   EXPECT_EQ(step(r, "build")->status, Status::fail);
@@ -796,9 +780,8 @@ CMake Error at CMakeLists.txt:12 (find_package):
 
 TEST_F(RunCell, CompilerKilledBySigsegvIsACrash) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("build", CannedStep::killed_by(SIGSEGV, "[3/24] Building CXX object kernels/x.cpp.o\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "build", CannedStep::killed_by(SIGSEGV, "[3/24] Building CXX object kernels/x.cpp.o\n"));
   EXPECT_EQ(ran(), (Steps{"probe", "torchvision", "configure", "build"}));
   EXPECT_EQ(step(r, "build")->status, Status::crash);
   EXPECT_EQ(step(r, "build")->signal, SIGSEGV);
@@ -814,9 +797,8 @@ TEST_F(RunCell, CompilerKilledBySigsegvIsACrash) {
 
 TEST_F(RunCell, LoadStepCrashIsACrashAndTheTestsStillRun) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("load", CannedStep::killed_by(SIGSEGV, "Fatal Python error: Segmentation fault\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "load", CannedStep::killed_by(SIGSEGV, "Fatal Python error: Segmentation fault\n"));
   EXPECT_EQ(ran(), kCpuCellSteps);
   ASSERT_TRUE(check(r, "load")) << all_checks(r);
   EXPECT_EQ(check(r, "load")->status, Status::crash);
@@ -844,9 +826,7 @@ TEST_F(RunCell, BuildTimeoutIsATimeout) {
 
 TEST_F(RunCell, ProbeThatCannotStartIsAnErrorAndStopsTheCell) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("probe", CannedStep::cannot_start("podman: No such file or directory"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(c, "probe", CannedStep::cannot_start("podman: No such file or directory"));
   EXPECT_EQ(ran(), (Steps{"probe"}));
   EXPECT_EQ(result_step_names(r), (Steps{"image", "probe"}));
   EXPECT_EQ(step(r, "probe")->status, Status::error);
@@ -861,9 +841,7 @@ TEST_F(RunCell, ProbeThatCannotStartIsAnErrorAndStopsTheCell) {
 
 TEST_F(RunCell, BuildThatCannotStartIsAnError) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("build", CannedStep::cannot_start("cmake: No such file or directory"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(c, "build", CannedStep::cannot_start("cmake: No such file or directory"));
   EXPECT_EQ(ran(), (Steps{"probe", "torchvision", "configure", "build"}));
   EXPECT_EQ(step(r, "build")->status, Status::error);
   ASSERT_TRUE(check(r, "build"));
@@ -874,9 +852,9 @@ TEST_F(RunCell, BuildThatCannotStartIsAnError) {
 
 TEST_F(RunCell, ProbeThatFailsStopsTheCell) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("probe", CannedStep::exits(2, "/opt/venv/bin/python3: can't open file '/src/scripts/cell/probe.py'\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(
+      c, "probe",
+      CannedStep::exits(2, "/opt/venv/bin/python3: can't open file '/src/scripts/cell/probe.py'\n"));
   EXPECT_EQ(ran(), (Steps{"probe"}));
   ASSERT_TRUE(check(r, "versions"));
   EXPECT_EQ(check(r, "versions")->status, Status::fail);
@@ -902,9 +880,9 @@ TEST_F(RunCell, VersionMismatchIsAnErrorButTheCellGoesOn) {
 
 TEST_F(RunCell, ProbePrintingNoJsonIsAnErrorAndStopsTheCell) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("probe", CannedStep::prints("Traceback (most recent call last):\n  File \"probe.py\", line 1\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(
+      c, "probe",
+      CannedStep::prints("Traceback (most recent call last):\n  File \"probe.py\", line 1\n"));
   EXPECT_EQ(ran(), (Steps{"probe"}));
   EXPECT_EQ(step(r, "probe")->status, Status::pass);  // the program ran; its output is the problem
   const CheckResult* versions = check(r, "versions");
@@ -916,9 +894,7 @@ TEST_F(RunCell, ProbePrintingNoJsonIsAnErrorAndStopsTheCell) {
 
 TEST_F(RunCell, LoadPrintingNoJsonIsAnErrorAndTheCellGoesOn) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("load", CannedStep::prints("Segmentation fault (core dumped)\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(c, "load", CannedStep::prints("Segmentation fault (core dumped)\n"));
   EXPECT_EQ(ran(), kCpuCellSteps);
   const CheckResult* load = check(r, "load");
   ASSERT_TRUE(load) << all_checks(r);
@@ -930,9 +906,7 @@ TEST_F(RunCell, LoadPrintingNoJsonIsAnErrorAndTheCellGoesOn) {
 
 TEST_F(RunCell, TorchvisionPrintingNoJsonIsAnErrorAndTheCellGoesOn) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("torchvision", CannedStep::prints("Illegal instruction\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(c, "torchvision", CannedStep::prints("Illegal instruction\n"));
   // The cell goes on: the build and tests do not depend on torchvision.
   const Steps steps = ran();
   ASSERT_GE(steps.size(), 6u);
@@ -948,9 +922,8 @@ TEST_F(RunCell, TorchvisionPrintingNoJsonIsAnErrorAndTheCellGoesOn) {
 
 TEST_F(RunCell, TorchvisionStepThatFailsIsATorchvisionFailure) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("torchvision", CannedStep::exits(1, "ModuleNotFoundError: No module named 'dispatcher'\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "torchvision", CannedStep::exits(1, "ModuleNotFoundError: No module named 'dispatcher'\n"));
   // No python view, no torchvision verdict: the C++ view (torchvision-cpp) is not run either.
   EXPECT_EQ(ran(), (Steps{"probe", "torchvision", "configure", "build", "load", "test"}));
   const CheckResult* tv = check(r, "torchvision");
@@ -963,9 +936,8 @@ TEST_F(RunCell, TorchvisionStepThatFailsIsATorchvisionFailure) {
 // torchvision's kernels: the cell's results must not hide it.
 TEST_F(RunCell, TorchvisionCppCrashIsNotHidden) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("torchvision-cpp", CannedStep::killed_by(SIGSEGV, "[ RUN      ] OpRegistration.Load/nms\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "torchvision-cpp", CannedStep::killed_by(SIGSEGV, "[ RUN      ] OpRegistration.Load/nms\n"));
   ASSERT_TRUE(step(r, "torchvision-cpp"));
   EXPECT_EQ(step(r, "torchvision-cpp")->status, Status::crash);
 
@@ -1036,9 +1008,8 @@ TEST_F(RunCell, CaseBinaryKilledBySigsegvIsACrash) {
 
 TEST_F(RunCell, TestStepTimeoutWithNoResultsIsATimeout) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("test", CannedStep::times_out("Test project /build\n        Start  1: registration\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "test", CannedStep::times_out("Test project /build\n        Start  1: registration\n"));
   EXPECT_EQ(step(r, "test")->status, Status::timeout);
   const CheckResult* test = check(r, "test");
   ASSERT_TRUE(test && test->diagnosis) << all_checks(r);
@@ -1051,9 +1022,9 @@ TEST_F(RunCell, TestStepTimeoutWithNoResultsIsATimeout) {
 // ctest itself killed (out of memory: SIGKILL) before any case binary wrote results.
 TEST_F(RunCell, TestStepKilledWithNoResultsIsACrash) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("test", CannedStep::killed_by(SIGKILL, "Test project /build\n        Start  1: registration\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(
+      c, "test",
+      CannedStep::killed_by(SIGKILL, "Test project /build\n        Start  1: registration\n"));
   EXPECT_EQ(step(r, "test")->status, Status::crash);
   const CheckResult* test = check(r, "test");
   ASSERT_TRUE(test && test->diagnosis) << all_checks(r);
@@ -1452,9 +1423,8 @@ TEST_F(RunCell, ArchsStepThatFailsIsNotAnUnsupportedArchFinding) {
 
 TEST_F(RunCell, NvrtcPrintingNoJsonIsAnErrorAndTheBuildGoesOn) {
   const Cell c = cuda_cell();
-  script_passing(c);
-  engine_->on("nvrtc", CannedStep::prints("nvrtc: cannot load libnvrtc-builtins.so.12.8\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "nvrtc", CannedStep::prints("nvrtc: cannot load libnvrtc-builtins.so.12.8\n"));
   EXPECT_EQ(ran(), (Steps{"probe", "torchvision", "archs", "nvrtc", "configure", "build", "load",
                                           "test", "fatbin", "torchvision-cpp"}));
   const CheckResult* nvrtc = check(r, "nvrtc");
@@ -1468,9 +1438,7 @@ TEST_F(RunCell, NvrtcPrintingNoJsonIsAnErrorAndTheBuildGoesOn) {
 
 TEST_F(RunCell, FatbinPrintingNoJsonIsAnError) {
   const Cell c = cuda_cell();
-  script_passing(c);
-  engine_->on("fatbin", CannedStep::prints(""));
-  const CellResult r = run(c);
+  const CellResult r = run_with_one_step(c, "fatbin", CannedStep::prints(""));
   EXPECT_EQ(ran().back(), "torchvision-cpp");
   const CheckResult* fatbin = check(r, "fatbin");
   ASSERT_TRUE(fatbin) << all_checks(r);
@@ -1696,9 +1664,8 @@ TEST_F(RunCell, DuplicateExtensionFindingIsAFailedCheck) {
 
 TEST_F(RunCell, ScriptCheckPrintingNoJsonIsAnError) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  engine_->on("duplicate-extensions", CannedStep::prints("Traceback (most recent call last):\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_with_one_step(c, "duplicate-extensions", CannedStep::prints("Traceback (most recent call last):\n"));
   const CheckResult* dup = check(r, "duplicate_extension");
   ASSERT_TRUE(dup) << all_checks(r);
   EXPECT_EQ(dup->status, Status::error);

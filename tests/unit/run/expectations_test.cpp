@@ -1,31 +1,24 @@
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include <gtest/gtest.h>
 
 #include "run/cell_runner.h"
 #include "util/cuda_arch.h"
 #include "checks/versions/versions_judge.h"
+#include "testbed.h"
 
 namespace opmatrix {
 
 namespace {
 Cell cell_with(std::vector<Expectation> expect) {
-  Cell c;
-  c.id = "c";
-  c.torch = "2.5.1";
-  c.torchvision = "0.20.1";
-  c.cuda = "12.4";
+  Cell c = testbed::cell("c", "2.5.1", "0.20.1", "12.4");
   c.expect = std::move(expect);
   return c;
 }
 CheckResult check(const std::string& op, const std::string& name, Status s, const std::string& arch = "") {
-  CheckResult c;
-  c.op = op;
-  c.check = name;
-  c.arch = arch;
-  c.status = s;
-  return c;
+  return testbed::check_result(name, s, op, arch);
 }
 }  // namespace
 
@@ -138,16 +131,14 @@ TEST(VersionCheck, NvccFromTheBuildArgIsWhatCounts) {
 }
 
 TEST(CudaArch, EverySpellingOfOneArch) {
-  EXPECT_EQ(cmake_arch("8.0"), "80");
-  EXPECT_EQ(cmake_arch("9.0a"), "90a");
-  EXPECT_EQ(cmake_arch("12.0"), "120");
-  EXPECT_EQ(dotted_arch("90a"), "9.0a");
-  EXPECT_EQ(dotted_arch("100"), "10.0");
-  EXPECT_EQ(dotted_arch("8.6"), "8.6");
+  using Spelling = std::pair<const char*, const char*>;  // what goes in, what comes out
+  for (const auto& [in, out] : {Spelling{"8.0", "80"}, Spelling{"9.0a", "90a"}, Spelling{"12.0", "120"}})
+    EXPECT_EQ(cmake_arch(in), out) << in;
+  for (const auto& [in, out] : {Spelling{"90a", "9.0a"}, Spelling{"100", "10.0"}, Spelling{"8.6", "8.6"}})
+    EXPECT_EQ(dotted_arch(in), out) << in;
   EXPECT_EQ(sm_name("10.0"), "sm_100");
-  EXPECT_EQ(arch_number("sm_90a"), 90);
-  EXPECT_EQ(arch_number("compute_120"), 120);
-  EXPECT_EQ(arch_number("10.0f"), 100);
+  for (const auto& [in, number] : {std::pair{"sm_90a", 90}, std::pair{"compute_120", 120}, std::pair{"10.0f", 100}})
+    EXPECT_EQ(arch_number(in), number) << in;
   EXPECT_TRUE(arch_specific("9.0a"));
   EXPECT_FALSE(arch_specific("9.0"));
   EXPECT_EQ(torch_arch_list({"80", "90a", "100"}), "8.0;9.0a;10.0");
