@@ -16,7 +16,6 @@
 #include <initializer_list>
 #include <numeric>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +38,8 @@
 #include <c10/util/Exception.h>
 #include <torch/library.h>
 #endif
+
+#include <tuple>  // below the ABI headers, whose line numbers the stable-abi check quotes
 
 namespace opmatrix::api {
 
