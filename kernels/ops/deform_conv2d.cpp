@@ -3,9 +3,8 @@
 #include "ops/tensor_api.h"
 
 #ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include "ops/deform_conv2d.h"
+#include "ops/typed_op.h"
 #endif
 
 namespace opmatrix {
@@ -16,9 +15,7 @@ at::Tensor deform_conv2d(
     const at::Tensor& mask, const at::Tensor& bias, int64_t stride_h, int64_t stride_w,
     int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
     int64_t offset_groups, bool use_mask) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::deform_conv2d", "")
-                       .typed<decltype(deform_conv2d)>();
+  static auto op = typed_op<decltype(deform_conv2d)>("opmatrix::deform_conv2d");
   return op.call(input, weight, offset, mask, bias, stride_h, stride_w, pad_h, pad_w,
                  dilation_h, dilation_w, groups, offset_groups, use_mask);
 }
@@ -31,9 +28,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> _deform_c
     int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
     int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t offset_groups,
     bool use_mask) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::_deform_conv2d_backward", "")
-                       .typed<decltype(_deform_conv2d_backward)>();
+  static auto op = typed_op<decltype(_deform_conv2d_backward)>("opmatrix::_deform_conv2d_backward");
   return op.call(grad, input, weight, offset, mask, bias, stride_h, stride_w, pad_h, pad_w,
                  dilation_h, dilation_w, groups, offset_groups, use_mask);
 }

@@ -31,14 +31,9 @@ inline Geometry check(
   OPMATRIX_CHECK(dilation_h > 0 && dilation_w > 0, "deform_conv2d: dilation must be > 0, got ", dilation_h, ", ", dilation_w);
   OPMATRIX_CHECK(groups > 0 && offset_groups > 0, "deform_conv2d: groups and offset_groups must be > 0");
 
-  Geometry g{};
-  g.batch = input.size(0);
-  g.in_channels = input.size(1);
-  g.in_h = input.size(2);
-  g.in_w = input.size(3);
-  g.out_channels = weight.size(0);
-  g.kernel_h = weight.size(2);
-  g.kernel_w = weight.size(3);
+  // out_h and out_w follow once the sizes they derive from are checked.
+  Geometry g{input.size(0),  input.size(1),  input.size(2), input.size(3),
+             weight.size(0), weight.size(2), weight.size(3), 0, 0};
   const int64_t taps = g.kernel_h * g.kernel_w;
 
   OPMATRIX_CHECK(g.kernel_h > 0 && g.kernel_w > 0, "deform_conv2d: kernel size must be > 0");

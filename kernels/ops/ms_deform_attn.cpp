@@ -2,9 +2,8 @@
 #include "ops/tensor_api.h"
 
 #ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include "ops/ms_deform_attn.h"
+#include "ops/typed_op.h"
 #endif
 
 namespace opmatrix {
@@ -14,9 +13,7 @@ at::Tensor ms_deform_attn(
     const at::Tensor& value, const at::Tensor& spatial_shapes,
     const at::Tensor& level_start_index, const at::Tensor& sampling_loc,
     const at::Tensor& attn_weight, int64_t im2col_step) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::ms_deform_attn", "")
-                       .typed<decltype(ms_deform_attn)>();
+  static auto op = typed_op<decltype(ms_deform_attn)>("opmatrix::ms_deform_attn");
   return op.call(value, spatial_shapes, level_start_index, sampling_loc, attn_weight,
                  im2col_step);
 }
@@ -27,9 +24,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> _ms_deform_attn_backward(
     const at::Tensor& grad_output, const at::Tensor& value, const at::Tensor& spatial_shapes,
     const at::Tensor& level_start_index, const at::Tensor& sampling_loc,
     const at::Tensor& attn_weight, int64_t im2col_step) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::_ms_deform_attn_backward", "")
-                       .typed<decltype(_ms_deform_attn_backward)>();
+  static auto op =
+      typed_op<decltype(_ms_deform_attn_backward)>("opmatrix::_ms_deform_attn_backward");
   return op.call(grad_output, value, spatial_shapes, level_start_index, sampling_loc,
                  attn_weight, im2col_step);
 }

@@ -28,14 +28,8 @@ inline Geometry check(const api::Tensor& value, const api::Tensor& spatial_shape
               "ms_deform_attn: spatial_shapes and level_start_index must be int64");
   OPMATRIX_CHECK(im2col_step > 0, "ms_deform_attn: im2col_step must be > 0, got ", im2col_step);
 
-  Geometry g{};
-  g.batch = value.size(0);
-  g.spatial = value.size(1);
-  g.heads = value.size(2);
-  g.channels = value.size(3);
-  g.queries = sampling_loc.size(1);
-  g.levels = sampling_loc.size(3);
-  g.points = sampling_loc.size(4);
+  const Geometry g{value.size(0),        value.size(1),        value.size(2), value.size(3),
+                   sampling_loc.size(1), sampling_loc.size(3), sampling_loc.size(4)};
 
   OPMATRIX_CHECK(spatial_shapes.size(0) == g.levels && level_start_index.size(0) == g.levels,
               "ms_deform_attn: spatial_shapes/level_start_index have ", spatial_shapes.size(0),
@@ -47,6 +41,18 @@ inline Geometry check(const api::Tensor& value, const api::Tensor& spatial_shape
                   attn_weight.size(4) == g.points,
               "ms_deform_attn: attn_weight must be [N, Lq, M, L, P] matching sampling_loc");
   return g;
+}
+
+// The forward's output, [N, Lq, M * D], uninitialised, with value's dtype and device.
+inline api::Tensor empty_output(const Geometry& g, const api::Tensor& value) {
+  return api::empty({g.batch, g.queries, g.heads * g.channels}, value);
+}
+
+// The backward's grad_output must have the forward output's shape.
+inline void check_grad_output(const Geometry& g, const api::Tensor& grad_output) {
+  OPMATRIX_CHECK(grad_output.dim() == 3 && grad_output.size(0) == g.batch &&
+                  grad_output.size(1) == g.queries && grad_output.size(2) == g.heads * g.channels,
+              "ms_deform_attn backward: grad_output must be [N, Lq, M * D]");
 }
 
 // Host-side check that the levels tile value's S dimension; needs CPU index tensors.

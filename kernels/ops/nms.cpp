@@ -2,18 +2,15 @@
 #include "ops/tensor_api.h"
 
 #ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include "ops/nms.h"
+#include "ops/typed_op.h"
 #endif
 
 namespace opmatrix {
 
 #ifndef OPMATRIX_STABLE_ABI
 at::Tensor nms(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::nms", "")
-                       .typed<decltype(nms)>();
+  static auto op = typed_op<decltype(nms)>("opmatrix::nms");
   return op.call(dets, scores, iou_threshold);
 }
 #endif

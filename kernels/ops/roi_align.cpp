@@ -4,9 +4,8 @@
 #include "ops/tensor_api.h"
 
 #ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include "ops/roi_align.h"
+#include "ops/typed_op.h"
 #endif
 
 namespace opmatrix {
@@ -15,9 +14,7 @@ namespace opmatrix {
 at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                      int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                      bool aligned) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::roi_align", "")
-                       .typed<decltype(roi_align)>();
+  static auto op = typed_op<decltype(roi_align)>("opmatrix::roi_align");
   return op.call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned);
 }
 
@@ -27,9 +24,7 @@ at::Tensor _roi_align_backward(const at::Tensor& grad, const at::Tensor& rois,
                                double spatial_scale, int64_t pooled_height, int64_t pooled_width,
                                int64_t batch_size, int64_t channels, int64_t height,
                                int64_t width, int64_t sampling_ratio, bool aligned) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("opmatrix::_roi_align_backward", "")
-                       .typed<decltype(_roi_align_backward)>();
+  static auto op = typed_op<decltype(_roi_align_backward)>("opmatrix::_roi_align_backward");
   return op.call(grad, rois, spatial_scale, pooled_height, pooled_width, batch_size, channels,
                  height, width, sampling_ratio, aligned);
 }

@@ -39,6 +39,8 @@
 #include <torch/library.h>
 #endif
 
+#include <tuple>  // below the ABI headers, whose line numbers the stable-abi check quotes
+
 namespace opmatrix::api {
 
 #ifdef OPMATRIX_STABLE_ABI
@@ -83,19 +85,16 @@ inline std::string sizes_text(const Tensor& t) {
 inline bool same_device(const Tensor& a, const Tensor& b) { return a.device() == b.device(); }
 
 // A new tensor of `sizes` on `like`'s device, with `like`'s dtype or `dtype`.
-inline Tensor empty(std::initializer_list<int64_t> sizes, const Tensor& like) {
-#ifdef OPMATRIX_STABLE_ABI
-  return torch::stable::new_empty(like, sizes);
-#else
-  return at::empty(sizes, like.options());
-#endif
-}
 inline Tensor empty(std::initializer_list<int64_t> sizes, ScalarType dtype, const Tensor& like) {
 #ifdef OPMATRIX_STABLE_ABI
   return torch::stable::new_empty(like, sizes, dtype);
 #else
   return at::empty(sizes, like.options().dtype(dtype));
 #endif
+}
+// like.options() with its own dtype restated: the same tensor as at::empty(sizes, like.options()).
+inline Tensor empty(std::initializer_list<int64_t> sizes, const Tensor& like) {
+  return empty(sizes, like.scalar_type(), like);
 }
 inline Tensor zeros(std::initializer_list<int64_t> sizes, const Tensor& like) {
 #ifdef OPMATRIX_STABLE_ABI
@@ -153,6 +152,13 @@ inline Tensor empty_contiguous_like(const Tensor& t) {
 #else
   return at::empty(t.sizes(), t.options());
 #endif
+}
+
+// empty_contiguous_like of each of `ts`, in order: what a Meta backward returns, one
+// gradient per differentiable input.
+template <typename... Ts>
+auto empty_contiguous_like_each(const Ts&... ts) {
+  return std::make_tuple(empty_contiguous_like(ts)...);
 }
 
 // at::isFloatingType (the float8 types aside, which no kernel here takes).

@@ -2,17 +2,13 @@
 // redispatches below Autograd and whose backward calls opmatrix::_deform_conv2d_backward
 // through the dispatcher, so the same node serves CPU and CUDA tensors.
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/autograd.h>
 #include <torch/library.h>
 
+#include "ops/autograd/function.h"
 #include "ops/deform_conv2d.h"
 
 namespace opmatrix {
 namespace {
-
-using torch::autograd::AutogradContext;
-using torch::autograd::Variable;
-using torch::autograd::variable_list;
 
 class DeformConv2dFunction : public torch::autograd::Function<DeformConv2dFunction> {
  public:
@@ -55,23 +51,11 @@ class DeformConv2dFunction : public torch::autograd::Function<DeformConv2dFuncti
 };
 
 // The backward op is differentiable only once: its own backward refuses, as torchvision's.
-class DeformConv2dBackwardFunction
-    : public torch::autograd::Function<DeformConv2dBackwardFunction> {
+class DeformConv2dBackwardFunction : public OnceDifferentiable<DeformConv2dBackwardFunction> {
  public:
-  static variable_list forward(AutogradContext*, const Variable& grad, const Variable& input,
-                               const Variable& weight, const Variable& offset, const Variable& mask,
-                               const Variable& bias, int64_t stride_h, int64_t stride_w,
-                               int64_t pad_h, int64_t pad_w, int64_t dilation_h, int64_t dilation_w,
-                               int64_t groups, int64_t offset_groups, bool use_mask) {
-    at::AutoDispatchBelowADInplaceOrView guard;
-    auto r = detail::_deform_conv2d_backward(grad, input, weight, offset, mask, bias, stride_h,
-                                             stride_w, pad_h, pad_w, dilation_h, dilation_w,
-                                             groups, offset_groups, use_mask);
-    return {std::get<0>(r), std::get<1>(r), std::get<2>(r), std::get<3>(r), std::get<4>(r)};
-  }
-  static variable_list backward(AutogradContext*, const variable_list&) {
-    TORCH_CHECK(false, "opmatrix::deform_conv2d: double backward is not supported");
-  }
+  static constexpr auto run = &detail::_deform_conv2d_backward;
+  static constexpr const char* kDoubleBackwardError =
+      "opmatrix::deform_conv2d: double backward is not supported";
 };
 
 at::Tensor deform_conv2d_autograd(

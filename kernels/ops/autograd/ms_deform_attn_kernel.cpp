@@ -2,17 +2,13 @@
 // backward calls opmatrix::_ms_deform_attn_backward through the dispatcher (CPU or CUDA).
 // spatial_shapes and level_start_index are integer index tensors: no gradient.
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/autograd.h>
 #include <torch/library.h>
 
+#include "ops/autograd/function.h"
 #include "ops/ms_deform_attn.h"
 
 namespace opmatrix {
 namespace {
-
-using torch::autograd::AutogradContext;
-using torch::autograd::Variable;
-using torch::autograd::variable_list;
 
 class MsDeformAttnFunction : public torch::autograd::Function<MsDeformAttnFunction> {
  public:
@@ -38,22 +34,11 @@ class MsDeformAttnFunction : public torch::autograd::Function<MsDeformAttnFuncti
   }
 };
 
-class MsDeformAttnBackwardFunction
-    : public torch::autograd::Function<MsDeformAttnBackwardFunction> {
+class MsDeformAttnBackwardFunction : public OnceDifferentiable<MsDeformAttnBackwardFunction> {
  public:
-  static variable_list forward(AutogradContext*, const Variable& grad_output, const Variable& value,
-                               const Variable& spatial_shapes, const Variable& level_start_index,
-                               const Variable& sampling_loc, const Variable& attn_weight,
-                               int64_t im2col_step) {
-    at::AutoDispatchBelowADInplaceOrView guard;
-    auto r = detail::_ms_deform_attn_backward(grad_output, value, spatial_shapes,
-                                              level_start_index, sampling_loc, attn_weight,
-                                              im2col_step);
-    return {std::get<0>(r), std::get<1>(r), std::get<2>(r)};
-  }
-  static variable_list backward(AutogradContext*, const variable_list&) {
-    TORCH_CHECK(false, "opmatrix::ms_deform_attn: double backward is not supported");
-  }
+  static constexpr auto run = &detail::_ms_deform_attn_backward;
+  static constexpr const char* kDoubleBackwardError =
+      "opmatrix::ms_deform_attn: double backward is not supported";
 };
 
 at::Tensor ms_deform_attn_autograd(const at::Tensor& value, const at::Tensor& spatial_shapes,

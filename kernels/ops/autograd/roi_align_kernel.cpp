@@ -1,17 +1,13 @@
 // Autograd kernels of opmatrix::roi_align (a torch::autograd::Function whose backward calls
 // opmatrix::_roi_align_backward through the dispatcher, so CPU and CUDA share one node) and
 // of _roi_align_backward itself (differentiating the backward again is not supported).
-#include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include "ops/autograd/function.h"
 #include "ops/roi_align.h"
 
 namespace opmatrix {
 namespace {
-
-using torch::autograd::AutogradContext;
-using torch::autograd::Variable;
-using torch::autograd::variable_list;
 
 class RoiAlignFunction : public torch::autograd::Function<RoiAlignFunction> {
  public:
@@ -45,22 +41,11 @@ class RoiAlignFunction : public torch::autograd::Function<RoiAlignFunction> {
 };
 
 // Only reached when something differentiates _roi_align_backward (double backward).
-class RoiAlignBackwardFunction : public torch::autograd::Function<RoiAlignBackwardFunction> {
+class RoiAlignBackwardFunction : public OnceDifferentiable<RoiAlignBackwardFunction> {
  public:
-  static variable_list forward(AutogradContext* /*ctx*/, const Variable& grad,
-                               const Variable& rois, double spatial_scale, int64_t pooled_height,
-                               int64_t pooled_width, int64_t batch_size, int64_t channels,
-                               int64_t height, int64_t width, int64_t sampling_ratio,
-                               bool aligned) {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return {detail::_roi_align_backward(grad, rois, spatial_scale, pooled_height, pooled_width,
-                                        batch_size, channels, height, width, sampling_ratio,
-                                        aligned)};
-  }
-
-  static variable_list backward(AutogradContext* /*ctx*/, const variable_list& /*grad_output*/) {
-    TORCH_CHECK(false, "double backwards on opmatrix::roi_align is not supported");
-  }
+  static constexpr auto run = &detail::_roi_align_backward;
+  static constexpr const char* kDoubleBackwardError =
+      "double backwards on opmatrix::roi_align is not supported";
 };
 
 at::Tensor roi_align_autograd(const at::Tensor& input, const at::Tensor& rois,

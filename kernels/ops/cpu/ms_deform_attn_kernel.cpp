@@ -166,7 +166,7 @@ api::Tensor ms_deform_attn_forward_kernel(
   const Levels lv = host_levels(spatial_shapes, level_start_index, g);
   const api::Tensor value = api::contiguous(value_), loc = api::contiguous(sampling_loc_),
                    attn = api::contiguous(attn_weight_);
-  api::Tensor output = api::empty({g.batch, g.queries, g.heads * g.channels}, value);
+  api::Tensor output = ms_deform_attn_geometry::empty_output(g, value);
   if (output.numel() == 0) return output;
 
   api::dispatch_floating(value.scalar_type(), "opmatrix::ms_deform_attn (CPU)", [&](auto tag) {
@@ -192,9 +192,7 @@ std::tuple<api::Tensor, api::Tensor, api::Tensor> ms_deform_attn_backward_kernel
   check_cpu_tensors(value_, sampling_loc_, attn_weight_);
   OPMATRIX_CHECK(grad_output_.is_cpu() && grad_output_.scalar_type() == value_.scalar_type(),
               "ms_deform_attn backward: grad_output must be a CPU tensor of value's dtype");
-  OPMATRIX_CHECK(grad_output_.dim() == 3 && grad_output_.size(0) == g.batch &&
-                  grad_output_.size(1) == g.queries && grad_output_.size(2) == g.heads * g.channels,
-              "ms_deform_attn backward: grad_output must be [N, Lq, M * D]");
+  ms_deform_attn_geometry::check_grad_output(g, grad_output_);
   const Levels lv = host_levels(spatial_shapes, level_start_index, g);
   const api::Tensor value = api::contiguous(value_), loc = api::contiguous(sampling_loc_),
                    attn = api::contiguous(attn_weight_), grad_output = api::contiguous(grad_output_);

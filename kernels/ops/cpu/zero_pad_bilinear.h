@@ -32,6 +32,40 @@ inline bool inside_plane(T y, T x, int64_t H, int64_t W) {
   return y > T(-1) && x > T(-1) && y < T(H) && x < T(W);
 }
 
+// Where an in-plane (y, x) falls: its top-left pixel (y0, x0), the distances to the far
+// (l) and near (h) pixel edges, and which corners (BilinearCorners order) lie on the plane.
+// Shared by the value and gradient weights so both agree on the cell to the bit.
+template <typename T>
+struct BilinearCell {
+  int64_t y0, x0;
+  T ly, lx, hy, hx;
+  bool on_plane[4];
+};
+
+template <typename T>
+inline BilinearCell<T> bilinear_cell(T y, T x, int64_t H, int64_t W) {
+  BilinearCell<T> k;
+  k.y0 = static_cast<int64_t>(std::floor(y));
+  k.x0 = static_cast<int64_t>(std::floor(x));
+  k.ly = y - T(k.y0);
+  k.lx = x - T(k.x0);
+  k.hy = T(1) - k.ly;
+  k.hx = T(1) - k.lx;
+  const bool row0 = k.y0 >= 0, row1 = k.y0 + 1 < H;
+  const bool col0 = k.x0 >= 0, col1 = k.x0 + 1 < W;
+  k.on_plane[0] = row0 && col0;
+  k.on_plane[1] = row0 && col1;
+  k.on_plane[2] = row1 && col0;
+  k.on_plane[3] = row1 && col1;
+  return k;
+}
+
+// Corner j of the cell: (y0 + j / 2, x0 + j % 2), as a flat index into the H x W plane.
+template <typename T>
+inline int64_t corner_index(const BilinearCell<T>& k, int j, int64_t W) {
+  return (k.y0 + j / 2) * W + k.x0 + j % 2;
+}
+
 template <typename T>
 inline void bilinear_corners(T y, T x, int64_t H, int64_t W, BilinearCorners<T>& c) {
   for (int j = 0; j < 4; ++j) {
@@ -39,16 +73,13 @@ inline void bilinear_corners(T y, T x, int64_t H, int64_t W, BilinearCorners<T>&
     c.w[j] = T(0);
   }
   if (!inside_plane(y, x, H, W)) return;
-  const int64_t y0 = static_cast<int64_t>(std::floor(y));
-  const int64_t x0 = static_cast<int64_t>(std::floor(x));
-  const T ly = y - T(y0), lx = x - T(x0);
-  const T hy = T(1) - ly, hx = T(1) - lx;
-  const bool row0 = y0 >= 0, row1 = y0 + 1 < H;
-  const bool col0 = x0 >= 0, col1 = x0 + 1 < W;
-  if (row0 && col0) { c.idx[0] = y0 * W + x0;           c.w[0] = hy * hx; }
-  if (row0 && col1) { c.idx[1] = y0 * W + x0 + 1;       c.w[1] = hy * lx; }
-  if (row1 && col0) { c.idx[2] = (y0 + 1) * W + x0;     c.w[2] = ly * hx; }
-  if (row1 && col1) { c.idx[3] = (y0 + 1) * W + x0 + 1; c.w[3] = ly * lx; }
+  const BilinearCell<T> k = bilinear_cell(y, x, H, W);
+  const T w[4] = {k.hy * k.hx, k.hy * k.lx, k.ly * k.hx, k.ly * k.lx};
+  for (int j = 0; j < 4; ++j) {
+    if (!k.on_plane[j]) continue;
+    c.idx[j] = corner_index(k, j, W);
+    c.w[j] = w[j];
+  }
 }
 
 template <typename T>
@@ -58,16 +89,17 @@ inline void bilinear_corners_grad(T y, T x, int64_t H, int64_t W, BilinearCorner
     c.w[j] = c.wy[j] = c.wx[j] = T(0);
   }
   if (!inside_plane(y, x, H, W)) return;
-  const int64_t y0 = static_cast<int64_t>(std::floor(y));
-  const int64_t x0 = static_cast<int64_t>(std::floor(x));
-  const T ly = y - T(y0), lx = x - T(x0);
-  const T hy = T(1) - ly, hx = T(1) - lx;
-  const bool row0 = y0 >= 0, row1 = y0 + 1 < H;
-  const bool col0 = x0 >= 0, col1 = x0 + 1 < W;
-  if (row0 && col0) { c.idx[0] = y0 * W + x0;           c.w[0] = hy * hx; c.wy[0] = -hx; c.wx[0] = -hy; }
-  if (row0 && col1) { c.idx[1] = y0 * W + x0 + 1;       c.w[1] = hy * lx; c.wy[1] = -lx; c.wx[1] = hy; }
-  if (row1 && col0) { c.idx[2] = (y0 + 1) * W + x0;     c.w[2] = ly * hx; c.wy[2] = hx;  c.wx[2] = -ly; }
-  if (row1 && col1) { c.idx[3] = (y0 + 1) * W + x0 + 1; c.w[3] = ly * lx; c.wy[3] = lx;  c.wx[3] = ly; }
+  const BilinearCell<T> k = bilinear_cell(y, x, H, W);
+  const T w[4] = {k.hy * k.hx, k.hy * k.lx, k.ly * k.hx, k.ly * k.lx};
+  const T wy[4] = {-k.hx, -k.lx, k.hx, k.lx};  // d(w)/dy
+  const T wx[4] = {-k.hy, k.hy, -k.ly, k.ly};  // d(w)/dx
+  for (int j = 0; j < 4; ++j) {
+    if (!k.on_plane[j]) continue;
+    c.idx[j] = corner_index(k, j, W);
+    c.w[j] = w[j];
+    c.wy[j] = wy[j];
+    c.wx[j] = wx[j];
+  }
 }
 
 }  // namespace cpu

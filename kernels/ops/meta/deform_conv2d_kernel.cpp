@@ -37,9 +37,7 @@ std::tuple<api::Tensor, api::Tensor, api::Tensor, api::Tensor, api::Tensor> defo
                   grad.size(2) == g.out_h && grad.size(3) == g.out_w,
               "deform_conv2d backward: grad must have the output's shape");
   // Contiguous, like the CPU and CUDA kernels' results.
-  return {api::empty_contiguous_like(input), api::empty_contiguous_like(weight),
-          api::empty_contiguous_like(offset), api::empty_contiguous_like(mask),
-          api::empty_contiguous_like(bias)};
+  return api::empty_contiguous_like_each(input, weight, offset, mask, bias);
 }
 
 }  // namespace

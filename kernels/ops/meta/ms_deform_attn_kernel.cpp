@@ -19,7 +19,7 @@ api::Tensor ms_deform_attn_meta(const api::Tensor& value, const api::Tensor& spa
   OPMATRIX_CHECK(sampling_loc.scalar_type() == value.scalar_type() &&
                   attn_weight.scalar_type() == value.scalar_type(),
               "ms_deform_attn: value, sampling_loc and attn_weight must have the same dtype");
-  return api::empty({g.batch, g.queries, g.heads * g.channels}, value);
+  return ms_deform_attn_geometry::empty_output(g, value);
 }
 
 std::tuple<api::Tensor, api::Tensor, api::Tensor> ms_deform_attn_backward_meta(
@@ -28,13 +28,9 @@ std::tuple<api::Tensor, api::Tensor, api::Tensor> ms_deform_attn_backward_meta(
     const api::Tensor& attn_weight, int64_t im2col_step) {
   const auto g = ms_deform_attn_geometry::check(value, spatial_shapes, level_start_index,
                                                 sampling_loc, attn_weight, im2col_step);
-  OPMATRIX_CHECK(grad_output.dim() == 3 && grad_output.size(0) == g.batch &&
-                  grad_output.size(1) == g.queries && grad_output.size(2) == g.heads * g.channels,
-              "ms_deform_attn backward: grad_output must be [N, Lq, M * D]");
+  ms_deform_attn_geometry::check_grad_output(g, grad_output);
   // Contiguous, like the CPU and CUDA kernels' results.
-  return {api::empty_contiguous_like(value),
-          api::empty_contiguous_like(sampling_loc),
-          api::empty_contiguous_like(attn_weight)};
+  return api::empty_contiguous_like_each(value, sampling_loc, attn_weight);
 }
 
 }  // namespace
