@@ -118,9 +118,12 @@ run_and_stop() {
   pid=$! opid=$!
   local t0=$(now)
   local storage_before=$(working_containers)
-  # The step's own output line (the log also echoes the RUN line that contains the words).
+  # The step's own output line (the log also echoes the RUN line that contains the words). The
+  # look-ahead starts the slow image while the quick cell still runs: wait for the quick cell's
+  # end too (its result line, or its reuse), so that a loaded machine cannot stop it half-way.
   until grep -qx "opmatrix-slow-step-started" "$results/logs/slow/image.log" 2>/dev/null &&
-        [ -n "$(pgrep -f -- "opmatrix-slow-$nonce")" ]; do
+        [ -n "$(pgrep -f -- "opmatrix-slow-$nonce")" ] &&
+        grep -Eq "quick: (fail \(|cached)" "$log"; do
     kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; fail "$run: opmatrix ended before the slow image step"; }
     before 300 "$t0" || fail "$run: the slow image step did not start within 300 s"
     sleep 0.2
