@@ -8,13 +8,6 @@
 
 namespace opmatrix {
 
-namespace {
-
-// How often a running step says what it is doing (docs/cli.md#run).
-constexpr double kProgressSeconds = 10;
-
-}  // namespace
-
 Status status_of_process(const ProcessResult& r) {
   if (r.timed_out) return Status::timeout;
   if (r.interrupted) return Status::error;
@@ -61,7 +54,7 @@ ProcessResult CellContext::run_step(const StepCommand& cmd, const std::string& c
   ProcessResult r;
   {
     // A step that runs long says every 10 s what it is doing (a compile's N of M, the test).
-    LogTicker ticker(cmd.log_path, kProgressSeconds, [&](const std::string& line) { say(cmd.step + ": " + line); },
+    LogTicker ticker(cmd.log_path, kStepProgressSeconds, [&](const std::string& line) { say(cmd.step + ": " + line); },
                      LogTicker::ReadFrom::end, step_reader());
     r = engine.run_step(image, cell, cmd);
   }

@@ -21,6 +21,10 @@ namespace opmatrix {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
+// How often a running step (an image build, a compile, the tests) says what it is doing
+// (docs/cli.md#run).
+constexpr double kStepProgressSeconds = 10;
+
 // What the build steps leave for the steps after them.
 struct BuildState {
   std::string fetched;                       // a pypi:/wheel: project's file, as the cell sees it
@@ -44,7 +48,7 @@ struct CellContext {
   std::string image;   // the image tag, once the image step has one
   BuildState build;
   // What a step leaves for a later step of its own module, by module (the torchvision step's
-  // Python view for the torchvision-cpp step, the fatbin tally for the CPU-only judgement).
+  // Python view for the torchvision-cpp step).
   nlohmann::json notes = nlohmann::json::object();
   CellResult result;
 

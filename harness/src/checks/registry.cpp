@@ -38,7 +38,6 @@ void register_step(double order, StepSpec step) { entries<StepSpec>().add(order,
 
 void register_check(double order, CheckSpec check) { entries<CheckSpec>().add(order, std::move(check)); }
 
-void register_cell_finisher(double order, CellFinisher finish) { entries<CellFinisher>().add(order, std::move(finish)); }
 
 void add_script_check(double order, ScriptCheck sc) {
   entries<ScriptCheck>().add(order, sc);
@@ -59,7 +58,6 @@ const std::vector<StepSpec>& step_registry() { return entries<StepSpec>().items;
 
 const std::vector<CheckSpec>& check_registry() { return entries<CheckSpec>().items; }
 
-const std::vector<CellFinisher>& cell_finishers() { return entries<CellFinisher>().items; }
 
 const StepSpec* find_step(const std::string& name) {
   for (const auto& s : step_registry())

@@ -90,10 +90,6 @@ struct ScriptCheck {
   CheckSpec check;
 };
 
-// What runs after every step of a cell, before its expectations: a judgement across steps
-// (the fatbin module's "CUDA promised, built CPU-only").
-using CellFinisher = std::function<void(CellContext&)>;
-
 // Registration, from each module's foot (static initialisation). `order` places a step in the
 // run sequence and a check among the report's columns and the docs' rows, whatever the order
 // in which the modules' objects are initialised.
@@ -101,11 +97,9 @@ void register_step(double order, StepSpec step);
 void register_check(double order, CheckSpec check);
 // A script check with its step's runner set (checks/script/script_step.h registers them).
 void add_script_check(double order, ScriptCheck sc);
-void register_cell_finisher(double order, CellFinisher finish);
 
 // In run order.
 const std::vector<StepSpec>& step_registry();
-const std::vector<CellFinisher>& cell_finishers();
 const std::vector<CheckSpec>& check_registry();
 const std::vector<ScriptCheck>& script_check_registry();
 

@@ -59,18 +59,6 @@ bool follows_from_cpu_only_build(const CheckResult& c) {
 
 }  // namespace
 
-nlohmann::json FatbinTally::to_json() const {
-  return {{"read", read}, {"with_device_code", with_device_code}, {"host_only_results", host_only_results}};
-}
-
-FatbinTally FatbinTally::from_json(const nlohmann::json& j) {
-  FatbinTally t;
-  t.read = j.value("read", 0);
-  t.with_device_code = j.value("with_device_code", 0);
-  t.host_only_results = j.value("host_only_results", std::vector<std::size_t>{});
-  return t;
-}
-
 void reconcile_cuda_build(CellContext& ctx, const FatbinTally& tally) {
   if (!ctx.cell.has_cuda() || !ctx.build.built || tally.read == 0) return;
   auto& checks = ctx.result.checks;

@@ -1,11 +1,9 @@
 // "Built with CUDA" only when a built library holds device code: the fatbin module's judgement
-// across steps, after every step of a CUDA cell has run.
+// across steps (build, load's registration, fatbin), made once the fatbin step has read them.
 #pragma once
 
 #include <cstddef>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "checks/cell_context.h"
 
@@ -16,9 +14,6 @@ struct FatbinTally {
   int read = 0;              // libraries fatbin.py could read
   int with_device_code = 0;  // of those, the ones holding SASS or PTX
   std::vector<std::size_t> host_only_results;  // result.checks indices: fatbin results of host-only libraries
-
-  nlohmann::json to_json() const;
-  static FatbinTally from_json(const nlohmann::json& j);
 };
 
 // A CUDA cell whose build made no device code gets one red on `build` naming why (a setup.py

@@ -1,6 +1,7 @@
 // The `fatbin` check: which SASS / PTX each built library carries (fatbin.py: cuobjdump, or the
-// .nv_fatbin section read directly), against every declared arch (fatbin_judge.cpp). After
-// every step, its tally decides whether a CUDA cell really built CUDA (cuda_build_judge.cpp).
+// .nv_fatbin section read directly), against every declared arch (fatbin_judge.cpp); then its
+// tally decides whether a CUDA cell really built CUDA (cuda_build_judge.cpp). The one step after
+// it (torchvision-cpp) adds only torchvision's results, so that judgement can be made here.
 #include "checks/cell_context.h"
 #include "checks/fatbin/cuda_build_judge.h"
 #include "checks/fatbin/fatbin_judge.h"
@@ -28,13 +29,8 @@ bool fatbin(CellContext& ctx, const StepSpec& spec) {
       ctx.add(std::move(c));
     }
   }
-  ctx.notes["fatbin"] = tally.to_json();
+  reconcile_cuda_build(ctx, tally);
   return true;
-}
-
-void judge_cuda_build(CellContext& ctx) {
-  if (!ctx.notes.contains("fatbin")) return;
-  reconcile_cuda_build(ctx, FatbinTally::from_json(ctx.notes["fatbin"]));
 }
 
 const bool kRegistered =
@@ -47,7 +43,7 @@ const bool kRegistered =
                           "CUDA error: no kernel image is available for execution on the device", {}, false, true, {},
                           false, false, Weighs::limits, {},
                           {"code", "does the built library hold SASS or PTX that runs there (cuobjdump)", {}}}),
-     register_cell_finisher(10, judge_cuda_build), true);
+     true);
 
 }  // namespace
 

@@ -15,8 +15,6 @@ namespace opmatrix {
 
 namespace {
 
-constexpr double kProgressSeconds = 10;
-
 // A build tree made in another image (other compiler, other torch) would mislead CMake and
 // ninja: start it afresh when the image changed. Same image: incremental build.
 void keep_build_tree_only_for(const CellContext& ctx, const std::string& image) {
@@ -34,7 +32,7 @@ ImageOutcome ensure_image(CellContext& ctx) {
   // A build the look-ahead began is read from its first line (its step so far), and the
   // time in the line is this cell's wait for it.
   const bool ahead = ctx.settings.image_log_from_look_ahead;
-  LogTicker ticker(ctx.log_path("image"), kProgressSeconds,
+  LogTicker ticker(ctx.log_path("image"), kStepProgressSeconds,
                    [&](const std::string& line) {
                      ctx.say((ahead ? "image: waiting for the look-ahead build: " : "image: ") + line);
                    },
