@@ -76,6 +76,16 @@ TEST(ScriptCheckDeclaration, MistakesAreNamedWithTheirPlace) {
   EXPECT_EQ(errors[2], "my_check.yaml:13:3: error: unknown key `weigh`");
 }
 
+TEST(ScriptCheckDeclaration, AFlagIsTrueOrFalseAndAListHoldsText) {
+  std::string text = kValid;
+  text.replace(text.find("  columns: [project, behaviour]"), 31, "  torchvision_ops: yes\n  subtests: [{a: 1}]");
+  const auto errors = errors_of(text);
+  ASSERT_EQ(errors.size(), 2u) << ::testing::PrintToString(errors);
+  EXPECT_EQ(errors[0], "my_check.yaml:14:20: error: `torchvision_ops` must be true or false, not 'yes'");
+  EXPECT_EQ(errors[1].rfind("my_check.yaml:15:", 0), 0u) << errors[1];
+  EXPECT_NE(errors[1].find("`subtests`: each item must be text"), std::string::npos) << errors[1];
+}
+
 TEST(ScriptCheckDeclaration, AMissingPartIsAnError) {
   const auto errors = errors_of("order: 1\nstep: {name: s, script: s.py, timeout_s: 1, when: built, does: d}\n");
   ASSERT_EQ(errors.size(), 1u);

@@ -47,8 +47,17 @@ class MapReader {
     const YamlNode* n = take(key, false);
     if (n && n->kind != YamlNode::Kind::sequence) diag_.error(n->pos, "`" + key + "` must be a list");
     if (n)
-      for (const auto& item : n->items) out.push_back(item->text);
+      for (const auto& item : n->items) {
+        if (item->kind != YamlNode::Kind::scalar) diag_.error(item->pos, "`" + key + "`: each item must be text");
+        out.push_back(item->text);
+      }
     return out;
+  }
+  bool flag(const std::string& key) {
+    const YamlNode* n = take(key, false);
+    if (n && n->text != "true" && n->text != "false")
+      diag_.error(n->pos, "`" + key + "` must be true or false, not '" + n->text + "'");
+    return n && n->text == "true";
   }
   double number(const std::string& key) {
     const std::string t = text(key);
@@ -126,7 +135,7 @@ CheckSpec read_check(const YamlNode& node, const std::string& step, Diagnostics&
   c.user_error = r.text("user_error");
   c.weighs = r.one_of("weighs", weighs_names(), Weighs::breaks, false);
   c.subtests = r.list("subtests");
-  c.torchvision_ops = r.text("torchvision_ops", false) == "true";
+  c.torchvision_ops = r.flag("torchvision_ops");
   c.unexecuted = r.text("unexecuted", false);
   c.infrastructure_kinds = r.list("infrastructure_kinds");
   for (const auto& column : r.list("columns")) {
