@@ -214,6 +214,41 @@ function(opmatrix_torch_parallel target)
 endfunction()
 
 # Applies the cell's torch settings to a target that links torch (library, test, bench).
+# What this torch offers for an op whose fake (meta) kernel lives in Python: nms keeps a
+# data-dependent number of boxes, which only a Python fake kernel can express (an unbacked size),
+# and the C++ library must then say where that kernel lives so that torch accepts it and names it
+# in errors. The API's name changed over torch's versions; read the headers rather than guess
+# from version numbers. Each row: header | text it declares | definition when present.
+set(_opmatrix_torch_header_facts
+  "torch/library.h|set_python_module(|OPMATRIX_TORCH_HAS_SET_PYTHON_MODULE"
+  "torch/library.h|impl_abstract_pystub(|OPMATRIX_TORCH_HAS_IMPL_ABSTRACT_PYSTUB"
+  "ATen/core/dispatch/Dispatcher.h|getPyStub(|OPMATRIX_TORCH_HAS_GET_PYSTUB")
+set(OPMATRIX_TORCH_HEADER_DEFINITIONS "")
+foreach(_fact IN LISTS _opmatrix_torch_header_facts)
+  string(REPLACE "|" ";" _fact "${_fact}")
+  list(GET _fact 0 _header)
+  list(GET _fact 1 _text)
+  list(GET _fact 2 _definition)
+  foreach(_dir IN LISTS TORCH_INCLUDE_DIRS)
+    if(EXISTS "${_dir}/${_header}")
+      file(READ "${_dir}/${_header}" _content)
+      string(FIND "${_content}" "${_text}" _at)
+      if(_at GREATER -1)
+        list(APPEND OPMATRIX_TORCH_HEADER_DEFINITIONS ${_definition})
+      endif()
+      break()
+    endif()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES OPMATRIX_TORCH_HEADER_DEFINITIONS)
+message(STATUS "opmatrix: torch header facts: ${OPMATRIX_TORCH_HEADER_DEFINITIONS}")
+
+# Gives the facts above to the named sources only (a new flag on every compile line would make
+# ccache miss on every file of every cell).
+function(opmatrix_torch_header_facts)
+  set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_DEFINITIONS ${OPMATRIX_TORCH_HEADER_DEFINITIONS})
+endfunction()
+
 function(opmatrix_torch_settings target)
   set_target_properties(${target} PROPERTIES
     CXX_STANDARD ${OPMATRIX_CXX_STANDARD}

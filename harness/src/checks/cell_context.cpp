@@ -129,8 +129,13 @@ std::string CellContext::project_output() const {
 }
 
 EnvList CellContext::project_env() const {
-  if (!cell.project || cell.project->kind == "cmake") return {};
+  if (!cell.project) return {{"PYTHONPATH", paths.build + "/kernels"}};
+  if (cell.project->kind == "cmake") return {};
   return {{"PYTHONPATH", project_output()}};
+}
+
+std::string CellContext::import_module() const {
+  return cell.project ? cell.project->import_module : std::string("opmatrix_ops");
 }
 
 std::string CellContext::samples_in_cell() const {

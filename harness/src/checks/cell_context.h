@@ -86,7 +86,12 @@ struct CellContext {
   // Where a project's build leaves what users get: a CMake build folder, or the folder its
   // wheel was installed into (on PYTHONPATH for every step after the build).
   std::string project_output() const;
+  // PYTHONPATH for every step after the build: a project's wheel, or the folder where our own
+  // kernels' build put libopmatrix_ops.so beside its Python module.
   EnvList project_env() const;
+  // The module users import to get the cell's ops: the project's `import:`, or for our own
+  // kernels opmatrix_ops (loads the library, registers the fake kernels C++ cannot express).
+  std::string import_module() const;
   // The samples the behaviour checks run: a project's `samples:` file, or cases/samples.py for
   // opmatrix's own kernels; "" when a project declares none.
   std::string samples_in_cell() const;

@@ -681,6 +681,13 @@ TEST_F(RunCell, CpuCellCommandsCarryTheCellsSettings) {
   EXPECT_EQ(env_of(*tv, "OPMATRIX_REG_NAMESPACE"), "torchvision");
   EXPECT_EQ(env_of(*tv, "OPMATRIX_REG_LIBRARY"), probe_json(c)["torchvision_ext"].get<std::string>());
   EXPECT_EQ(env_of(*tv, "OPMATRIX_EXPECT_CUDA"), "0");
+
+  // The behaviour checks get our ops as a Python user does: `import opmatrix_ops` from the
+  // folder where the build put the library beside that module (it registers nms's fake kernel).
+  const StepCommand* opcheck = engine_->command("opcheck");
+  ASSERT_NE(opcheck, nullptr);
+  EXPECT_EQ(env_of(*opcheck, "OPMATRIX_IMPORT"), "opmatrix_ops");
+  EXPECT_EQ(env_of(*opcheck, "PYTHONPATH"), "/build/kernels");
 }
 
 TEST_F(RunCell, CellTimeoutsSetTheStepsLimits) {

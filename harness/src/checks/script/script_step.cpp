@@ -25,7 +25,7 @@ EnvList script_env(const CellContext& ctx) {
                  {"OPMATRIX_BUILD", ctx.paths.build},
                  {"OPMATRIX_BUILD_JOBS", std::to_string(ctx.settings.build_jobs)},
                  {"OPMATRIX_PROJECT_DIR", p ? ctx.project_dir_in_cell() : std::string()},
-                 {"OPMATRIX_IMPORT", p ? p->import_module : std::string()},
+                 {"OPMATRIX_IMPORT", ctx.import_module()},
                  {"OPMATRIX_SAMPLES", ctx.samples_in_cell()}};
   for (auto& kv : ctx.project_env()) env.push_back(kv);
   return env;
