@@ -205,25 +205,30 @@ TORCH_LIBRARY_IMPL(opm_cellscripts, Meta, m) { m.impl("autograd_cuda", same); }
 """
 
 
-@pytest.fixture(scope="session")
-def op_library(torch_info, cxx, build_root):
-    """libopm_cellscripts.so, compiled against the cell Python's own libtorch."""
+def compile_op_library(torch_info, cxx, build_root, name, source):
+    """lib<name>.so from C++ `source`, compiled against the cell Python's own libtorch."""
     include = [p for p in torch_info["include"] if os.path.isfile(os.path.join(p, "torch", "library.h"))]
     if not include and os.path.isfile("/usr/include/torch/library.h"):
         include = ["/usr/include"]
     if not include:
         pytest.skip("no torch/library.h next to %s's torch (install libtorch-dev)" % CELL_PYTHON)
-    d = build_root / "oplib"
+    d = build_root / name
     d.mkdir(exist_ok=True)
     src = d / "ops.cpp"
-    src.write_text(OPS_CPP)
-    lib = d / "libopm_cellscripts.so"
+    src.write_text(source)
+    lib = d / ("lib%s.so" % name)
     argv = [cxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=%d" % torch_info["abi"]]
     argv += ["-I" + p for p in include] + [src, "-o", lib]
     argv += ["-L" + p for p in torch_info["libs"]] + ["-Wl,-rpath," + p for p in torch_info["libs"]]
     argv += ["-ltorch_cpu", "-lc10"]
-    compile_or_fail(argv, "the op library")
+    compile_or_fail(argv, "the op library " + name)
     return str(lib)
+
+
+@pytest.fixture(scope="session")
+def op_library(torch_info, cxx, build_root):
+    """libopm_cellscripts.so, compiled against the cell Python's own libtorch."""
+    return compile_op_library(torch_info, cxx, build_root, "opm_cellscripts", OPS_CPP)
 
 
 # Plain C libraries (gcc, well under a second each).
