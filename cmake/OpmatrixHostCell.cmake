@@ -25,3 +25,12 @@ add_test(NAME host-cell
 # Debian's torch lives in the system Python; `python3` on PATH may be another one.
 set_tests_properties(host-cell PROPERTIES LABELS "host-cell" TIMEOUT 3600
   ENVIRONMENT "OPMATRIX_PYTHON=/usr/bin/python3")
+
+# bench/gpu/check_cuda.py's comparisons, run on the CPU against torchvision's CPU ops with the
+# library and Python module the host cell built (on a GPU machine, bench/gpu/run.sh runs it on CUDA).
+set_tests_properties(host-cell PROPERTIES FIXTURES_SETUP host-cell-build)
+add_test(NAME host-cell-check-on-cpu
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/bench/gpu/check_cuda.py --device cpu)
+set_tests_properties(host-cell-check-on-cpu PROPERTIES LABELS "host-cell" TIMEOUT 600
+  FIXTURES_REQUIRED host-cell-build
+  ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${CMAKE_BINARY_DIR}/host-cell/work/cells/${OPMATRIX_HOST_CELL}/host-build/kernels")
