@@ -1,6 +1,7 @@
 // Schema of opmatrix::nms, exactly torchvision's (parses on torch 1.13 and later). Its fake
 // kernel is Python's (kernels/python/opmatrix_ops.py), as torchvision's is: the number of kept
 // boxes depends on the data, and only a Python fake kernel can make such a size.
+#include "ops/fake_module.h"
 #include "ops/tensor_api.h"
 
 #ifndef OPMATRIX_STABLE_ABI  // the C++ callers (autograd and tests) are ATen code

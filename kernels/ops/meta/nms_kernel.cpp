@@ -9,6 +9,7 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 
 #include "ops/nms_check.h"
+#include "ops/fake_module.h"
 #include "ops/tensor_api.h"
 
 #if !OPMATRIX_FAKE_MODULE_DECLARED
