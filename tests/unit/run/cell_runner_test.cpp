@@ -985,6 +985,21 @@ TEST_F(RunCell, FailingTestIsAFailedCheckWithADiagnosis) {
   EXPECT_TRUE(progress_contradictions(r).empty()) << progress_text();
 }
 
+TEST_F(RunCell, SkippedTestsAreCountedApartFromPassedOnes) {
+  const Cell c = cpu_cell();
+  script_passing(c);
+  std::vector<GTest> correctness = nms_correctness_tests();
+  correctness[2].skip_reason = "this build keeps a refusing C++ Meta kernel";
+  CannedStep test = passing_test_step(false);
+  test.with_file("@GTEST_OUTPUT/nms_correctness.json", gtest_json(correctness));
+  engine_->on("test", test);
+  const CellResult r = run(c);
+  const CheckResult* nms = check(r, "correctness", "nms");
+  ASSERT_TRUE(nms) << all_checks(r);
+  EXPECT_EQ(nms->status, Status::pass);
+  EXPECT_EQ(nms->message, "2 tests passed, 1 skipped (this build keeps a refusing C++ Meta kernel)");
+}
+
 TEST_F(RunCell, CaseBinaryKilledBySigsegvIsACrash) {
   const Cell c = cpu_cell();
   script_passing(c);

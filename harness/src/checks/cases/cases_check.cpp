@@ -2,6 +2,7 @@
 // process each); their gtest JSON gives one result per op and check (`correctness`,
 // `gradient`, `device`, and the cases' `registration` and `meta`), the worst test deciding and
 // its failure explaining. `test` says when no case binary ran at all.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -64,7 +65,17 @@ CheckResult group_result(const CellContext& ctx, const std::string& op, const st
     }
     break;
   }
-  if (c.status == Status::pass) c.message = fmt::format("{} test{} passed", tests.size(), tests.size() == 1 ? "" : "s");
+  if (c.status == Status::pass) {
+    // A skipped test is not a passed one: say how many skipped and the first one's reason.
+    const auto skipped = std::count_if(tests.begin(), tests.end(), [](const TestOutcome* t) { return t->status == Status::skip; });
+    const size_t passed = tests.size() - static_cast<size_t>(skipped);
+    c.message = fmt::format("{} test{} passed", passed, passed == 1 ? "" : "s");
+    for (const TestOutcome* t : tests) {
+      if (t->status != Status::skip) continue;
+      c.message += fmt::format(", {} skipped ({})", skipped, t->message.substr(0, 300));
+      break;
+    }
+  }
   return c;
 }
 
