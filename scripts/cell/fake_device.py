@@ -83,9 +83,9 @@ def check_op(torch, name, samples):
         except Exception as e:  # noqa: BLE001 - the propagation error is the finding
             return result(CHECK, "fail", "on fake CUDA tensors, %s raises %s" % (s.description, excerpt(e)),
                           kind="fake_device", fix=FIX, op=name, sample=s.description)
-        if why:
+        if why:  # the fake kernel ran and answered wrong: a wrong result (fake_device.yaml)
             return result(CHECK, "fail", "on fake CUDA tensors, %s: %s" % (s.description, why),
-                          kind="fake_device", fix=FIX, op=name, sample=s.description)
+                          kind="fake_device_mismatch", fix=FIX, op=name, sample=s.description)
         symbolic = symbolic or sym
     note = "; symbolic (data-dependent) sizes count as matching" if symbolic else ""
     return result(CHECK, "pass", "%d sample(s) on fake CUDA tensors give cuda outputs with the CPU kernel's "

@@ -7,6 +7,7 @@ tracing with symbolic sizes (test_aot_dispatch_dynamic).
 
 The cell's own ops (OPMATRIX_* environment, op_samples.py) and torchvision's ops, in every cell.
 Prints {"checks": [...]}; never raises."""
+import re
 import sys
 
 from op_samples import Cell, broken_sample, cell_targets, excerpt, sample_devices, stdout_to_stderr, torchvision_targets
@@ -24,6 +25,19 @@ FIX = {
     "test_aot_dispatch_dynamic": "the fake kernel must work with symbolic sizes (SymInt) and the backward must "
                                  "be traceable (its own op with a fake kernel)",
 }
+
+
+# How torch says the fake kernel ran but gave other sizes, dtype or device than the real kernel:
+# a wrong result, not a missing fake kernel (2.4+: MetadataMismatchError "When comparing the
+# output of ..."; 2.1-2.3: "... found mismatched tensor metadata").
+FAKE_MISMATCH = re.compile(r"MetadataMismatchError|mismatched tensor metadata|When comparing the output of")
+
+
+def failure_kind(sub, error):
+    """The diagnosis kind of a sub-test's failure: opcheck_<sub>, with _mismatch where the fake
+    kernel gave a wrong answer (the check's wrong_result_kinds)."""
+    kind = "opcheck_" + sub
+    return kind + "_mismatch" if sub == "test_faketensor" and FAKE_MISMATCH.search(str(error)) else kind
 
 
 def find_opcheck():
@@ -62,7 +76,7 @@ def check_op(opcheck, which, name, samples, samples_file):
         first, e = failures[0]
         message = "%d of %d sample(s) fail %s (%s); first %s: %s" % (
             len(failures), len(samples), sub, which, first.description, excerpt(e))
-        out.append(result(CHECK, "fail", message, kind="opcheck_" + sub, fix=FIX[sub],
+        out.append(result(CHECK, "fail", message, kind=failure_kind(sub, e), fix=FIX[sub],
                           evidence="; ".join(s.description for s, _ in failures), op=name, subtest=sub,
                           sample=first.description))
     return out

@@ -296,3 +296,22 @@ def test_a_sample_the_real_kernel_rejects_is_a_broken_sample_not_a_finding():
     assert "ValueError: shape [2] is not [4]" in out["message"]
     assert "lib/opmatrix_samples.py" in out["diagnosis"]["fix"]
     assert op_samples.broken_sample("opcheck", "fine", [Fine()], "f.py") is None
+
+
+def test_a_fake_kernel_that_answers_wrong_is_a_wrong_result_not_a_missing_one():
+    # opcheck.yaml's wrong_result_kinds: a wrong fake size breaks a cell, a missing fake kernel
+    # is a limit. The words are torch's own (2.4+ and 2.1-2.3).
+    sys.path.insert(0, str(CELL))
+    try:
+        from opcheck_check import failure_kind
+    finally:
+        sys.path.remove(str(CELL))
+    wrong = ("OpCheckError (from MetadataMismatchError): opcheck(op, ...): test_faketensor failed with When "
+             "comparing the output of opmatrix.nms.default on FakeTensor and concrete Tensors, found mismatched "
+             "tensor size")
+    assert failure_kind("test_faketensor", Exception(wrong)) == "opcheck_test_faketensor_mismatch"
+    assert failure_kind("test_faketensor", Exception("found mismatched tensor metadata")) == \
+        "opcheck_test_faketensor_mismatch"
+    missing = "OpCheckError: opcheck(op, ...): test_faketensor failed with no fake impl registered for opmtest.no_fake"
+    assert failure_kind("test_faketensor", Exception(missing)) == "opcheck_test_faketensor"
+    assert failure_kind("test_aot_dispatch_dynamic", Exception(wrong)) == "opcheck_test_aot_dispatch_dynamic"

@@ -38,6 +38,10 @@ void register_step(double order, StepSpec step) { entries<StepSpec>().add(order,
 
 void register_check(double order, CheckSpec check) { entries<CheckSpec>().add(order, std::move(check)); }
 
+void register_cell_rule(double order, CellRule rule) { entries<CellRule>().add(order, std::move(rule)); }
+
+const std::vector<CellRule>& cell_rule_registry() { return entries<CellRule>().items; }
+
 
 void add_script_check(double order, ScriptCheck sc) {
   entries<ScriptCheck>().add(order, sc);
@@ -174,6 +178,7 @@ nlohmann::json registry_json() {
     if (c.torchvision_ops) j["torchvision_ops"] = true;
     j["weighs"] = to_string(c.weighs);
     if (!c.unexecuted.empty()) j["unexecuted"] = c.unexecuted;
+    if (!c.wrong_result_kinds.empty()) j["wrong_result_kinds"] = c.wrong_result_kinds;
     j["step"] = main ? main->name : "";
     j["script"] = main ? script_of(*main) : "";
     j["timeout_s"] = main ? main->timeout_s : 0.0;

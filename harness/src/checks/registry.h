@@ -81,6 +81,19 @@ struct CheckSpec {
   // How the report shows it, where it is a column (arch / behaviour tables): the word of the
   // legend, the phrase of the caption, and a word per sub-test.
   ReportCells report = {};
+  // Diagnosis kinds of its results that mean the op returned a WRONG result (compiled output !=
+  // eager, a fake size != the real one): such a result breaks the cell whatever `weighs` says;
+  // only "could not run / trace" outcomes may be limits.
+  std::vector<std::string> wrong_result_kinds = {};
+};
+
+// A rule over one cell's results once every step has run, before its expectations: where one
+// result explains others (the library does not load, so its ops cannot be judged) or outranks
+// them (what an op does on fake tensors over whether a Meta kernel is registered), the module
+// that owns that judgement rewrites them, so every red names its true cause once.
+struct CellRule {
+  std::string name;  // what it decides, for people
+  std::function<void(CellContext&)> apply;
 };
 
 // A check that is its own step: an in-cell script printing {"checks": [...]} in the form
@@ -95,6 +108,7 @@ struct ScriptCheck {
 // in which the modules' objects are initialised.
 void register_step(double order, StepSpec step);
 void register_check(double order, CheckSpec check);
+void register_cell_rule(double order, CellRule rule);
 // A script check with its step's runner set (checks/script/script_step.h registers them).
 void add_script_check(double order, ScriptCheck sc);
 
@@ -102,6 +116,7 @@ void add_script_check(double order, ScriptCheck sc);
 const std::vector<StepSpec>& step_registry();
 const std::vector<CheckSpec>& check_registry();
 const std::vector<ScriptCheck>& script_check_registry();
+const std::vector<CellRule>& cell_rule_registry();
 
 // The one rule by which a dispatch key counts as served, for our kernels (cases/common/
 // dispatch.cpp) and any project (scripts/cell/dispatcher.py) alike, in words.

@@ -16,9 +16,10 @@ namespace opmatrix {
 
 namespace {
 
-// The part of a message a table cell can hold: its first line when short, else up to its first
-// ": " (the rest is the evidence, which the cell's section shows), at most `limit` characters,
-// cut at a word.
+// The part of a message a table cell can hold: its first line (a test's own words where it
+// starts with its file:line), cut at a word with an ellipsis past `limit` characters. Never cut
+// at the first ": " (the cause's why comes after it: "CUDA promised, built CPU-only: no built
+// library holds device code").
 std::string headline(const std::string& message, std::size_t limit = 110) {
   std::string s = message.substr(0, message.find('\n'));
   // A test's failure starts with its file:line; what the test says comes last.
@@ -29,16 +30,16 @@ std::string headline(const std::string& message, std::size_t limit = 110) {
     if (end != std::string::npos && start != std::string::npos) s = message.substr(start + 1, end - start);
   }
   if (s.size() <= limit) return s;
-  const auto colon = s.find(": ", 20);
-  if (colon != std::string::npos) s.resize(colon);
-  if (s.size() <= limit) return s;
   auto cut = s.rfind(' ', limit);
   if (cut == std::string::npos || cut < limit / 2) cut = limit;
+  while (cut > 0 && (s[cut - 1] == ' ' || s[cut - 1] == ',' || s[cut - 1] == ';')) --cut;
   return s.substr(0, cut) + " …";
 }
 
 std::string broken_reason(const CheckResult& c) {
-  const std::string head = headline(c.message.empty() ? to_string(c.status) : c.message);
+  // A declared break reads as what its maintainers declared; any other as what was measured.
+  const std::string& said = c.status == Status::xfail && !c.expected_reason.empty() ? c.expected_reason : c.message;
+  const std::string head = headline(said.empty() ? to_string(c.status) : said);
   // Messages that start with the op already say whose result it is.
   if (c.op.empty() || head.rfind(c.op, 0) == 0) return head;
   return fmt::format("{}: {}", check_label(c), head);
@@ -82,8 +83,17 @@ int rank(Verdict v) {
 
 }  // namespace
 
+bool wrong_result(const CheckResult& c) {
+  const CheckSpec* spec = find_check(c.check);
+  const bool failed = c.status != Status::pass && c.status != Status::xpass && c.status != Status::skip;
+  return spec && c.diagnosis && failed &&
+         std::find(spec->wrong_result_kinds.begin(), spec->wrong_result_kinds.end(), c.diagnosis->kind) !=
+             spec->wrong_result_kinds.end();
+}
+
 Weight weight_of(const CheckResult& c) {
   if (c.status == Status::pass || c.status == Status::xpass || c.status == Status::skip) return Weight::none;
+  if (wrong_result(c)) return Weight::breaks;  // a silent wrong result is never a mere limit
   const CheckSpec* spec = find_check(c.check);
   return spec && spec->weighs == Weighs::limits ? Weight::limits : Weight::breaks;
 }
@@ -116,6 +126,7 @@ CellVerdict assess(const CellResult& r) {
     }
     if (w == Weight::breaks) {
       add_once(v.broken, broken_reason(c));
+      if (c.status != Status::xfail) v.known_broken = false;
     } else if (!c.arch.empty()) {
       archs.insert(c.arch);
     } else if (!c.op.empty()) {
@@ -135,6 +146,7 @@ CellVerdict assess(const CellResult& r) {
   v.limits.insert(v.limits.end(), other_limits.begin(), other_limits.end());
   if (!v.broken.empty()) {
     v.verdict = Verdict::broken;
+    v.known_broken = v.known_broken && v.as_declared;
   } else if (!unchecked.empty()) {
     // The infrastructure failed before the ops could be judged: neither broken nor working.
     v.verdict = Verdict::not_run;
@@ -152,7 +164,7 @@ const char* verdict_class(Verdict v) { return words_of(v) ? words_of(v)->css_cla
 bool worse(Verdict a, Verdict b) { return rank(a) > rank(b); }
 
 std::string verdict_line(const CellVerdict& v, std::size_t items) {
-  std::string line = verdict_symbol(v.verdict);
+  std::string line = v.verdict == Verdict::broken && v.known_broken ? "✘ known broken (declared)" : verdict_symbol(v.verdict);
   std::vector<std::string> reasons;
   if (v.verdict == Verdict::not_run && !v.not_run.empty()) reasons.push_back(headline(v.not_run));
   reasons.insert(reasons.end(), v.broken.begin(), v.broken.end());
@@ -170,6 +182,7 @@ std::string verdict_line(const CellVerdict& v, std::size_t items) {
 nlohmann::json to_json(const CellVerdict& v) {
   nlohmann::json j = {{"verdict", verdict_class(v.verdict)}, {"text", verdict_line(v, 0)},
                       {"broken", v.broken}, {"limits", v.limits}, {"as_declared", v.as_declared}};
+  if (v.verdict == Verdict::broken) j["known_broken"] = v.known_broken;
   if (!v.not_run.empty()) j["not_run"] = v.not_run;
   return j;
 }

@@ -3,9 +3,11 @@
 //
 // The rules, from the check registry (CheckSpec::weighs, CheckSpec::unexecuted):
 //  - a check that weighs `breaks` and does not pass, expected or not: the cell is broken, and
-//    that result's message is the reason;
+//    that result's message is the reason; where every break is declared in matrix.yaml, it
+//    reads "✘ known broken (declared)" with the declared reasons (CI stays green);
 //  - a check that weighs `limits` (one arch; one of PyTorch's tools) and does not pass: the cell
-//    works with a limit, named ("no sm_100, sm_120 code", "nms: compile, fake-device");
+//    works with a limit, named ("no sm_100, sm_120 code", "nms: compile, fake-device"), unless
+//    the op returned a wrong result (CheckSpec::wrong_result_kinds): that breaks the cell;
 //  - a skip of a check that needs a GPU, in a cell that promises CUDA: a limit ("CUDA kernels not
 //    executed (no GPU here)"), never a pass;
 //  - any other skip means the check does not apply there.
@@ -28,14 +30,19 @@ struct CellVerdict {
   std::vector<std::string> limits;  // each limit, named
   std::string not_run;              // why the cell did not run
   bool as_declared = true;          // matrix.yaml's expectations met
+  // Broken, and every break is one matrix.yaml declares (`expect:` means "known broken", never
+  // "by design": what a library does not promise belongs in its promises, which make no red).
+  bool known_broken = true;
 };
 
 CellVerdict assess(const CellResult& r);
 
 // How one result counts, by its check's `weighs` (an unknown check breaks): not at all (pass,
 // xpass, skip — what a skip means depends on the cell: assess), as a limit, or as a break.
+// A result whose diagnosis is one of its check's wrong_result_kinds breaks, whatever the check weighs.
 enum class Weight { none, limits, breaks };
 Weight weight_of(const CheckResult& c);
+bool wrong_result(const CheckResult& c);
 
 const char* verdict_symbol(Verdict v);  // "✔ works", "◐ works with limits", "✘ broken", "○ not run"
 const char* verdict_class(Verdict v);   // CSS class and JSON word: pass, limits, fail, notrun

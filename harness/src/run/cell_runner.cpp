@@ -57,7 +57,8 @@ double step_timeout(const Cell& cell, const std::string& step) {
 }
 
 // The registry's sequence (checks/registry.h): each step runs where its `when` holds; a
-// failed `ends_cell` step (image, probe) ends the cell. Then the cell's expectations.
+// failed `ends_cell` step (image, probe) ends the cell. Then the rules over its results
+// (checks/registry.h, CellRule), then the cell's expectations.
 CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, const RunSettings& settings,
                     const Progress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -74,6 +75,7 @@ CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, cons
     if (!applies(ctx, spec.when)) continue;
     if (!spec.run(ctx, spec) && spec.ends_cell) break;
   }
+  for (const CellRule& rule : cell_rule_registry()) rule.apply(ctx);
   apply_expectations(cell, ctx.result);
   ctx.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ctx.result;

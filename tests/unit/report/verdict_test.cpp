@@ -52,8 +52,9 @@ TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
   EXPECT_EQ(v.verdict, Verdict::works);
 }
 
-// Declared or not, a torchvision without CUDA kernels is broken for its users.
-TEST(Verdict, ADeclaredBreakIsStillBrokenWithItsReason) {
+// Declared or not, a torchvision without CUDA kernels is broken for its users: a declared break
+// reads "known broken (declared)" with the declared reason.
+TEST(Verdict, ADeclaredBreakIsKnownBrokenWithItsDeclaredReason) {
   CheckResult tv = result("", "torchvision", Status::xfail,
                           "torchvision::nms has no CUDA kernel although torch has CUDA 12.4: users get \"Could not "
                           "run 'torchvision::nms' with arguments from the 'CUDA' backend\" on every GPU");
@@ -61,11 +62,40 @@ TEST(Verdict, ADeclaredBreakIsStillBrokenWithItsReason) {
   const CellVerdict v = assess(cell("12.4", {tv, result("", "arch", Status::xfail, "", "10.0")}));
   EXPECT_EQ(v.verdict, Verdict::broken);
   EXPECT_TRUE(v.as_declared);
+  EXPECT_TRUE(v.known_broken);
   ASSERT_EQ(v.broken.size(), 1u);
-  EXPECT_EQ(v.broken[0], "torchvision::nms has no CUDA kernel although torch has CUDA 12.4");
+  EXPECT_EQ(v.broken[0], "Debian's torchvision is built without CUDA");
   EXPECT_EQ(v.limits, std::vector<std::string>{"no sm_100 support"});
   // What breaks it is shown, not its limits.
-  EXPECT_EQ(verdict_line(v, 3), "✘ broken: torchvision::nms has no CUDA kernel although torch has CUDA 12.4");
+  EXPECT_EQ(verdict_line(v, 3), "✘ known broken (declared): Debian's torchvision is built without CUDA");
+}
+
+// One undeclared break among declared ones: plainly broken, and it says what was measured.
+TEST(Verdict, AnUndeclaredBreakIsNotKnown) {
+  CheckResult tv = result("", "torchvision", Status::xfail, "torchvision::nms has no CUDA kernel");
+  tv.expected_reason = "Debian's torchvision is built without CUDA";
+  const CellVerdict v = assess(cell("12.4", {tv, result("nms", "correctness", Status::fail, "kept 3, expected 2")},
+                                    /*meets=*/false));
+  EXPECT_FALSE(v.known_broken);
+  EXPECT_EQ(verdict_line(v, 3), "✘ broken: Debian's torchvision is built without CUDA; nms · correctness: kept 3, "
+                                "expected 2 ‼ not as declared in matrix.yaml");
+}
+
+// A tool that ran and answered differently from eager is a wrong result: broken, not a limit.
+TEST(Verdict, AWrongResultBreaksWhateverItsCheckWeighs) {
+  CheckResult compiled = result("nms", "compile", Status::fail,
+                                "torch.compile(fullgraph=True) output differs from eager on nms(f32[8,4], f32[8], 0.5): "
+                                "output[1]: shape [8], expected [4]");
+  compiled.diagnosis = Diagnosis{"compile_mismatch", compiled.message, "", "", ""};
+  CheckResult untraceable = result("roi_align", "export", Status::fail, "torch.export.export fails");
+  untraceable.diagnosis = Diagnosis{"export", untraceable.message, "", "", ""};
+  const CellVerdict v = assess(cell("none", {compiled, untraceable}));
+  EXPECT_TRUE(wrong_result(compiled));
+  EXPECT_FALSE(wrong_result(untraceable));
+  EXPECT_EQ(v.verdict, Verdict::broken);
+  EXPECT_EQ(v.broken, std::vector<std::string>{"nms · compile: torch.compile(fullgraph=True) output differs from "
+                                               "eager on nms(f32[8,4], f32[8], 0.5): output[1]: shape [8] …"});
+  EXPECT_EQ(v.limits, std::vector<std::string>{"roi_align: export"});
 }
 
 TEST(Verdict, BehaviourFailuresAreLimitsPerOpAndAnUndeclaredOneIsMarked) {
@@ -115,7 +145,13 @@ TEST(Verdict, ASkippedCellSaysWhy) {
 TEST(Verdict, LongMessagesAreCutToTheirHeadline) {
   const std::string evidence(300, 'x');
   const CellVerdict v = assess(cell("none", {result("", "load", Status::fail, "libfoo.so: undefined symbol: " + evidence)}));
-  EXPECT_EQ(v.broken, std::vector<std::string>{"libfoo.so: undefined symbol"});
+  EXPECT_EQ(v.broken, std::vector<std::string>{"libfoo.so: undefined symbol: " + std::string(81, 'x') + " …"});
+  // Cut at a word, never at the first ": " (the why comes after it).
+  const CellVerdict cpu_only = assess(cell("13.2", {result("", "load", Status::fail,
+      "CUDA promised, built CPU-only: no built library holds device code; every op runs on the CPU kernels and "
+      "users of the GPU get Could not run")}));
+  EXPECT_EQ(cpu_only.broken, std::vector<std::string>{"CUDA promised, built CPU-only: no built library holds device "
+                                                      "code; every op runs on the CPU kernels and users …"});
 }
 
 TEST(Verdict, WorseOrdersBrokenLimitsWorksNotRun) {

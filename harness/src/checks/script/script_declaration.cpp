@@ -138,6 +138,7 @@ CheckSpec read_check(const YamlNode& node, const std::string& step, Diagnostics&
   c.torchvision_ops = r.flag("torchvision_ops");
   c.unexecuted = r.text("unexecuted", false);
   c.infrastructure_kinds = r.list("infrastructure_kinds");
+  c.wrong_result_kinds = r.list("wrong_result_kinds");
   for (const auto& column : r.list("columns")) {
     if (column == "project") c.project_column = true;
     else if (column == "behaviour") c.behaviour_column = true;
