@@ -85,6 +85,9 @@ struct CheckSpec {
   // eager, a fake size != the real one): such a result breaks the cell whatever `weighs` says;
   // only "could not run / trace" outcomes may be limits.
   std::vector<std::string> wrong_result_kinds = {};
+  // Its sub-tests that run an op's fake kernel ("*": the whole check), whose outcome decides the
+  // op's `meta` verdict where they ran (behaviour over presence: checks/load/load_rules.cpp).
+  std::vector<std::string> fake_kernel_subtests = {};
 };
 
 // A rule over one cell's results once every step has run, before its expectations: where one

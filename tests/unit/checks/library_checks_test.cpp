@@ -79,7 +79,7 @@ TEST(NamespaceChecks, AnOpThatDoesNotExistIsSaidSo) {
   EXPECT_EQ(checks[0].message, "fbgemm::tbe_input_combine is not registered at all in this runtime (no schema: its "
                                "library did not load, or does not define it)");
   ASSERT_TRUE(checks[0].diagnosis);
-  EXPECT_EQ(checks[0].diagnosis->kind, "not_registered");
+  EXPECT_EQ(checks[0].diagnosis->kind, "not_registered_at_all");
 }
 
 // The one registration rule: a Composite kernel serving a key counts, and the message says which.

@@ -165,7 +165,7 @@ TEST(Verdict, WorseOrdersBrokenLimitsWorksNotRun) {
 TEST(LibraryTables, OneTablePerLibraryWithOpsByCells) {
   ResultsSet set;
   CellResult a = cell("none", {result("lib::scatter", "registration", Status::pass), result("lib::scatter", "compile", Status::fail),
-                               result("lib::gather", "meta", Status::fail)});
+                               result("lib::gather", "registration", Status::fail)});
   a.cell["id"] = "lib-new";
   a.cell["torch"] = "2.15.0";
   a.cell["project"] = {{"label", "pypi lib==1.0"}};
@@ -180,9 +180,9 @@ TEST(LibraryTables, OneTablePerLibraryWithOpsByCells) {
   EXPECT_EQ(g.title, "Library: pypi lib==1.0");
   EXPECT_EQ(g.columns, (std::vector<std::string>{"op", "lib-old (torch 2.1.2)", "lib-new (torch 2.15.0)"}));
   ASSERT_EQ(g.rows.size(), 3u);
-  EXPECT_EQ(g.rows[0][2], "✘ broken: lib::gather · meta: fail");
+  EXPECT_EQ(g.rows[0][2], "✘ broken: lib::gather · registration: fail");
   EXPECT_EQ(g.rows[1], (std::vector<std::string>{"lib::scatter", "✔", "◐ compile"}));
-  EXPECT_EQ(g.rows[2], (std::vector<std::string>{"lib::gather", "○", "✘ meta"}));
+  EXPECT_EQ(g.rows[2], (std::vector<std::string>{"lib::gather", "○", "✘ registration"}));
   EXPECT_EQ(g.classes[2], (std::vector<std::string>{"notrun", "fail"}));
 }
 

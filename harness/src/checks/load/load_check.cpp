@@ -44,6 +44,22 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   return true;
 }
 
+// Whether an op can be traced with fake tensors: a limit where it cannot (FakeTensor, compile and
+// export users cannot use it; eager users can), a break where its fake kernel answers wrong
+// (sizes, dtype or device other than the real kernel's: the cases' Meta tests, which compare them).
+CheckSpec meta_check() {
+  CheckSpec c{"meta", {"load", "test"}, "namespace_checks (projects) / the Meta cases; then what ran the fake "
+                                         "kernel decides (load_rules.cpp)", CheckPer::op,
+              "every op can run on fake tensors with the real kernel's sizes, dtype and device: a Meta or fake kernel "
+              "where the op needs one, judged by what ran it (opcheck's fake-tensor sub-tests, fake-device) where "
+              "that ran, else by its presence",
+              "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two different devices",
+              {}, true};
+  c.weighs = Weighs::limits;
+  c.wrong_result_kinds = {"test_failure", "numerical_mismatch", "fake_size_mismatch"};
+  return c;
+}
+
 const bool kRegistered =
     (register_step(90, {"load", "load_library.py", "", 600, StepWhen::built,
                         "dlopen(RTLD_NOW) of every built library in the cell's own torch, then its namespace's kernels",
@@ -59,11 +75,7 @@ const bool kRegistered =
                          "(registry rule below)",
                          "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend",
                          {}, true}),
-     register_check(80, {"meta", {"load", "test"}, "namespace_checks (projects) / the Meta cases", CheckPer::op,
-                         "every op has a Meta (fake) kernel whose sizes, dtype and device agree with the real kernel's",
-                         "Unhandled FakeTensor Device Propagation for torchvision.deform_conv2d.default, found two "
-                         "different devices",
-                         {}, true}),
+     register_check(80, meta_check()),
      true);
 
 }  // namespace

@@ -131,7 +131,7 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                    : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
     if (!ok)
       reg.diagnosis = make_diagnosis(
-          "not_registered",
+          exists ? "not_registered" : "not_registered_at_all",
           expect_cuda && !has("CUDA") && exists
               ? fmt::format("users get \"Could not run '{}::{}' with arguments from the 'CUDA' backend\"", ns, op)
               : reg.message,

@@ -139,6 +139,7 @@ CheckSpec read_check(const YamlNode& node, const std::string& step, Diagnostics&
   c.unexecuted = r.text("unexecuted", false);
   c.infrastructure_kinds = r.list("infrastructure_kinds");
   c.wrong_result_kinds = r.list("wrong_result_kinds");
+  c.fake_kernel_subtests = r.list("fake_kernel_subtests");
   for (const auto& column : r.list("columns")) {
     if (column == "project") c.project_column = true;
     else if (column == "behaviour") c.behaviour_column = true;
