@@ -8,7 +8,8 @@ broken import is exactly what the harness wants to report.
 
 Keys: torch, torch_cuda, cxx11_abi, torchvision, torchvision_cuda, torchvision_ext, nvcc,
 cxx, cmake, torch_cmake_prefix, python, errors; extra: python_executable, torch_path,
-cudnn, cuda_root, torchvision_from.
+cudnn, cuda_root, torchvision_from, gpus (the compute capabilities of the GPUs torch sees, e.g.
+["9.0"]: none in a container without one).
 """
 import contextlib
 import glob
@@ -107,6 +108,10 @@ def probe_torch(result):
                 result["cudnn"] = torch.backends.cudnn.version()
             except Exception as e:  # noqa: BLE001 - a missing/stub libcudnn shows here
                 err("torch.backends.cudnn.version()", e)
+            try:  # what a registration that needs a visible GPU would see
+                result["gpus"] = ["%d.%d" % torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count())]
+            except Exception as e:  # noqa: BLE001 - no driver: none visible
+                err("torch.cuda.device_count()", e)
     return torch
 
 
@@ -200,7 +205,7 @@ def main():
         "torchvision": None, "torchvision_cuda": None, "torchvision_ext": None,
         "nvcc": None, "cxx": None, "cmake": None, "torch_cmake_prefix": None,
         "python": "%d.%d.%d" % sys.version_info[:3], "python_executable": sys.executable,
-        "torch_path": None, "cudnn": None, "cuda_root": None, "torchvision_from": None,
+        "torch_path": None, "cudnn": None, "cuda_root": None, "torchvision_from": None, "gpus": [],
         "errors": errors,
     }
     try:

@@ -14,6 +14,7 @@
 #include "checks/registry.h"
 #include "matrix/builtin_images.h"
 #include "matrix/expand.h"
+#include "matrix/promises.h"
 #include "matrix/versions.h"
 #include "matrix/yaml_tree.h"
 #include "util/suggest.h"
@@ -30,7 +31,8 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project"};
-const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples"};
+const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples",
+                                               "promises"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "subtest", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
@@ -518,6 +520,7 @@ class Loader {
     read_matching(n, "import", "^[A-Za-z_][A-Za-z0-9_]{0,63}(\\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}$",
                   "is not a Python module name (e.g. mylib or mylib.ops)", p.import_module);
     read_project_samples_and_smoke(n, p);
+    if (const YamlEntry* e = n.find("promises")) p.promises = read_promises(*e->value, p.ops, d_);
     c.project = p;
   }
 

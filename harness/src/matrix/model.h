@@ -1,6 +1,7 @@
 // The matrix after loading, validation and expansion: what every command works from.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,6 +32,26 @@ struct ImageSpec {
 
 enum class Runner { container, host };
 
+// What a library promises for one op, where the measured default would be a false red
+// (docs/matrix.md, "promises"): its backends, and a registration that needs a GPU or some CPUs.
+struct OpPromise {
+  std::vector<std::string> backends;  // subset of {cpu, cuda}; empty: the library's
+  std::string registered = "always";  // always | with_gpu | on_some_cpus
+  std::string arch;                   // with_gpu: the GPU generation it needs ("10.0"), "" = any
+  std::string why;                    // the upstream fact, in words (required)
+};
+
+struct Promises {
+  std::vector<std::string> backends;       // the library as a whole ([cpu]: a CPU variant); empty: inferred
+  std::string why;                         // why, where `backends` is declared
+  std::map<std::string, OpPromise> ops;    // per op
+
+  const OpPromise* op(const std::string& name) const {
+    auto it = ops.find(name);
+    return it == ops.end() ? nullptr : &it->second;
+  }
+};
+
 // Another op library to check instead of kernels/ + cases/ (docs/projects.md).
 struct Project {
   // Where it comes from: exactly one of the three.
@@ -43,6 +64,7 @@ struct Project {
   std::vector<std::string> smoke;  // argv run in the cell after the build (empty = none)
   std::string import_module;       // Python module users import ("" = none): imported before judging
   std::string samples;             // Python file defining samples(device), relative to the matrix file's folder
+  Promises promises;               // what it promises, per op and as a whole (docs/matrix.md)
 
   bool from_pypi() const { return !pypi.empty() || !wheel.empty(); }
   // How the project is named to a person: "examples/boxops", "pypi torch-scatter==2.1.2".

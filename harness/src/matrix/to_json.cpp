@@ -50,6 +50,15 @@ nlohmann::json cell_to_json(const Cell& cell) {
     if (!p.wheel.empty()) j["project"]["wheel"] = p.wheel;
     if (!p.import_module.empty()) j["project"]["import"] = p.import_module;
     if (!p.samples.empty()) j["project"]["samples"] = p.samples;
+    // Only where declared: a cell's results (and their cache key) stay as they were without.
+    if (!p.promises.backends.empty()) j["project"]["promises"]["backends"] = p.promises.backends;
+    if (!p.promises.why.empty()) j["project"]["promises"]["why"] = p.promises.why;
+    for (const auto& [op, promise] : p.promises.ops) {
+      nlohmann::json o = {{"registered", promise.registered}, {"why", promise.why}};
+      if (!promise.backends.empty()) o["backends"] = promise.backends;
+      if (!promise.arch.empty()) o["arch"] = promise.arch;
+      j["project"]["promises"]["ops"][op] = o;
+    }
   }
   return j;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "matrix/load.h"
+#include "matrix/to_json.h"
 
 namespace fs = std::filesystem;
 
@@ -207,6 +208,52 @@ TEST(LoadMatrix, ExpectNamesASubtestOfACheckThatReportsThem) {
   const std::string tv = errors_of(load_project_cell(
       "{path: proj, namespace: boxops, ops: [box_iou]}", "    expect: [{check: meta, op: \"torchvision::nms\", reason: r}]"));
   EXPECT_NE(tv.find("op 'torchvision::nms' is not in the project's 'ops'"), std::string::npos) << tv;
+}
+
+}  // namespace opmatrix
+
+namespace opmatrix {
+
+// `promises:`: per op and as a whole; every mistake at its line and column.
+TEST(LoadMatrix, PromisesAreReadPerOpAndAsAWhole) {
+  LoadResult r = load_project_cell(
+      "{wheel: lib==1.0, namespace: lib, ops: [quant, dense, packed],\n"
+      "      promises: {backends: [cpu], why: \"the CPU wheel\",\n"
+      "                 ops: {quant: {backends: [cuda], registered: with_gpu, arch: \"10.0\", why: \"sm_100 kernels\"},\n"
+      "                       packed: {registered: on_some_cpus, why: \"AVX512 only\"}}}}");
+  ASSERT_TRUE(r.matrix.has_value()) << errors_of(r);
+  const Promises& p = r.matrix->cells.at(0).project->promises;
+  EXPECT_EQ(p.backends, std::vector<std::string>{"cpu"});
+  ASSERT_TRUE(p.op("quant"));
+  EXPECT_EQ(p.op("quant")->backends, std::vector<std::string>{"cuda"});
+  EXPECT_EQ(p.op("quant")->registered, "with_gpu");
+  EXPECT_EQ(p.op("quant")->arch, "10.0");
+  EXPECT_EQ(p.op("packed")->registered, "on_some_cpus");
+  EXPECT_FALSE(p.op("dense"));
+  // Carried into every result file (and the cache key) only where declared.
+  const nlohmann::json j = cell_to_json(r.matrix->cells.at(0));
+  EXPECT_EQ(j["project"]["promises"]["ops"]["quant"]["arch"], "10.0");
+}
+
+TEST(LoadMatrix, MalformedPromisesAreRefusedAtTheirPlace) {
+  auto error = [](const std::string& promises) {
+    return errors_of(load_project_cell("{wheel: lib==1.0, namespace: lib, ops: [quant], promises: " + promises + "}"));
+  };
+  EXPECT_NE(error("{ops: {quant: {backends: [gpu], why: x}}}").find("backend 'gpu' is not one of cpu, cuda"),
+            std::string::npos);
+  EXPECT_NE(error("{ops: {qaunt: {backends: [cuda], why: x}}}").find("'qaunt' is not one of the project's ops (quant)"),
+            std::string::npos);
+  EXPECT_NE(error("{ops: {quant: {backends: [cuda]}}}").find("needs 'why'"), std::string::npos);
+  EXPECT_NE(error("{ops: {quant: {registered: sometimes, why: x}}}").find("'registered' must be one of always, "
+                                                                         "with_gpu, on_some_cpus"),
+            std::string::npos);
+  EXPECT_NE(error("{ops: {quant: {backends: [cuda], arch: \"10.0\", why: x}}}").find("goes with 'registered: with_gpu'"),
+            std::string::npos);
+  EXPECT_NE(error("{backends: [cpu]}").find("say why in 'why'"), std::string::npos);
+  EXPECT_NE(error("{bakends: [cpu]}").find("unknown key 'bakends' in 'promises' (did you mean 'backends'?)"),
+            std::string::npos);
+  // FILE:LINE:COL
+  EXPECT_NE(error("{ops: {quant: {backends: [gpu], why: x}}}").find("m.yaml:"), std::string::npos);
 }
 
 }  // namespace opmatrix

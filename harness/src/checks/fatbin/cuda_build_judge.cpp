@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/promises/promises.h"
 #include "util/atomic_write.h"
 
 namespace opmatrix {
@@ -70,6 +71,20 @@ void reconcile_cuda_build(CellContext& ctx, const FatbinTally& tally) {
       build->message += fmt::format(" with CUDA (device code in {} of {} libraries)", tally.with_device_code, tally.read);
     skip_host_only_libraries(ctx, tally);
     return;
+  }
+  // A CPU variant in a CUDA runtime: the cell's `cuda` describes the runtime, not the library's
+  // promise. Judged as CPU-only: what follows from having no device code is by design.
+  if (const Project* p = ctx.project()) {
+    if (const auto why = cpu_only_by_design(*p, ctx.project_dir_on_host())) {
+      build->message += fmt::format(" (CPU-only by design: {}; no built library holds device code, as promised)", *why);
+      for (auto& c : checks) {
+        if (!follows_from_cpu_only_build(c)) continue;
+        c.status = c.check == "fatbin" ? Status::skip : Status::pass;
+        c.message += fmt::format(" — CPU-only by design ({})", *why);
+        c.diagnosis.reset();
+      }
+      return;
+    }
   }
   const Diagnosis d = cpu_only_diagnosis(ctx);
   build->status = Status::fail;

@@ -38,7 +38,7 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   if (j.contains("import")) ctx.add(import_check(j["import"], repro));
   const Project* p = ctx.project();
   if (p && !p->ns.empty())
-    for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro)) ctx.add(std::move(c));
+    for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro, &p->promises)) ctx.add(std::move(c));
   else if (p)
     ctx.add(not_a_dispatcher_library(j, repro));
   return true;

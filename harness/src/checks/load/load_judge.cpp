@@ -85,8 +85,36 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
   return out;
 }
 
+namespace {
+
+// The backends an op must have here: what its library promises for it (the op's own, else the
+// library's), of those this cell can run; without a promise, CPU and, in a CUDA cell, CUDA.
+std::vector<std::string> promised_backends(const Promises* promises, const std::string& op, bool cuda_cell,
+                                           std::string* why) {
+  std::vector<std::string> declared;
+  if (promises) {
+    const OpPromise* p = promises->op(op);
+    if (p && !p->backends.empty()) {
+      declared = p->backends;
+      *why = p->why;
+    } else if (!promises->backends.empty()) {
+      declared = promises->backends;
+      *why = promises->why;
+    }
+  }
+  if (declared.empty()) declared = {"cpu", "cuda"};
+  std::vector<std::string> out;
+  for (const auto& b : declared)
+    if (b == "cpu" || cuda_cell) out.push_back(b);
+  return out;
+}
+
+bool in(const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+}  // namespace
+
 std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
-                                          const std::string& repro) {
+                                          const std::string& repro, const Promises* promises) {
   std::vector<CheckResult> out;
   if (!report.contains("ops") || !report["ops"].is_object() || report["ops"].empty()) {
     CheckResult c = make_check("", "registration", "", Status::fail,
@@ -115,19 +143,27 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
       return notes.empty() ? std::string(key) : fmt::format("{} ({})", key, notes);
     };
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
-    std::vector<std::string> missing;
+    std::string why;
+    const std::vector<std::string> promised = promised_backends(promises, op, expect_cuda, &why);
+    std::vector<std::string> missing, by_design;
     if (exists) {
-      if (!has("CPU")) missing.push_back("CPU");
-      if (expect_cuda && !has("CUDA")) missing.push_back("CUDA");
+      for (const auto& [key, backend] : {std::pair{"CPU", "cpu"}, std::pair{"CUDA", "cuda"}}) {
+        if (has(key) || (!expect_cuda && std::string(key) == "CUDA")) continue;
+        (in(promised, backend) ? missing : by_design).push_back(key);
+      }
     }
     const bool ok = exists && missing.empty();
+    std::vector<std::string> present;
+    for (const char* key : {"CPU", "CUDA", "Meta", "Autograd"})
+      if (has(key)) present.push_back(named(key));
+    if (present.empty()) present.push_back("no");
     CheckResult reg = make_check(op, "registration", "", ok ? Status::pass : Status::fail,
                            !exists ? fmt::format("{}::{} is not registered at all in this runtime (no schema: its "
                                                  "library did not load, or does not define it)", ns, op)
-                           : ok    ? fmt::format("{}::{} has {}{}{}{} kernels", ns, op, named("CPU"),
-                                                         has("CUDA") ? ", " + named("CUDA") : "",
-                                                         has("Meta") ? ", " + named("Meta") : "",
-                                                         has("Autograd") ? ", " + named("Autograd") : "")
+                           : ok    ? fmt::format("{}::{} has {} kernels{}", ns, op, fmt::join(present, ", "),
+                                                     by_design.empty() ? ""
+                                                         : fmt::format(" (no {} kernel, as its library promises: {})",
+                                                                       fmt::join(by_design, ", "), why))
                                    : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
     if (!ok)
       reg.diagnosis = make_diagnosis(

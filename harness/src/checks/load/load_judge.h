@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "matrix/model.h"
+
 #include "results/cell_result.h"
 
 namespace opmatrix {
@@ -16,9 +18,11 @@ namespace opmatrix {
 // / missing libraries that stop it. `repro` is the command that shows it again.
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro);
 
-// `registration` (CPU, plus CUDA when `expect_cuda`) and `meta` per op of the namespace.
+// `registration` (CPU, plus CUDA when `expect_cuda`) and `meta` per op of the namespace. With
+// `promises`, an op is expected to have only the backends its library promises for it (a
+// CUDA-only op has no CPU kernel, a CPU variant no CUDA kernel, by design: no red, said so).
 std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
-                                          const std::string& repro);
+                                          const std::string& repro, const Promises* promises = nullptr);
 
 // The `load` check of importing the project's Python module as users do (`import:`): what it
 // exposes, or its error diagnosed like a failed step's log (a torch too old for it, …).
