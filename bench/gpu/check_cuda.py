@@ -60,13 +60,13 @@ def compiled_and_exported(op, args):
     calling `op` with the sample's tensors as inputs and its other arguments baked in."""
     positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     tensors = tuple(args[i] for i in positions)
+    # For each argument: the index of its tensor among the inputs, or None for a constant (no list
+    # item assignment: Dynamo < 2.14 cannot trace one with dynamic shapes).
+    source = [positions.index(i) if i in positions else None for i in range(len(args))]
 
     class Call(torch.nn.Module):
         def forward(self, *inputs):
-            full = list(args)
-            for i, t in zip(positions, inputs):
-                full[i] = t
-            return op(*full)
+            return op(*[args[i] if k is None else inputs[k] for i, k in enumerate(source)])
 
     # nms's output size depends on the data: its users let Dynamo capture such ops.
     torch._dynamo.config.capture_dynamic_output_shape_ops = True
