@@ -21,6 +21,7 @@ if [ "$unit_only" = 0 ]; then
   ctest --preset browser
   ctest --preset host-cell
   ctest --preset reliability
+  ctest --preset verdicts
   # Sanitizers stop at the first report (halt_on_error, leaks included: see the test preset).
   cmake --preset sanitize
   cmake --build --preset sanitize

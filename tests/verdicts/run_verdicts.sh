@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The verdict rules (docs/results.md) on a fixture library of ours that holds one op per rule
+# (tests/verdicts/verdictops, csrc/ops.cpp says which), built and judged in Debian trixie's
+# torch 2.6 by a real `opmatrix run`; then each op's results and the cell's verdict:
+#   scale           every check passes (the control);
+#   cuda_only       CUDA-only by declaration: registration passes naming it, its behaviour
+#                   checks are "not checked here" (no GPU), never red;
+#   add_out         no returns, no Meta kernel: meta passes (opcheck ran it on fake tensors);
+#   count_positive  a CompositeImplicitAutograd kernel that reads data: meta fails although a
+#                   kernel serves Meta (a limit), no meta pass;
+#   wrong_fake      a fake size other than the real one: a wrong result, the cell is broken
+#                   for it (and only for it);
+#   gpu_gated       registered only with a GPU visible: every result "not checked here".
+#   run_verdicts.sh OPMATRIX WORK_DIR
+# Needs podman and the trixie cell image (never built here); exit 77 with the reason otherwise.
+set -uo pipefail
+opmatrix=$1 work=$2
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+matrix=$repo/tests/verdicts/matrix.yaml
+cell=verdicts-trixie-torch2.6-cpu
+export CONTAINERS_CONF=$repo/containers/podman/containers.conf
+skip() { echo "SKIP: $*"; exit 77; }
+rm -rf "$work"
+mkdir -p "$work/nobuild"
+
+command -v podman >/dev/null || skip "podman is not installed (scripts/install-deps.sh --containers)"
+# The cell image must be there already: asked for with a podman that refuses to build or pull.
+printf '#!/bin/sh\ncase "$1" in build|pull) echo "run_verdicts.sh: no image builds here" >&2; exit 99;; esac\nexec %s "$@"\n' \
+  "$(command -v podman)" >"$work/nobuild/podman"
+chmod +x "$work/nobuild/podman"
+PATH=$work/nobuild:$PATH "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$work/preflight" \
+  --work-dir "$work/cells" --images-only >/dev/null 2>"$work/preflight.stderr" ||
+  skip "the trixie cell image is not built (opmatrix run --images-only --cell trixie-torch2.6-cpu): $(tail -1 "$work/preflight.stderr")"
+
+"$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$work/results" --work-dir "$work/cells" \
+  --no-cache --no-cross-load --yes >"$work/run.stdout" 2>"$work/run.stderr"
+rc=$?
+sed 's/^/  | /' "$work/run.stdout"
+[ "$rc" = 1 ] || { tail -20 "$work/run.stderr"; echo "FAIL: opmatrix exited $rc, expected 1 (wrong_fake breaks the cell, no expect entries)"; exit 1; }
+"$opmatrix" report --results "$work/results" --format json -o "$work/report.json" || { echo "FAIL: no report"; exit 1; }
+python3 "$repo/tests/verdicts/check_verdicts.py" "$work/results/$cell.json" "$work/report.json"
