@@ -90,6 +90,18 @@ TEST(OpPromises, ACudaOnlyOpsBehaviourIsNotCheckedWithoutAGpuButItsRegistrationI
   EXPECT_EQ(checks[1].status, Status::fail);  // a CUDA-only op without its CUDA kernel is broken
 }
 
+// fbgemm-gpu-cpu's FloatToMSFPQuantized: its only kernel is CUDA, and the CPU variant builds none.
+TEST(OpPromises, ACudaOnlyOpInACpuOnlyLibraryHasNothingToJudge) {
+  Project p = wheel("fbgemm-gpu-cpu==1.0.0");
+  p.promises.ops["FloatToMSFPQuantized"] = promise({"cuda"}, "always", "its only kernel is quantize_msfp.cu");
+  std::vector<CheckResult> checks = {check_result("FloatToMSFPQuantized", "meta", Status::fail, "no Meta kernel"),
+                                     check_result("FloatToMSFPQuantized", "registration", Status::pass, "")};
+  apply_op_promises(&p, nlohmann::json::object(), checks, /*cpu_only_library=*/true);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  EXPECT_EQ(checks[0].message.rfind("not checked here (a CUDA-only op, as promised: its only kernel is quantize_msfp.cu; "
+                                    "this CPU-only variant has no kernel for it)", 0), 0u) << checks[0].message;
+}
+
 // torchao's da8w4_linear_cpu: built only for some CPUs; where this build lacks it, not a red.
 TEST(OpPromises, AnOpBuiltOnlyForSomeCpusIsNotCheckedWhereItIsMissing) {
   Project p = wheel("torchao==0.18.0");

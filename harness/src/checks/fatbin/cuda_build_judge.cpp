@@ -1,6 +1,7 @@
 #include "checks/fatbin/cuda_build_judge.h"
 
 #include <algorithm>
+#include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -53,8 +54,10 @@ void skip_host_only_libraries(CellContext& ctx, const FatbinTally& tally) {
 }
 
 bool follows_from_cpu_only_build(const CheckResult& c) {
-  const bool only_cuda_missing = c.check == "registration" && c.status == Status::fail && c.message.size() > 16 &&
-                                 c.message.compare(c.message.size() - 16, 16, ": no CUDA kernel") == 0;
+  // "ns::op: no CUDA kernel", possibly with what the library promises not to have after it.
+  static const std::regex cuda_missing(R"(: no CUDA kernel( \(nor .*)?$)");
+  const bool only_cuda_missing = c.check == "registration" && c.status == Status::fail &&
+                                 std::regex_search(c.message, cuda_missing);
   return c.check == "fatbin" || only_cuda_missing;
 }
 

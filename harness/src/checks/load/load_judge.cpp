@@ -164,7 +164,10 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                                      by_design.empty() ? ""
                                                          : fmt::format(" (no {} kernel, as its library promises: {})",
                                                                        fmt::join(by_design, ", "), why))
-                                   : fmt::format("{}::{}: no {} kernel", ns, op, fmt::join(missing, ", ")));
+                                   : fmt::format("{}::{}: no {} kernel{}", ns, op, fmt::join(missing, ", "),
+                                                 by_design.empty() ? ""
+                                                     : fmt::format(" (nor {}, as its library promises: {})",
+                                                                   fmt::join(by_design, ", "), why)));
     if (!ok)
       reg.diagnosis = make_diagnosis(
           exists ? "not_registered" : "not_registered_at_all",

@@ -63,7 +63,7 @@ bool op_missing_here(const std::vector<CheckResult>& checks, const std::string& 
 // Why `op`'s results cannot be judged in this cell, by its promise; "" when they can. `all`: every
 // bad result of the op (its registration too), else only what runs it.
 std::string not_checked_here(const OpPromise& promise, const std::string& op, const nlohmann::json& versions,
-                             const std::vector<CheckResult>& checks, bool* all) {
+                             const std::vector<CheckResult>& checks, bool cpu_only_library, bool* all) {
   *all = true;
   if (promise.registered == "with_gpu" && !gpu_visible(versions, promise.arch))
     return fmt::format("not checked here (registered only where a GPU{} is visible: {})",
@@ -72,6 +72,9 @@ std::string not_checked_here(const OpPromise& promise, const std::string& op, co
     return fmt::format("not checked here (built only for some CPUs, not this build: {})", promise.why);
   const bool cuda_only = !promise.backends.empty() &&
                          std::find(promise.backends.begin(), promise.backends.end(), "cpu") == promise.backends.end();
+  if (cuda_only && cpu_only_library)
+    return fmt::format("not checked here (a CUDA-only op, as promised: {}; this CPU-only variant has no kernel for it)",
+                       promise.why);
   if (cuda_only && !gpu_visible(versions, "")) {
     *all = false;
     return fmt::format("not checked here (a CUDA-only op, as promised: {}; no GPU runs it here)", promise.why);
@@ -92,11 +95,12 @@ std::optional<std::string> cpu_only_by_design(const Project& p, const std::strin
   return std::nullopt;
 }
 
-void apply_op_promises(const Project* p, const nlohmann::json& versions, std::vector<CheckResult>& checks) {
+void apply_op_promises(const Project* p, const nlohmann::json& versions, std::vector<CheckResult>& checks,
+                       bool cpu_only_library) {
   if (!p) return;
   for (const auto& [op, promise] : p->promises.ops) {
     bool all = true;
-    const std::string why = not_checked_here(promise, op, versions, checks, &all);
+    const std::string why = not_checked_here(promise, op, versions, checks, cpu_only_library, &all);
     if (why.empty()) continue;
     for (auto& c : checks) {
       if (c.op != op || !is_bad(c.status)) continue;
@@ -112,8 +116,11 @@ namespace {
 
 const bool kRegistered = (register_cell_rule(5, {"what a library promises per op: not checked where it cannot hold",
                                                  [](CellContext& ctx) {
-                                                   apply_op_promises(ctx.project(), ctx.result.versions,
-                                                                     ctx.result.checks);
+                                                   const Project* p = ctx.project();
+                                                   if (!p) return;
+                                                   apply_op_promises(p, ctx.result.versions, ctx.result.checks,
+                                                                     cpu_only_by_design(*p, ctx.project_dir_on_host())
+                                                                         .has_value());
                                                  }}),
                           true);
 

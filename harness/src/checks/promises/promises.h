@@ -23,7 +23,9 @@ std::optional<std::string> cpu_only_by_design(const Project& p, const std::strin
 // Per-op promises over a cell's results (before the other rules): an op registered only where a
 // GPU (of some generation) is visible, or only on some CPUs, is "not checked here" where that does
 // not hold; a CUDA-only op's behaviour is not checked where no GPU runs it. `versions` is the
-// probe's (its "gpus": the compute capabilities torch sees).
-void apply_op_promises(const Project* p, const nlohmann::json& versions, std::vector<CheckResult>& checks);
+// probe's (its "gpus": the compute capabilities torch sees). `cpu_only_library`: the library is
+// CPU-only by design, so a CUDA-only op has nothing to run in it (every red of it: not checked).
+void apply_op_promises(const Project* p, const nlohmann::json& versions, std::vector<CheckResult>& checks,
+                       bool cpu_only_library = false);
 
 }  // namespace opmatrix
