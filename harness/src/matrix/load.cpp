@@ -14,6 +14,7 @@
 #include "checks/registry.h"
 #include "matrix/builtin_images.h"
 #include "matrix/expand.h"
+#include "matrix/project_name.h"
 #include "matrix/promises.h"
 #include "matrix/versions.h"
 #include "matrix/yaml_tree.h"
@@ -477,6 +478,7 @@ class Loader {
     if (!check_repo_path(*s, e.value->pos, "project path", true)) return false;
     p.path = *s;
     while (p.path.size() > 1 && p.path.back() == '/') p.path.pop_back();
+    p.name = project_name(fs::path(base_dir_) / p.path);
     return true;
   }
 

@@ -31,4 +31,11 @@ const std::vector<std::string>& known_steps() {
   return steps;
 }
 
+std::string Project::label() const {
+  if (!pypi.empty()) return "pypi " + pypi;
+  if (!wheel.empty()) return "wheel " + wheel;
+  if (name.empty()) return path;
+  return path == "." ? name : name + " (" + path + ")";
+}
+
 }  // namespace opmatrix

@@ -65,10 +65,12 @@ struct Project {
   std::string import_module;       // Python module users import ("" = none): imported before judging
   std::string samples;             // Python file defining samples(device), relative to the matrix file's folder
   Promises promises;               // what it promises, per op and as a whole (docs/matrix.md)
+  std::string name;                // a path project's own name (setup.py, pyproject.toml, CMake project()); "" unknown
 
   bool from_pypi() const { return !pypi.empty() || !wheel.empty(); }
-  // How the project is named to a person: "examples/boxops", "pypi torch-scatter==2.1.2".
-  std::string label() const { return !pypi.empty() ? "pypi " + pypi : !wheel.empty() ? "wheel " + wheel : path; }
+  // How the project is named to a person: "boxops (examples/boxops)", "mylib" (path: .),
+  // "pypi torch-scatter==2.1.2".
+  std::string label() const;
 };
 
 struct Cell {

@@ -22,6 +22,7 @@ struct Grid {
   std::string notes_title = "details";         // what the notes are, where HTML folds them
 };
 
+// (Each library's own op table is not among them: it follows that library's verdict table.)
 std::vector<Grid> extra_tables(const ResultsSet& set);
 // One table per project library: its ops x its cells (report/library_tables.cpp).
 std::vector<Grid> library_tables(const ResultsSet& set);

@@ -67,9 +67,11 @@ std::string options(const std::string& id, const std::string& label, const std::
 }
 
 // The torch × torchvision × CUDA table, each cell linking to its details below.
-std::string compat_table_html(const ResultsSet& set) {
-  const CompatTable t = build_table(set);
-  std::string h = "<div class=\"scroll\"><table id=\"compat\"><caption>Do the ops build, load, register and compute "
+// `id`: the table's HTML id ("compat" for the report's first).
+std::string compat_table_html(const ResultsSet& set, const std::string& subject, const std::string& id) {
+  const CompatTable t = build_table(set, subject);
+  if (t.rows.empty()) return "";
+  std::string h = fmt::format("<div class=\"scroll\"><table id=\"{}\">", esc(id)) + "<caption>Do the ops build, load, register and compute "
                   "correctly? Rows: torch × torchvision; columns: CUDA version (cpu = CPU-only).</caption>\n<thead><tr>"
                   "<th scope=\"col\">torch</th><th scope=\"col\">torchvision</th>";
   for (const auto& c : t.columns) h += fmt::format("<th scope=\"col\">{}</th>", c == "cpu" ? "cpu" : "CUDA " + esc(c));
@@ -165,7 +167,15 @@ std::string render_html(const ResultsSet& set) {
                   "<title>opmatrix compatibility report</title><style>";
   h += kStyle;
   h += "</style></head><body><main>\n<h1>opmatrix compatibility report</h1>\n";
-  h += compat_table_html(set);
+  // Each subject the results hold, our kernels first: its verdicts, then (another library) its ops.
+  const auto libraries = library_tables(set);
+  std::size_t n = 0;
+  for (const auto& subject : report_subjects(set)) {
+    if (!subject.empty()) h += fmt::format("<h2>{}</h2>\n", esc(subject));
+    h += compat_table_html(set, subject, n++ == 0 ? "compat" : fmt::format("compat-{}", n));
+    for (const auto& g : libraries)
+      if (g.id == "library-" + subject) h += grid_html(g);
+  }
   for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
   for (const auto& g : extra_tables(set)) h += grid_html(g);
   h += "<h2>Cells</h2>\n" + filters_html(set);

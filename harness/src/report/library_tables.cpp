@@ -38,8 +38,7 @@ std::vector<Grid> library_tables(const ResultsSet& set) {
   std::vector<std::string> order;
   for (const auto& r : set.cells) {
     if (!r.cell.contains("project")) continue;
-    const auto& p = r.cell["project"];
-    const std::string label = p.value("label", p.value("path", ""));
+    const std::string label = subject_of(r);
     if (!by_library.count(label)) order.push_back(label);
     by_library[label].push_back(&r);
   }
@@ -56,7 +55,7 @@ std::vector<Grid> library_tables(const ResultsSet& set) {
           ops.push_back(c.op);
     Grid g;
     g.id = "library-" + label;
-    g.title = "Library: " + label;
+    g.title = "Each op of " + label;
     g.caption = "Each op of the library (rows) in each of its cells (columns, by torch version): what it came to, "
                 "naming the checks that did not pass.";
     g.legend = "✔ every check passes · ◐ works with limits (the checks it fails under) · ✘ broken (the checks) · ○ not "

@@ -54,8 +54,8 @@ std::string log_of(const CellResult& r, const CheckResult& c) {
 }
 
 // The compatibility table, each entry its verdict in words and a link to its cell's section.
-std::string compat_table_markdown(const ResultsSet& set, const std::string& details_page) {
-  const CompatTable t = build_table(set);
+std::string compat_table_markdown(const ResultsSet& set, const std::string& details_page, const std::string& subject) {
+  const CompatTable t = build_table(set, subject);
   if (t.rows.empty()) return "";
   std::string md = "| torch | torchvision |";
   for (const auto& c : t.columns) md += fmt::format(" {} |", c == "cpu" ? "cpu" : "CUDA " + c);
@@ -134,7 +134,15 @@ std::string cell_anchor(const CellResult& r) { return "cell-" + cell_id(r); }
 
 std::string render_markdown(const ResultsSet& set, const std::string& details_page) {
   std::string md = "# opmatrix compatibility report\n\n";
-  md += compat_table_markdown(set, details_page);
+  // Each subject the results hold, our kernels first: its verdicts by torch x CUDA, then (for
+  // another library) each of its ops. Nothing for a subject the results do not have.
+  const auto libraries = library_tables(set);
+  for (const auto& subject : report_subjects(set)) {
+    if (!subject.empty()) md += fmt::format("\n## {}\n\n", escape_md_cell(subject));
+    md += compat_table_markdown(set, details_page, subject);
+    for (const auto& g : libraries)
+      if (g.id == "library-" + subject) md += grid_markdown(g);
+  }
   for (const auto& e : set.errors) md += fmt::format("\n> ⚠ {}\n", md_cell(e, 500));
   for (const auto& g : extra_tables(set)) md += grid_markdown(g);
   md += "\n## Cells\n";

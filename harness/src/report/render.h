@@ -11,7 +11,8 @@ namespace opmatrix {
 // cells' sections are on the same page, a path when the table is shown elsewhere (README).
 std::string render_markdown(const ResultsSet& set, const std::string& details_page = "");
 // The compatibility table alone, with its legend ("" when no cell of ours is in the set).
-std::string compat_table_markdown(const ResultsSet& set, const std::string& details_page);
+std::string compat_table_markdown(const ResultsSet& set, const std::string& details_page,
+                                  const std::string& subject = "");
 // The log of the step a check's result comes from (relative to the results folder), "" if none.
 std::string log_of(const CellResult& r, const CheckResult& c);
 // The id of a cell's section in the Markdown and HTML reports: "cell-ID".

@@ -117,11 +117,27 @@ bool version_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
-CompatTable build_table(const ResultsSet& set) {
+std::string subject_of(const CellResult& r) {
+  if (!r.cell.contains("project")) return "";
+  const auto& p = r.cell["project"];
+  return p.value("label", p.value("path", ""));
+}
+
+std::vector<std::string> report_subjects(const ResultsSet& set) {
+  std::vector<std::string> out;
+  for (const auto& r : set.cells)
+    if (subject_of(r).empty() && out.empty()) out.push_back("");
+  for (const auto& r : set.cells) {
+    const std::string s = subject_of(r);
+    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+CompatTable build_table(const ResultsSet& set, const std::string& subject) {
   CompatTable t;
   std::vector<std::string> cudas;
-  // Other op libraries have a table of their own (extra_tables.h).
-  auto ours = [](const CellResult& r) { return !r.cell.contains("project"); };
+  auto ours = [&](const CellResult& r) { return subject_of(r) == subject; };
   for (const auto& r : set.cells) {
     if (!ours(r)) continue;
     const std::string cuda = r.cell.value("cuda", "none");

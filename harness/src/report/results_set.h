@@ -38,7 +38,13 @@ struct CompatTable {
   std::map<std::pair<std::size_t, std::size_t>, TableCell> entries;  // (row, column)
 };
 
-CompatTable build_table(const ResultsSet& set);
+// What a report is about, in order: "" for opmatrix's own kernels (where the results hold any),
+// then each other library by its label (its name from its metadata, or its PyPI pin).
+std::vector<std::string> report_subjects(const ResultsSet& set);
+std::string subject_of(const CellResult& r);
+
+// The torch x CUDA table of one subject's cells ("": our kernels).
+CompatTable build_table(const ResultsSet& set, const std::string& subject = "");
 
 std::string cell_id(const CellResult& r);
 

@@ -127,6 +127,8 @@ TEST(LoadMatrix, ProjectCellReadsItsFieldsAndDetectsTheKind) {
   ASSERT_TRUE(c.project.has_value());
   EXPECT_EQ(c.project->path, "proj");
   EXPECT_EQ(c.project->kind, "cmake");  // from its CMakeLists.txt
+  EXPECT_EQ(c.project->name, "p");      // its own name: CMake's project(p)
+  EXPECT_EQ(c.project->label(), "p (proj)");
   EXPECT_EQ(c.project->smoke, (std::vector<std::string>{"python3", "smoke.py"}));
   EXPECT_EQ(c.expect.at(0).op, "box_iou");  // the project's op, not the matrix's
 }

@@ -4,6 +4,8 @@
 
 #include "../results/check_result_fixture.h"
 #include "report/extra_tables.h"
+#include "report/render.h"
+#include "report/results_set.h"
 #include "report/verdict.h"
 
 namespace opmatrix {
@@ -177,13 +179,45 @@ TEST(LibraryTables, OneTablePerLibraryWithOpsByCells) {
   const auto tables = library_tables(set);
   ASSERT_EQ(tables.size(), 1u);
   const Grid& g = tables[0];
-  EXPECT_EQ(g.title, "Library: pypi lib==1.0");
+  EXPECT_EQ(g.title, "Each op of pypi lib==1.0");
   EXPECT_EQ(g.columns, (std::vector<std::string>{"op", "lib-old (torch 2.1.2)", "lib-new (torch 2.15.0)"}));
   ASSERT_EQ(g.rows.size(), 3u);
   EXPECT_EQ(g.rows[0][2], "✘ broken: lib::gather · registration: fail");
   EXPECT_EQ(g.rows[1], (std::vector<std::string>{"lib::scatter", "✔", "◐ compile"}));
   EXPECT_EQ(g.rows[2], (std::vector<std::string>{"lib::gather", "○", "✘ registration"}));
   EXPECT_EQ(g.classes[2], (std::vector<std::string>{"notrun", "fail"}));
+}
+
+}  // namespace opmatrix
+
+namespace opmatrix {
+
+// A user's matrix (no cell of our own kernels): the report opens with their library, by its
+// name, as a torch x CUDA table, then each of its ops; no empty table of a subject it lacks.
+TEST(Report, AUsersReportOpensWithTheirLibrary) {
+  ResultsSet set;
+  CellResult a = cell("none", {check_result("box_iou", "registration", Status::pass)});
+  a.cell["id"] = "mylib-trixie";
+  a.cell["torch"] = "2.6.0";
+  a.cell["project"] = {{"label", "mylib"}, {"path", "."}};
+  CellResult b = cell("12.4", {check_result("box_iou", "registration", Status::fail, "mylib::box_iou: no CUDA kernel")});
+  b.cell["id"] = "mylib-pypi";
+  b.cell["torch"] = "2.5.1";
+  b.cell["project"] = {{"label", "mylib"}, {"path", "."}};
+  set.cells = {a, b};
+  EXPECT_EQ(report_subjects(set), std::vector<std::string>{"mylib"});
+  const std::string md = render_markdown(set, "");
+  const auto heading = md.find("## mylib\n");
+  ASSERT_NE(heading, std::string::npos) << md;
+  EXPECT_EQ(md.find("| torch | torchvision |"), md.find("| torch | torchvision | cpu | CUDA 12.4 |"));
+  EXPECT_GT(md.find("| torch | torchvision |"), heading) << "the verdict table belongs to the library's section";
+  EXPECT_NE(md.find("| 2.5.1 | 0.20.1 |  | [✘ broken: box_iou · registration: mylib::box_iou: no CUDA kernel](#cell-mylib-pypi) |"),
+            std::string::npos) << md;
+  EXPECT_GT(md.find("## Each op of mylib"), heading);
+  // Exactly one verdict table: none of our kernels.
+  EXPECT_EQ(md.find("| torch | torchvision |", md.find("| torch | torchvision |") + 1), std::string::npos) << md;
+  const std::string html = render_html(set);
+  EXPECT_LT(html.find("<h2>mylib</h2>"), html.find("<table id=\"compat\">")) << html.substr(0, 3000);
 }
 
 }  // namespace opmatrix
