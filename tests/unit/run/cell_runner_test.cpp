@@ -372,6 +372,15 @@ class RunCell : public ::testing::Test {
     fs::remove_all(root_, ec);
   }
 
+  // A passing cell whose nms_correctness binary reports `correctness` instead.
+  CellResult run_with_correctness(const Cell& cell, const std::vector<GTest>& correctness) {
+    script_passing(cell);
+    CannedStep test = passing_test_step(false);
+    test.with_file("@GTEST_OUTPUT/nms_correctness.json", gtest_json(correctness));
+    engine_->on("test", test);
+    return run(cell);
+  }
+
   CellResult run(const Cell& cell) {
     Matrix m;
     m.file = "/repo/matrix.yaml";
@@ -986,14 +995,9 @@ TEST_F(RunCell, FailingTestIsAFailedCheckWithADiagnosis) {
 }
 
 TEST_F(RunCell, SkippedTestsAreCountedApartFromPassedOnes) {
-  const Cell c = cpu_cell();
-  script_passing(c);
   std::vector<GTest> correctness = nms_correctness_tests();
   correctness[2].skip_reason = "this build keeps a refusing C++ Meta kernel";
-  CannedStep test = passing_test_step(false);
-  test.with_file("@GTEST_OUTPUT/nms_correctness.json", gtest_json(correctness));
-  engine_->on("test", test);
-  const CellResult r = run(c);
+  const CellResult r = run_with_correctness(cpu_cell(), correctness);
   const CheckResult* nms = check(r, "correctness", "nms");
   ASSERT_TRUE(nms) << all_checks(r);
   EXPECT_EQ(nms->status, Status::pass);
@@ -1227,13 +1231,9 @@ TEST_F(RunCell, ImageTimeoutIsATimeout) {
 TEST_F(RunCell, ExpectedFailureBecomesXfailAndTheCellMeetsExpectations) {
   Cell c = cpu_cell();
   c.expect = {expect("correctness", "nms", "", "xfail", "torch 2.6's nms keeps ties in another order")};
-  script_passing(c);
   std::vector<GTest> correctness = nms_correctness_tests();
   correctness[0].failure = "kept indices differ from the reference";
-  CannedStep test = passing_test_step(false);
-  test.with_file("@GTEST_OUTPUT/nms_correctness.json", gtest_json(correctness));
-  engine_->on("test", test);
-  const CellResult r = run(c);
+  const CellResult r = run_with_correctness(c, correctness);
   const CheckResult* nms = check(r, "correctness", "nms");
   ASSERT_TRUE(nms) << all_checks(r);
   EXPECT_EQ(nms->status, Status::xfail);
