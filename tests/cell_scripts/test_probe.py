@@ -15,7 +15,7 @@ probe = importlib.import_module("probe")
 
 KEYS = {"torch", "torch_cuda", "cxx11_abi", "torchvision", "torchvision_cuda", "torchvision_ext", "nvcc", "cxx",
         "cmake", "torch_cmake_prefix", "python", "errors", "python_executable", "torch_path", "cudnn", "cuda_root",
-        "torchvision_from"}
+        "torchvision_from", "gpus"}
 PATH = "/usr/bin:/bin"  # no nvcc: the probe must not find one unless told
 
 
@@ -44,6 +44,7 @@ def test_decode_cuda_int(value, text):
 def test_full_cell(torch_info, tv_info):
     out, _ = run_json("probe.py", env=cell_env(PATH=PATH, OPMATRIX_CUDA_ROOT=None, CXX=None))
     assert set(out) == KEYS
+    assert out["gpus"] == [] or all(isinstance(g, str) and "." in g for g in out["gpus"])  # "9.0"
     assert out["errors"] == []
     assert out["torch"] == torch_info["version"] and out["torch_cuda"] == torch_info["cuda"]
     assert out["cxx11_abi"] is torch_info["abi"]
