@@ -112,5 +112,13 @@ def registered():
     return dict(_outcome)
 
 
+def unavailable_fakes():
+    """{op: why} for the ops that have no working fake kernel in this torch (what traces with
+    fake tensors cannot run them here: a limit of this torch, said, never a made-up size)."""
+    return {op: "%s has no fake kernel in torch %s (a data-dependent size needs torch >= 2.2 for both the "
+                "library and this module): %s" % (op, torch.__version__, why)
+            for op, why in _outcome.items() if why != "registered"}
+
+
 load_library()
 register_fakes()

@@ -8,7 +8,7 @@ kernel cannot be traced: "... has no meta/fake implementation" or similar).
 The cell's own ops only (OPMATRIX_* environment, op_samples.py). Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, against_eager, cell_targets, stdout_to_stderr
+from op_samples import Cell, against_eager, cell_targets, fakes_unavailable, stdout_to_stderr
 from script_check import result, run
 
 CHECK = "compile"
@@ -27,12 +27,15 @@ def compile_one(torch, name, sample):
 
 def report(libraries):
     import torch
-    targets, checks = cell_targets(CHECK, Cell(), libraries)
+    cell = Cell()
+    targets, checks = cell_targets(CHECK, cell, libraries)
     if not hasattr(torch, "compile"):
         why = "torch %s has no torch.compile (torch >= 2.0)" % torch.__version__
         return checks + [result(CHECK, "skip", why, op=name) for name, _ in targets]
+    unavailable = fakes_unavailable(cell)
     for name, samples in targets:
-        checks.append(compile_one(torch, name, samples[0]))
+        why = unavailable.get(name)
+        checks.append(result(CHECK, "skip", why, op=name) if why else compile_one(torch, name, samples[0]))
     return checks
 
 

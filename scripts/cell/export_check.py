@@ -7,7 +7,7 @@ with fake tensors and no graph breaks, as deployment (AOTInductor, ExecuTorch) n
 The cell's own ops only (OPMATRIX_* environment, op_samples.py). Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, against_eager, cell_targets, excerpt, stdout_to_stderr
+from op_samples import Cell, against_eager, cell_targets, excerpt, fakes_unavailable, stdout_to_stderr
 from script_check import result, run
 
 CHECK = "export"
@@ -24,14 +24,17 @@ def export_one(torch, name, sample):
 
 def report(libraries):
     import torch
-    targets, checks = cell_targets(CHECK, Cell(), libraries)
+    cell = Cell()
+    targets, checks = cell_targets(CHECK, cell, libraries)
     try:
         import torch.export  # noqa: F401 - torch < 2.1 has none
     except Exception as e:  # noqa: BLE001
         why = "torch %s has no torch.export (torch >= 2.1): %s" % (torch.__version__, excerpt(e))
         return checks + [result(CHECK, "skip", why, op=name) for name, _ in targets]
+    unavailable = fakes_unavailable(cell)
     for name, samples in targets:
-        checks.append(export_one(torch, name, samples[0]))
+        why = unavailable.get(name)
+        checks.append(result(CHECK, "skip", why, op=name) if why else export_one(torch, name, samples[0]))
     return checks
 
 

@@ -12,6 +12,7 @@ import collections
 import importlib
 import importlib.util
 import os
+import sys
 
 from script_check import result
 
@@ -146,6 +147,17 @@ def load_ops(libraries, module):
         return
     for lib in libraries:
         torch.ops.load_library(lib)
+
+
+def fakes_unavailable(cell):
+    """{op label: why} for the ops whose fake kernel the imported module says this torch cannot
+    have (opmatrix_ops.unavailable_fakes(): nms in a torch without a data-dependent fake-kernel
+    API). What needs that kernel skips them with that reason, as for a torch without the tool."""
+    module = sys.modules.get(cell.module) if cell.module else None
+    ask = getattr(module, "unavailable_fakes", None)
+    if not callable(ask):
+        return {}
+    return {label(cell.namespace + "::" + op, cell.namespace): why for op, why in ask().items()}
 
 
 def load_samples_module(path):

@@ -10,7 +10,8 @@ Prints {"checks": [...]}; never raises."""
 import re
 import sys
 
-from op_samples import Cell, broken_sample, cell_targets, excerpt, sample_devices, stdout_to_stderr, torchvision_targets
+from op_samples import (Cell, broken_sample, cell_targets, excerpt, fakes_unavailable, sample_devices,
+                        stdout_to_stderr, torchvision_targets)
 from script_check import result, run
 
 CHECK = "opcheck"
@@ -57,12 +58,21 @@ def find_opcheck():
                       "torch.testing._internal.optests.opcheck (torch 2.1 to 2.3): %s" % (torch.__version__, excerpt(e)))
 
 
-def check_op(opcheck, which, name, samples, samples_file):
+# The sub-tests that run the op's fake kernel (opcheck.yaml's fake_kernel_subtests).
+FAKE_SUBTESTS = ("test_faketensor", "test_aot_dispatch_dynamic")
+
+
+def check_op(opcheck, which, name, samples, samples_file, no_fake=None):
+    """Each sub-test on every sample; `no_fake`: why this torch cannot have the op's fake kernel
+    (its fake sub-tests then skip with it)."""
     broken = broken_sample(CHECK, name, samples, samples_file)
     if broken:
         return [broken]
     out = []
     for sub in SUBTESTS:
+        if no_fake and sub in FAKE_SUBTESTS:
+            out.append(result(CHECK, "skip", no_fake, op=name, subtest=sub))
+            continue
         failures = []
         for s in samples:
             try:
@@ -91,9 +101,10 @@ def report(libraries):
     opcheck, which = find_opcheck()
     if opcheck is None:
         return checks + [result(CHECK, "skip", which, op=name) for name, _ in targets]
+    unavailable = fakes_unavailable(cell)
     for name, samples in targets:
         source = "torchvision_samples.py" if name.startswith("torchvision::") else cell.samples_file
-        checks += check_op(opcheck, which, name, samples, source)
+        checks += check_op(opcheck, which, name, samples, source, unavailable.get(name))
     return checks
 
 

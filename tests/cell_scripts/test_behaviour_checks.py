@@ -315,3 +315,15 @@ def test_a_fake_kernel_that_answers_wrong_is_a_wrong_result_not_a_missing_one():
     missing = "OpCheckError: opcheck(op, ...): test_faketensor failed with no fake impl registered for opmtest.no_fake"
     assert failure_kind("test_faketensor", Exception(missing)) == "opcheck_test_faketensor"
     assert failure_kind("test_aot_dispatch_dynamic", Exception(wrong)) == "opcheck_test_aot_dispatch_dynamic"
+
+
+def test_ops_the_imported_module_says_have_no_fake_kernel_here_are_named(monkeypatch):
+    # op_samples.fakes_unavailable: what the behaviour checks skip (with the module's reason)
+    # instead of failing, as for a torch without the tool.
+    import types
+    module = types.ModuleType("opm_fake_module")
+    module.unavailable_fakes = lambda: {"nms": "nms has no fake kernel in torch 2.0.1"}
+    monkeypatch.setitem(sys.modules, "opm_fake_module", module)
+    cell = op_samples.Cell({"OPMATRIX_NAMESPACE": "opmatrix", "OPMATRIX_IMPORT": "opm_fake_module"})
+    assert op_samples.fakes_unavailable(cell) == {"nms": "nms has no fake kernel in torch 2.0.1"}
+    assert op_samples.fakes_unavailable(op_samples.Cell({"OPMATRIX_IMPORT": ""})) == {}

@@ -111,3 +111,13 @@ print(json.dumps({"size": str(out.shape[0]), "dtype": str(out.dtype)}))
     r = import_report(nms_library, code)
     assert r["dtype"] == "torch.int64"
     assert r["size"] != "8", "the fake kernel gave the upper bound, not an unbacked size"
+
+
+def test_an_op_without_a_fake_kernel_here_is_said_for_the_checks_to_skip(nms_library):
+    code = REPORT.replace('"has_api":', '"unavailable": opmatrix_ops.unavailable_fakes(), "has_api":')
+    r = import_report(nms_library, code)
+    if r["has_api"]:
+        assert r["unavailable"] == {}
+    else:
+        why = r["unavailable"]["nms"]
+        assert why.startswith("nms has no fake kernel in torch %s" % r["torch"]), why
