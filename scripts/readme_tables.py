@@ -22,12 +22,14 @@ def few_words(text, words=7):
 
 
 def verdict_words(verdict):
-    """'✘ broken: torchvision does not import'; '◐ limits: no sm_70 support'; '✔ works'."""
+    """'✘ broken: torchvision does not import'; '✘ known broken (declared): …' where every break is
+    declared; '◐ limits: no sm_70 support'; '✔ works'."""
     kind = verdict.get("verdict", "")
     reasons = verdict.get("broken", []) if kind == "fail" else verdict.get("limits", []) if kind == "limits" else []
     if kind == "notrun" and verdict.get("not_run"):
         reasons = [verdict["not_run"]]
-    out = f"{SYMBOL.get(kind, '?')} {WORDS.get(kind, kind)}"
+    words = "known broken (declared)" if kind == "fail" and verdict.get("known_broken") else WORDS.get(kind, kind)
+    out = f"{SYMBOL.get(kind, '?')} {words}"
     if reasons:
         out += ": " + few_words(reasons[0])
     if not verdict.get("as_declared", True):

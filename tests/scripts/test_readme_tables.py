@@ -66,3 +66,15 @@ def test_one_line_per_other_library_with_each_cell(tmp_path):
         "- **wheel a==1**: [✘ broken: x.so: undefined symbol: c10::Foo](docs/compatibility/report.md#cell-a-cu) "
         "(torch 2.15.0 CUDA 13.2)",
     ]
+
+
+def test_a_cell_whose_every_break_is_declared_reads_known_broken():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    try:
+        from readme_tables import verdict_words
+    finally:
+        sys.path.pop(0)
+    declared = {"verdict": "fail", "broken": ["built for torch 2.5: undefined symbols"], "known_broken": True,
+                "as_declared": True}
+    assert verdict_words(declared) == "✘ known broken (declared): built for torch 2.5: undefined symbols"
+    assert verdict_words(dict(declared, known_broken=False)) == "✘ broken: built for torch 2.5: undefined symbols"
