@@ -99,15 +99,18 @@ void behaviour_over_presence(const Project* project, std::vector<CheckResult>& c
     const FakeRuns& r = runs[meta.op];
     const std::string presence = meta.message;
     if (!r.failed.empty()) {
-      const CheckResult& first = *r.failed.front();
+      // A wrong answer outranks a failure to run: it is what the verdict must name.
+      auto wrong = std::find_if(r.failed.begin(), r.failed.end(), [](const CheckResult* c) {
+        return c->diagnosis && c->diagnosis->kind.find("_mismatch") != std::string::npos;
+      });
+      const CheckResult& first = wrong != r.failed.end() ? **wrong : *r.failed.front();
       meta.status = Status::fail;
       meta.message = fmt::format("{}::{} cannot run on fake tensors ({} failed); {}: {}", ns, meta.op,
                                  labels(r.failed), label(first), first_line(first.message));
       if (presence.find("has a Meta kernel") != std::string::npos)
         meta.message += fmt::format(" (its kernel for Meta is registered: {})", presence);
       meta.diagnosis = make_diagnosis(
-          first.diagnosis && first.diagnosis->kind.find("_mismatch") != std::string::npos ? "fake_size_mismatch"
-                                                                                            : "no_fake_kernel",
+          wrong != r.failed.end() ? "fake_size_mismatch" : "no_fake_kernel",
           meta.message,
           "give the op a fake kernel that computes sizes, dtype and device without reading data "
           "(torch.library.register_fake, or a Meta TORCH_LIBRARY_IMPL); a kernel registered for every key "
