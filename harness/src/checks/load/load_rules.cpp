@@ -18,7 +18,6 @@
 #include "checks/cell_context.h"
 #include "checks/check_results.h"
 #include "checks/registry.h"
-#include "util/json_fields.h"
 
 namespace opmatrix {
 

@@ -54,6 +54,11 @@ bool gpu_visible(const nlohmann::json& versions, const std::string& arch) {
   return false;
 }
 
+bool cuda_only(const OpPromise& promise) {
+  return !promise.backends.empty() &&
+         std::find(promise.backends.begin(), promise.backends.end(), "cpu") == promise.backends.end();
+}
+
 bool op_missing_here(const std::vector<CheckResult>& checks, const std::string& op) {
   return std::any_of(checks.begin(), checks.end(), [&](const CheckResult& c) {
     return c.op == op && c.check == "registration" && is_bad(c.status);
@@ -70,12 +75,10 @@ std::string not_checked_here(const OpPromise& promise, const std::string& op, co
                        promise.arch.empty() ? "" : " of " + sm_name(promise.arch) + " or newer", promise.why);
   if (promise.registered == "on_some_cpus" && op_missing_here(checks, op))
     return fmt::format("not checked here (built only for some CPUs, not this build: {})", promise.why);
-  const bool cuda_only = !promise.backends.empty() &&
-                         std::find(promise.backends.begin(), promise.backends.end(), "cpu") == promise.backends.end();
-  if (cuda_only && cpu_only_library)
+  if (cuda_only(promise) && cpu_only_library)
     return fmt::format("not checked here (a CUDA-only op, as promised: {}; this CPU-only variant has no kernel for it)",
                        promise.why);
-  if (cuda_only && !gpu_visible(versions, "")) {
+  if (cuda_only(promise) && !gpu_visible(versions, "")) {
     *all = false;
     return fmt::format("not checked here (a CUDA-only op, as promised: {}; no GPU runs it here)", promise.why);
   }
@@ -117,10 +120,17 @@ namespace {
 const bool kRegistered = (register_cell_rule(5, {"what a library promises per op: not checked where it cannot hold",
                                                  [](CellContext& ctx) {
                                                    const Project* p = ctx.project();
-                                                   if (!p) return;
-                                                   apply_op_promises(p, ctx.result.versions, ctx.result.checks,
-                                                                     cpu_only_by_design(*p, ctx.project_dir_on_host())
-                                                                         .has_value());
+                                                   if (!p || p->promises.ops.empty()) return;
+                                                   // Whether the library is CPU-only matters only to a
+                                                   // CUDA-only op: scan its sources only then.
+                                                   const auto& ops = p->promises.ops;
+                                                   const bool any_cuda_only = std::any_of(
+                                                       ops.begin(), ops.end(),
+                                                       [](const auto& op) { return cuda_only(op.second); });
+                                                   apply_op_promises(
+                                                       p, ctx.result.versions, ctx.result.checks,
+                                                       any_cuda_only &&
+                                                           cpu_only_by_design(*p, ctx.project_dir_on_host()).has_value());
                                                  }}),
                           true);
 
