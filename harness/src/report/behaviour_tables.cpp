@@ -18,8 +18,6 @@ namespace {
 
 constexpr std::size_t kMaxNotes = 40;
 
-bool is_torchvision_op(const std::string& op) { return op.rfind("torchvision::", 0) == 0; }
-
 bool is_behaviour_check(const std::string& check) {
   static const std::vector<std::string> checks = behaviour_columns();
   return std::find(checks.begin(), checks.end(), check) != checks.end();

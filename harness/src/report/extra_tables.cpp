@@ -48,7 +48,7 @@ Grid projects_table(const ResultsSet& set) {
       std::vector<Status> st;
       // torchvision's own ops have their grid (behaviour_tables.cpp): this row is the project's.
       for (const auto& c : r.checks)
-        if (c.check == check && c.op.rfind("torchvision::", 0) != 0) st.push_back(c.status);
+        if (c.check == check && !is_torchvision_op(c.op)) st.push_back(c.status);
       const Status s = st.empty() ? Status::skip : worst_of(st);
       row.push_back(st.empty() ? "○" : fmt::format("{} {}", status_symbol(s), to_string(s)));
       cls.push_back(status_class(s));

@@ -51,7 +51,7 @@ std::vector<Grid> library_tables(const ResultsSet& set) {
     std::vector<std::string> ops;
     for (const auto* r : cells)
       for (const auto& c : r->checks)
-        if (!c.op.empty() && c.op.rfind("torchvision::", 0) != 0 && std::find(ops.begin(), ops.end(), c.op) == ops.end())
+        if (!c.op.empty() && !is_torchvision_op(c.op) && std::find(ops.begin(), ops.end(), c.op) == ops.end())
           ops.push_back(c.op);
     Grid g;
     g.id = "library-" + label;

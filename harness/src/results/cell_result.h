@@ -37,6 +37,10 @@ struct CheckResult {
   std::string sample = {};   // the sample input it ran on, for a person: "nms(f32[8,4], f32[8], 0.5)"
 };
 
+// Results about torchvision's own ops ("torchvision::nms"), judged in every cell beside the
+// cell's library: another library's, never covered by that library's rules or `expect` entries.
+inline bool is_torchvision_op(const std::string& op) { return op.rfind("torchvision::", 0) == 0; }
+
 struct StepResult {
   std::string name;  // image, probe, configure, build, test
   Status status = Status::pass;

@@ -95,7 +95,7 @@ void apply_expectations(const Cell& cell, CellResult& result) {
   for (auto& c : result.checks) {
     // torchvision's own ops, judged in the same cell, are another library: an entry covers
     // them only when it names one (op: torchvision::NAME), never as "every op".
-    const bool torchvision_op = c.op.rfind("torchvision::", 0) == 0;
+    const bool torchvision_op = is_torchvision_op(c.op);
     for (const auto& x : cell.expect) {
       if (x.check != c.check || (!x.op.empty() && x.op != c.op) || (x.op.empty() && torchvision_op) ||
           (!x.arch.empty() && x.arch != c.arch) || (!x.subtest.empty() && x.subtest != c.subtest))

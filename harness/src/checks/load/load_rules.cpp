@@ -23,8 +23,6 @@ namespace opmatrix {
 
 namespace {
 
-bool torchvision_op(const CheckResult& c) { return c.op.rfind("torchvision::", 0) == 0; }
-
 std::string first_line(const std::string& s, std::size_t limit = 240) {
   std::string line = s.substr(0, s.find('\n'));
   return line.size() > limit ? line.substr(0, limit) + " …" : line;
@@ -48,7 +46,7 @@ void one_cause_one_fix(const Project* project, std::vector<CheckResult>& checks)
                                         first_line(bad_load->message));
   for (auto& c : checks) {
     const CheckSpec* spec = find_check(c.check);
-    if (!spec || spec->per != CheckPer::op || c.check == "load" || c.op.empty() || torchvision_op(c) ||
+    if (!spec || spec->per != CheckPer::op || c.check == "load" || c.op.empty() || is_torchvision_op(c.op) ||
         !is_bad(c.status) || !(import_failed || unregistered.count(c.op)))
       continue;
     c.status = Status::skip;
@@ -87,14 +85,14 @@ void behaviour_over_presence(const Project* project, std::vector<CheckResult>& c
   if (!project) return;  // our kernels' `meta` is the Meta cases, which run the kernels
   std::map<std::string, FakeRuns> runs;
   for (const auto& c : checks) {
-    if (c.op.empty() || torchvision_op(c) || !runs_fake_kernel(c)) continue;
+    if (c.op.empty() || is_torchvision_op(c.op) || !runs_fake_kernel(c)) continue;
     if (c.status == Status::pass) runs[c.op].passed.push_back(&c);
     else if (c.status == Status::skip) runs[c.op].skipped.push_back(&c);
     else if (c.status == Status::fail) runs[c.op].failed.push_back(&c);
   }
   const std::string& ns = project->ns;
   for (auto& meta : checks) {
-    if (meta.check != "meta" || meta.op.empty() || torchvision_op(meta) || meta.status == Status::skip) continue;
+    if (meta.check != "meta" || meta.op.empty() || is_torchvision_op(meta.op) || meta.status == Status::skip) continue;
     const FakeRuns& r = runs[meta.op];
     const std::string presence = meta.message;
     if (!r.failed.empty()) {
