@@ -3,6 +3,7 @@
 // and the build x run load matrix (results/_cross-load.json).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct Grid {
 std::vector<Grid> extra_tables(const ResultsSet& set);
 // One table per project library: its ops x its cells (report/library_tables.cpp).
 std::vector<Grid> library_tables(const ResultsSet& set);
+
+// What the report shows first, one section per subject (report_subjects' order): a heading (none
+// for our kernels), the subject's verdict table (build_table(set, subject)), then, for another
+// library, its table of each op. Every format renders these in this order.
+struct SubjectSection {
+  std::string subject;     // "": opmatrix's own kernels
+  std::optional<Grid> ops; // another library's ops x cells
+};
+std::vector<SubjectSection> subject_sections(const ResultsSet& set);
 // The behaviour checks per op (opcheck, compile, export, fake-device): report/behaviour_tables.cpp.
 std::vector<Grid> behaviour_tables(const ResultsSet& set);
 

@@ -168,13 +168,11 @@ std::string render_html(const ResultsSet& set) {
   h += kStyle;
   h += "</style></head><body><main>\n<h1>opmatrix compatibility report</h1>\n";
   // Each subject the results hold, our kernels first: its verdicts, then (another library) its ops.
-  const auto libraries = library_tables(set);
   std::size_t n = 0;
-  for (const auto& subject : report_subjects(set)) {
-    if (!subject.empty()) h += fmt::format("<h2>{}</h2>\n", esc(subject));
-    h += compat_table_html(set, subject, n++ == 0 ? "compat" : fmt::format("compat-{}", n));
-    for (const auto& g : libraries)
-      if (g.id == "library-" + subject) h += grid_html(g);
+  for (const auto& section : subject_sections(set)) {
+    if (!section.subject.empty()) h += fmt::format("<h2>{}</h2>\n", esc(section.subject));
+    h += compat_table_html(set, section.subject, n++ == 0 ? "compat" : fmt::format("compat-{}", n));
+    if (section.ops) h += grid_html(*section.ops);
   }
   for (const auto& e : set.errors) h += fmt::format("<p role=\"alert\">⚠ {}</p>\n", esc(e));
   for (const auto& g : extra_tables(set)) h += grid_html(g);

@@ -86,4 +86,16 @@ std::vector<Grid> library_tables(const ResultsSet& set) {
   return out;
 }
 
+std::vector<SubjectSection> subject_sections(const ResultsSet& set) {
+  std::vector<Grid> libraries = library_tables(set);
+  std::vector<SubjectSection> out;
+  for (const auto& subject : report_subjects(set)) {
+    SubjectSection section{subject, std::nullopt};
+    for (auto& g : libraries)
+      if (!subject.empty() && g.id == "library-" + subject) section.ops = std::move(g);
+    out.push_back(std::move(section));
+  }
+  return out;
+}
+
 }  // namespace opmatrix

@@ -136,12 +136,10 @@ std::string render_markdown(const ResultsSet& set, const std::string& details_pa
   std::string md = "# opmatrix compatibility report\n\n";
   // Each subject the results hold, our kernels first: its verdicts by torch x CUDA, then (for
   // another library) each of its ops. Nothing for a subject the results do not have.
-  const auto libraries = library_tables(set);
-  for (const auto& subject : report_subjects(set)) {
-    if (!subject.empty()) md += fmt::format("\n## {}\n\n", escape_md_cell(subject));
-    md += compat_table_markdown(set, details_page, subject);
-    for (const auto& g : libraries)
-      if (g.id == "library-" + subject) md += grid_markdown(g);
+  for (const auto& section : subject_sections(set)) {
+    if (!section.subject.empty()) md += fmt::format("\n## {}\n\n", escape_md_cell(section.subject));
+    md += compat_table_markdown(set, details_page, section.subject);
+    if (section.ops) md += grid_markdown(*section.ops);
   }
   for (const auto& e : set.errors) md += fmt::format("\n> ⚠ {}\n", md_cell(e, 500));
   for (const auto& g : extra_tables(set)) md += grid_markdown(g);

@@ -125,8 +125,8 @@ std::string subject_of(const CellResult& r) {
 
 std::vector<std::string> report_subjects(const ResultsSet& set) {
   std::vector<std::string> out;
-  for (const auto& r : set.cells)
-    if (subject_of(r).empty() && out.empty()) out.push_back("");
+  if (std::any_of(set.cells.begin(), set.cells.end(), [](const CellResult& r) { return subject_of(r).empty(); }))
+    out.push_back("");
   for (const auto& r : set.cells) {
     const std::string s = subject_of(r);
     if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
