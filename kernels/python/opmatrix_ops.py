@@ -96,7 +96,8 @@ def register_fakes():
         qualname = "%s::%s" % (NAMESPACE, op)
         if has_cpp_meta_kernel(qualname):
             _outcome[op] = ("the loaded library has a C++ Meta kernel for %s (built where it could not name this "
-                            "module: torch < 2.2, or a stable-ABI target < 2.13); it is used instead" % qualname)
+                            "module: torch < 2.2, or a stable-ABI target < 2.13), which refuses meta tensors in words; left "
+                            "as it is" % qualname)
         elif registrar is None:
             _outcome[op] = ("torch %s has no API for a Python fake kernel (torch.library.register_fake, "
                             "impl_abstract: torch >= 2.1): %s cannot run on fake tensors, so FakeTensor, "
