@@ -1,0 +1,353 @@
+"""A project's own requirements, as a user's `pip install` would bring them, except what the cell
+is there to judge (torch, torchvision and the NVIDIA/Triton wheels torch brings): resolved for
+the cell's Python and downloaded in the one step with network, installed offline after.
+
+    requirements.py resolve --kind setuptools|sdist|wheel|cmake --source SRC --build BUILD
+                            --cache DIR [--tests] [--require R]...
+    requirements.py install --resolved FILE --build BUILD
+
+`resolve` reads the project's Requires-Dist (a wheel's METADATA; a source folder's or an sdist's
+metadata as pip prepares it, from a copy in BUILD/src, without build isolation), keeps the
+requirements whose markers hold in this cell, adds with --tests pytest, the library's `test`,
+`tests` or `testing` extra, its test requirement files and its `test` dependency group, and each
+--require (the matrix's `test_requires:`). It resolves them with `pip install --dry-run --report`
+against the cell's own installed packages, with the torch family pinned by constraints to the
+versions the cell has (so torch is never replaced: a requirement that needs another torch cannot
+be resolved, and says so), and downloads what is missing with `pip download --no-deps` into
+DIR/<key>/ (key: the requirements, the Python and the pinned torch family), with resolved.json
+written last and atomically: a second run with the same key needs no network.
+
+`install` installs what resolved.json lists with `pip install --no-index --no-deps --target
+BUILD/deps` (the folder later steps put on PYTHONPATH after the project's own).
+
+stdout: one JSON object. resolve: {"ok": true, "requirements": [...], "left_out": [...],
+"install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool}; install:
+{"ok": true, "installed": [...], "deps": BUILD/deps}; either: {"ok": false, "error": KIND,
+"message": ...} with exit status 1, KIND one of metadata, unresolvable, network, install_failed,
+usage, internal."""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+TORCH_FAMILY = re.compile(r"^(torch|torchvision|torchaudio|triton|pytorch-triton(-.*)?|nvidia-.*)$")
+TEST_EXTRAS = ("test", "tests", "testing")
+TEST_GROUPS = ("test", "tests", "testing")
+TEST_FILES = ("requirements-test.txt", "requirements_test.txt", "test-requirements.txt", "test_requirements.txt",
+              "requirements-tests.txt", "requirements/test.txt", "requirements/tests.txt", "test/requirements.txt",
+              "tests/requirements.txt")
+
+
+class Failure(Exception):
+    def __init__(self, kind, message, **extra):
+        super().__init__(message)
+        self.out = dict({"ok": False, "error": kind, "message": message}, **extra)
+
+
+def packaging():
+    try:
+        from packaging.markers import default_environment
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:
+        from pip._vendor.packaging.markers import default_environment
+        from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
+    return Requirement, InvalidRequirement, default_environment
+
+
+def normalise(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def log(*words):
+    print("requirements.py:", *words, file=sys.stderr, flush=True)
+
+
+def run(argv, what):
+    """pip's output to the log (stderr); (exit status, its output)."""
+    print("+", " ".join(argv), file=sys.stderr, flush=True)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    sys.stderr.write(p.stdout)
+    sys.stderr.flush()
+    return p.returncode, p.stdout
+
+
+# --- what the project asks for --------------------------------------------------------------
+
+def wheel_requires(wheel):
+    from wheel_metadata import metadata
+    return metadata(wheel)[1]
+
+
+def source_requires(source, build):
+    """Requires-Dist of a source folder or an sdist, as pip prepares its metadata (setup.py
+    egg_info or the PEP 517 hook), from BUILD/src: the project's folder is read-only."""
+    from build_wheel import Refused, prepare
+    src = os.path.join(build, "src")
+    try:
+        prepare(source, src, build)
+    except Refused as e:
+        raise Failure("metadata", str(e))
+    report = os.path.join(build, "requirements-metadata.json")
+    rc, out = run(PIP + ["install", "--dry-run", "--no-deps", "--no-build-isolation", "--no-index", "--ignore-installed",
+                         "--quiet", "--report", report, src], "metadata")
+    if rc != 0:
+        errors = [line.strip() for line in out.splitlines() if line.strip().startswith(("error", "ERROR"))]
+        raise Failure("metadata", "pip could not read the project's metadata (its setup.py egg_info or build "
+                      "backend failed, exit %d)%s; the build step runs the same code and says more" % (
+                          rc, ": " + " ".join(errors[-2:]) if errors else ""))
+    with open(report) as f:
+        items = json.load(f).get("install", [])
+    return items[0].get("metadata", {}).get("requires_dist", []) if items else []
+
+
+def requirement_files(src):
+    """Requirement lines of the library's test requirement files; options (-r, -e, --index-url)
+    are left out and named: they are pip's instructions, not requirements."""
+    found, skipped = [], []
+    for rel in TEST_FILES:
+        path = os.path.join(src, rel)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.split(" #")[0].strip()
+                if not line or line.startswith("#"):
+                    continue
+                (skipped if line.startswith("-") else found).append(line if not line.startswith("-") else rel + ": " + line)
+    return found, skipped
+
+
+def dependency_groups(src):
+    """pyproject.toml's [dependency-groups] test/tests/testing (PEP 735); plain strings only."""
+    path = os.path.join(src, "pyproject.toml")
+    if not os.path.isfile(path):
+        return []
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11: no TOML reader in the standard library
+        return []
+    with open(path, "rb") as f:
+        try:
+            groups = tomllib.load(f).get("dependency-groups", {})
+        except tomllib.TOMLDecodeError:
+            return []
+    return [r for g in TEST_GROUPS for r in groups.get(g, []) if isinstance(r, str)]
+
+
+def wanted(requires, tests, extra_lines):
+    """(requirements for pip, left out with the reason) from Requires-Dist and the test ones."""
+    Requirement, InvalidRequirement, default_environment = packaging()
+    keep, left_out, seen = [], [], set()
+    candidates = [(r, "") for r in requires] + [(r, "test") for r in extra_lines]
+    for text, origin in candidates:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement as e:
+            left_out.append({"requirement": text, "why": "not a requirement pip reads (%s)" % e})
+            continue
+        if req.marker is not None:
+            extras = [""] + (list(TEST_EXTRAS) if tests else [])
+            if not any(req.marker.evaluate(dict(default_environment(), extra=x)) for x in extras):
+                continue  # another platform's, Python's or extra's: pip would not install it either
+        if TORCH_FAMILY.match(normalise(req.name)):
+            left_out.append({"requirement": text, "why": "the cell's own (the cell is there to judge it)"})
+            continue
+        if req.url:
+            left_out.append({"requirement": text, "why": "a direct URL: only PyPI is reachable"})
+            continue
+        bare = normalise(req.name) + ("[%s]" % ",".join(sorted(req.extras)) if req.extras else "") + str(req.specifier)
+        if bare not in seen:
+            seen.add(bare)
+            keep.append(bare)
+    return keep, left_out
+
+
+# --- resolving and fetching ------------------------------------------------------------------
+
+def torch_family_pins():
+    """name==version of every installed torch-family distribution: pip's constraints."""
+    from importlib import metadata
+    pins = {}
+    for dist in metadata.distributions():
+        name = normalise(dist.metadata["Name"] or "")
+        if TORCH_FAMILY.match(name):
+            pins[name] = "%s==%s" % (name, dist.version)
+    return [pins[k] for k in sorted(pins)]
+
+
+def cache_key(requirements, pins):
+    text = json.dumps({"requirements": sorted(requirements), "python": sys.version.split()[0],
+                       "platform": sys.platform, "machine": os.uname().machine, "pins": pins}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def unresolvable(out, python):
+    """pip's refusal, in words: which requirement, for which Python."""
+    lines = [l.strip() for l in out.splitlines()]
+    for pattern in (r"No matching distribution found for (.+)", r"Could not find a version that satisfies the requirement (\S+)"):
+        for l in lines:
+            m = re.search(pattern, l)
+            if m:
+                return "%s cannot be had for the cell's Python %s from the index (pip: %s)" % (m.group(1).strip(), python, l)
+    conflict = [l for l in lines if "conflict" in l.lower() or "requires" in l.lower() and "but" in l.lower()]
+    if conflict or "ResolutionImpossible" in out:
+        return ("the project's requirements cannot be resolved together with the cell's torch family (pinned) for "
+                "Python %s: %s" % (python, " ".join(conflict[:3]) or "pip: ResolutionImpossible"))
+    return None
+
+
+NETWORK_WORDS = ("NewConnectionError", "Temporary failure in name resolution", "Max retries exceeded", "SSLError",
+                 "ConnectionError", "Network is unreachable", "timed out")
+
+
+def refuse(rc, out, what):
+    python = "%d.%d" % sys.version_info[:2]
+    if any(w in out for w in NETWORK_WORDS):
+        raise Failure("network", "%s could not reach the index (pip exit %d). This is the infrastructure, not the "
+                      "project: check the fetch step's network and run again" % (what, rc))
+    why = unresolvable(out, python)
+    if why:
+        raise Failure("unresolvable", why, python=python)
+    raise Failure("unresolvable", "%s failed (pip exit %d); pip's own words are in the log" % (what, rc), python=python)
+
+
+def file_release(filename):
+    """(normalised name, version) a wheel's or sdist's file name stands for, or None."""
+    if filename.endswith(".whl"):
+        parts = filename[:-4].split("-")
+        return (normalise(parts[0]), parts[1]) if len(parts) >= 5 else None
+    for ext in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
+        if filename.endswith(ext):
+            name, _, version = filename[:-len(ext)].rpartition("-")
+            return (normalise(name), version) if name else None
+    return None
+
+
+def write_atomically(path, data):
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)
+
+
+def resolve(args):
+    if args.kind == "wheel":
+        requires = wheel_requires(args.source)
+        src = None
+    elif args.kind == "cmake":
+        requires, src = [], args.source
+    else:
+        requires = source_requires(args.source, args.build)
+        src = os.path.join(args.build, "src")
+    extra = []
+    left_out = []
+    if args.tests:
+        extra.append("pytest")
+        if src:
+            files, skipped = requirement_files(src)
+            extra += files + dependency_groups(src)
+            left_out += [{"requirement": s, "why": "a pip option in a requirements file, not a requirement"} for s in skipped]
+    extra += args.require
+    requirements, more = wanted(requires, args.tests, extra)
+    left_out += more
+    out = {"ok": True, "requirements": requirements, "left_out": left_out, "install": [], "resolved": "", "cached": False}
+    if not requirements:
+        return out
+    pins = torch_family_pins()
+    folder = os.path.join(args.cache, cache_key(requirements, pins))
+    resolved = os.path.join(folder, "resolved.json")
+    if os.path.isfile(resolved):
+        with open(resolved) as f:
+            kept = json.load(f)
+        if all(os.path.isfile(os.path.join(folder, i["file"])) for i in kept["install"]):
+            log("resolved before, files in %s: no network needed" % folder)
+            return dict(out, install=kept["install"], resolved=resolved, cached=True)
+    os.makedirs(folder, exist_ok=True)
+    constraints = os.path.join(folder, "constraints.txt")
+    with open(constraints, "w") as f:
+        f.write("".join(p + "\n" for p in pins))
+    report = os.path.join(folder, "report.json")
+    rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements,
+                   "resolve")
+    if rc != 0:
+        refuse(rc, text, "resolving " + ", ".join(requirements))
+    with open(report) as f:
+        items = json.load(f).get("install", [])
+    install = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
+    files = os.path.join(folder, "files")
+    if install:
+        rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
+                       ["%s==%s" % (i["name"], i["version"]) for i in install], "download")
+        if rc != 0:
+            refuse(rc, text, "downloading " + ", ".join(i["name"] for i in install))
+    names = os.listdir(files) if os.path.isdir(files) else []
+    for i in install:
+        match = [n for n in names if file_release(n) == (i["name"], i["version"])]
+        i["file"] = os.path.join("files", match[0]) if match else ""
+    if any(not i["file"] for i in install):
+        raise Failure("internal", "pip download left no file for %s in %s" % (
+            ", ".join(i["name"] for i in install if not i["file"]), files))
+    write_atomically(resolved, {"requirements": requirements, "pins": pins, "install": install})
+    return dict(out, install=install, resolved=resolved)
+
+
+def install(args):
+    with open(args.resolved) as f:
+        kept = json.load(f)
+    folder = os.path.dirname(args.resolved)
+    deps = os.path.join(args.build, "deps")
+    shutil.rmtree(deps, ignore_errors=True)
+    files = [os.path.join(folder, i["file"]) for i in kept["install"]]
+    rc, text = run(PIP + ["install", "--no-index", "--no-deps", "--no-build-isolation", "--no-compile", "--target",
+                          deps] + files, "install")
+    if rc != 0:
+        errors = [l.strip() for l in text.splitlines() if l.startswith("ERROR")]
+        raise Failure("install_failed", "pip install --no-deps of the project's requirements failed (exit %d)%s" % (
+            rc, ": " + " ".join(errors[-2:]) if errors else "; its output is in the log"))
+    return {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Failure("usage", "requirements.py: %s" % message)
+
+
+def main():
+    parser = Parser(prog="requirements.py")
+    sub = parser.add_subparsers(dest="command")
+    r = sub.add_parser("resolve")
+    r.add_argument("--kind", required=True, choices=["setuptools", "sdist", "wheel", "cmake"])
+    r.add_argument("--source", required=True)
+    r.add_argument("--build", required=True)
+    r.add_argument("--cache", required=True)
+    r.add_argument("--tests", action="store_true")
+    r.add_argument("--require", action="append", default=[])
+    i = sub.add_parser("install")
+    i.add_argument("--resolved", required=True)
+    i.add_argument("--build", required=True)
+    try:
+        args = parser.parse_args()
+        if args.command not in ("resolve", "install"):
+            raise Failure("usage", "requirements.py: resolve or install")
+        out = resolve(args) if args.command == "resolve" else install(args)
+    except Failure as e:
+        log(e.out["message"])
+        print(json.dumps(e.out))
+        return 1
+    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
+        import traceback
+        traceback.print_exc()
+        print(json.dumps({"ok": False, "error": "internal", "message": "%s: %s" % (type(e).__name__, e)}))
+        return 1
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
