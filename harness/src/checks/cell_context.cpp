@@ -130,8 +130,10 @@ std::string CellContext::project_output() const {
 
 EnvList CellContext::project_env() const {
   if (!cell.project) return {{"PYTHONPATH", paths.build + "/kernels"}};
-  if (cell.project->kind == "cmake") return {};
-  return {{"PYTHONPATH", project_output()}};
+  // The project's own requirements (checks/requirements) come after the project itself.
+  const std::string deps = paths.build + "/deps";
+  if (cell.project->kind == "cmake") return {{"PYTHONPATH", deps}};
+  return {{"PYTHONPATH", project_output() + ":" + deps}};
 }
 
 std::string CellContext::import_module() const {
@@ -143,10 +145,18 @@ std::string CellContext::samples_in_cell() const {
   return cell.project->samples.empty() ? "" : paths.src + "/" + cell.project->samples;
 }
 
-std::vector<std::string> CellContext::in_project_dir(const std::vector<std::string>& argv) const {
-  std::vector<std::string> out = {"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", project_dir_in_cell()};
-  out.insert(out.end(), argv.begin(), argv.end());
-  return out;
+StepCommand CellContext::against_installed(const std::string& step, const std::vector<std::string>& argv,
+                                           const std::string& junit) const {
+  const Project& p = *cell.project;
+  std::vector<std::string> args = {"--source", p.wheel.empty() ? project_dir_in_cell() : "", "--tree",
+                                   paths.build + "/run-tree", "--site", p.kind == "cmake" ? "" : project_output()};
+  if (!junit.empty()) args.insert(args.end(), {"--junit", junit});
+  args.push_back("--");
+  args.insert(args.end(), argv.begin(), argv.end());
+  StepCommand cmd = script_command(step, "run_tests.py", args);
+  cmd.env.emplace_back("OPMATRIX_PROJECT_BUILD", project_output());
+  for (auto& kv : project_env()) cmd.env.push_back(kv);
+  return cmd;
 }
 
 }  // namespace opmatrix

@@ -95,9 +95,11 @@ struct CellContext {
   // The samples the behaviour checks run: a project's `samples:` file, or cases/samples.py for
   // opmatrix's own kernels; "" when a project declares none.
   std::string samples_in_cell() const;
-  // Runs a command from the project's folder (argv only: the folder is an argument, never
-  // spliced into the script text).
-  std::vector<std::string> in_project_dir(const std::vector<std::string>& argv) const;
+  // A project's own command (smoke, tests) run by run_tests.py from a copy of its folder that
+  // leaves out what the installed library provides, so that its import finds the built library,
+  // not the sources; `junit`: where its JUnit XML goes ("" = the exit status is the result).
+  StepCommand against_installed(const std::string& step, const std::vector<std::string>& argv,
+                                const std::string& junit = "") const;
 };
 
 // The status a finished process gives its step.

@@ -137,6 +137,8 @@ const char* to_string(StepWhen when) {
     case StepWhen::built_cuda: return "CUDA cells, after a build";
     case StepWhen::own_kernels: return "kernels/ cells, after a build";
     case StepWhen::project_smoke: return "project cells with smoke, after a build";
+    case StepWhen::project_tests: return "project cells with tests, after a build";
+    case StepWhen::project: return "project cells";
     case StepWhen::pypi_project: return "projects from PyPI (pypi:, wheel:)";
   }
   return "?";

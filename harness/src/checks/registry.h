@@ -21,6 +21,8 @@ enum class StepWhen {
   built_cuda,       // after a successful build, in a CUDA cell
   own_kernels,      // opmatrix's kernels/ + cases/, after a successful build
   project_smoke,    // a project with a `smoke:` command, after a successful build
+  project_tests,    // a project with a `tests:` command, after a successful build
+  project,          // every project cell (not opmatrix's own kernels)
   pypi_project,     // a project that comes from PyPI (`pypi:` sdist or `wheel:`)
 };
 

@@ -33,7 +33,7 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project"};
 const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples",
-                                               "promises"};
+                                               "promises", "tests", "test_requires"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "subtest", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
@@ -522,6 +522,7 @@ class Loader {
     read_matching(n, "import", "^[A-Za-z_][A-Za-z0-9_]{0,63}(\\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}$",
                   "is not a Python module name (e.g. mylib or mylib.ops)", p.import_module);
     read_project_samples_and_smoke(n, p);
+    read_project_tests(n, p);
     if (const YamlEntry* e = n.find("promises")) p.promises = read_promises(*e->value, p.ops, d_);
     c.project = p;
   }
@@ -616,6 +617,42 @@ class Loader {
           d_.error(e->value->pos, "'smoke' must be a command as a list of 1 to 64 arguments, e.g. [python3, smoke.py]");
         p.smoke = *argv;
       }
+    }
+  }
+
+  // `tests:` the project's pytest suite as a path inside it (a folder or a file: python3 -m pytest
+  // -q PATH), or any command as an argv list; `test_requires:` what the tests need besides
+  // pytest and what the project's metadata says (requirement strings, as pip reads them).
+  void read_project_tests(const YamlNode& n, Project& p) {
+    if (const YamlEntry* e = n.find("tests")) {
+      if (e->value->kind == Kind::scalar) {
+        const std::string& path = e->value->text;
+        if (!p.wheel.empty())
+          d_.error(e->value->pos, fmt::format("tests '{}': a 'wheel' project has no source folder to find it in; give "
+                                              "the command as a list, e.g. [python3, -m, pytest, --pyargs, mylib]", path));
+        else if (!p.path.empty() ? check_repo_path(p.path == "." ? path : p.path + "/" + path, e->value->pos,
+                                                   "tests folder", fs::is_directory(fs::path(base_dir_) / p.path / path))
+                                 : matches(path, "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,254}$") && path.find("..") == std::string::npos)
+          p.tests = {"python3", "-m", "pytest", "-q", path};
+        else if (p.path.empty())
+          d_.error(e->value->pos, fmt::format("tests '{}' must be a relative path inside the sdist", path));
+      } else if (auto argv = scalar_list(*e->value, "'tests'", false)) {
+        if (argv->empty() || argv->front().empty() || argv->size() > 64)
+          d_.error(e->value->pos, "'tests' must be a folder of the project (e.g. test) or a command as a list of 1 "
+                                  "to 64 arguments, e.g. [python3, -m, pytest, test]");
+        p.tests = *argv;
+      }
+    }
+    if (const YamlEntry* e = n.find("test_requires")) {
+      if (auto reqs = scalar_list(*e->value, "'test_requires'", true)) {
+        // Requirements only: a leading '-' would be an option to pip (--index-url, -e, -r).
+        for (const auto& r : *reqs)
+          if (!matches(r, "^[A-Za-z0-9][A-Za-z0-9._-]*(\\[[A-Za-z0-9._, -]*\\])?( *[<>=!~;][^\\n]{0,200})?$"))
+            d_.error(e->value->pos, fmt::format("test_requires '{}' is not a requirement pip reads (NAME, NAME>=1.2, "
+                                                "NAME[extra]; no options, paths or URLs)", r));
+        p.test_requires = *reqs;
+      }
+      if (p.tests.empty()) d_.error(e->key_pos, "'test_requires' needs 'tests', the command they are for");
     }
   }
 

@@ -62,6 +62,10 @@ struct Project {
   std::string ns;                  // dispatcher namespace its ops register in ("" = none)
   std::vector<std::string> ops;    // ops to check (empty = every op in the namespace)
   std::vector<std::string> smoke;  // argv run in the cell after the build (empty = none)
+  // Its own test command, run after the build against the installed library (empty = none);
+  // `tests: PATH` in the matrix is python3 -m pytest -q PATH.
+  std::vector<std::string> tests;
+  std::vector<std::string> test_requires;  // what its tests need besides pytest and its metadata's
   std::string import_module;       // Python module users import ("" = none): imported before judging
   std::string samples;             // Python file defining samples(device), relative to the matrix file's folder
   Promises promises;               // what it promises, per op and as a whole (docs/matrix.md)

@@ -25,6 +25,8 @@ bool applies(const CellContext& ctx, StepWhen when) {
     case StepWhen::built_cuda: return built && ctx.cell.has_cuda() && !ctx.build.libraries.empty();
     case StepWhen::own_kernels: return built && !ctx.cell.project;
     case StepWhen::project_smoke: return built && ctx.cell.project && !ctx.cell.project->smoke.empty();
+    case StepWhen::project_tests: return built && ctx.cell.project && !ctx.cell.project->tests.empty();
+    case StepWhen::project: return ctx.cell.project.has_value();
     case StepWhen::pypi_project: return ctx.cell.project && ctx.cell.project->from_pypi();
   }
   return false;

@@ -22,4 +22,14 @@ inline bool json_flag(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
+// The JSON object on the last non-empty line of a script's stdout (the lines before it may be
+// anything); discarded JSON when there is none.
+inline nlohmann::json last_json_line(const std::string& out) {
+  const std::size_t end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return nlohmann::json::value_t::discarded;
+  const std::size_t nl = out.rfind('\n', end);
+  const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
+  return nlohmann::json::parse(out.substr(start, end + 1 - start), nullptr, false);
+}
+
 }  // namespace opmatrix

@@ -145,6 +145,28 @@ TEST(LoadMatrix, ProjectOutsideTheRepositoryOrMalformedIsRefused) {
   EXPECT_NE(errors_of(load_project_cell("{path: proj, smoke: \"rm -rf /\"}")).find("'smoke'"), std::string::npos);
 }
 
+TEST(LoadMatrix, ProjectTestsAreAFolderRunByPytestOrACommand) {
+  fs::create_directories(fs::temp_directory_path() / "opmatrix-project-test" / "proj" / "test");
+  LoadResult folder = load_project_cell("{path: proj, tests: test, test_requires: [expecttest, \"numpy>=1.21\"]}");
+  ASSERT_TRUE(folder.matrix.has_value()) << errors_of(folder);
+  const Project& p = *folder.matrix->cells.at(0).project;
+  EXPECT_EQ(p.tests, (std::vector<std::string>{"python3", "-m", "pytest", "-q", "test"}));
+  EXPECT_EQ(p.test_requires, (std::vector<std::string>{"expecttest", "numpy>=1.21"}));
+  LoadResult argv = load_project_cell("{pypi: torch-scatter==2.1.2, tests: [python3, -m, pytest, -x, test]}");
+  ASSERT_TRUE(argv.matrix.has_value()) << errors_of(argv);
+  EXPECT_EQ(argv.matrix->cells.at(0).project->tests.size(), 5u);
+
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, tests: nosuch}")).find("tests folder 'proj/nosuch' does not exist"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{wheel: fbgemm-gpu-cpu==1.0.0, tests: test}")).find("has no source folder"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, tests: test, test_requires: [\"--index-url=http://x\"]}"))
+                .find("is not a requirement pip reads"),
+            std::string::npos);
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, test_requires: [pytest-xdist]}")).find("needs 'tests'"),
+            std::string::npos);
+}
+
 TEST(LoadMatrix, ProjectFromPypiIsAPinnedReleaseAndOneSourceOnly) {
   LoadResult sdist = load_project_cell("{pypi: torch-scatter==2.1.2, namespace: torch_scatter, import: torch_scatter}");
   ASSERT_TRUE(sdist.matrix.has_value()) << errors_of(sdist);

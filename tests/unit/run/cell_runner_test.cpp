@@ -476,6 +476,7 @@ class RunCell : public ::testing::Test {
     for (const auto& op : c.project->ops) ops[op] = kernel_row(true, c.has_cuda(), true, true);
     e.on("load", CannedStep::prints(load_json(c, libraries, c.project->ns, ops).dump() + "\n"));
     e.on("smoke", CannedStep::prints("", "box_area, box_iou agree with plain torch (float, double, empty)\n"));
+    e.on("requirements", CannedStep::prints(json({{"ok", true}, {"requirements", json::array()}, {"install", json::array()}}).dump() + "\n"));
     e.on("duplicate-extensions", CannedStep::prints(duplicate_extensions_json(1).dump() + "\n"));
     if (c.has_cuda()) {
       e.on("archs", CannedStep::prints(nvcc_arch_list(c.cuda)));
@@ -1570,14 +1571,24 @@ TEST_F(RunCell, SetuptoolsCudaProjectStepsAndCommands) {
   EXPECT_EQ(env_of(*build, "OPMATRIX_EXPECT_CUDA"), "1");
   EXPECT_EQ(engine_->command("fatbin")->argv.back(), lib);
 
-  // Every step after the build sees the installed wheel.
+  // Every step after the build sees the installed wheel, then the project's own requirements.
   const StepCommand* load = engine_->command("load");
   const auto find = std::find(load->argv.begin(), load->argv.end(), "--find");
   ASSERT_NE(find, load->argv.end());
   EXPECT_EQ(*(find + 1), "/build/site");
-  EXPECT_EQ(env_of(*load, "PYTHONPATH"), "/build/site");
-  EXPECT_EQ(env_of(*engine_->command("smoke"), "OPMATRIX_PROJECT_BUILD"), "/build/site");
-  EXPECT_EQ(env_of(*engine_->command("smoke"), "PYTHONPATH"), "/build/site");
+  EXPECT_EQ(env_of(*load, "PYTHONPATH"), "/build/site:/build/deps");
+  const StepCommand* smoke = engine_->command("smoke");
+  EXPECT_EQ(env_of(*smoke, "OPMATRIX_PROJECT_BUILD"), "/build/site");
+  EXPECT_EQ(env_of(*smoke, "PYTHONPATH"), "/build/site:/build/deps");
+  // The smoke runs from a copy of the project's folder without what the wheel installed.
+  EXPECT_TRUE(argv_mentions(*smoke, "run_tests.py"));
+  const auto source = std::find(smoke->argv.begin(), smoke->argv.end(), "--source");
+  ASSERT_NE(source, smoke->argv.end());
+  EXPECT_EQ(*(source + 1), "/src/examples/boxops");
+  EXPECT_TRUE(has_arg(*smoke, "--site"));
+  const auto dashes = std::find(smoke->argv.begin(), smoke->argv.end(), "--");
+  ASSERT_NE(dashes, smoke->argv.end());
+  EXPECT_EQ(std::vector<std::string>(dashes + 1, smoke->argv.end()), c.project->smoke);
 
   // The script check gets the built libraries and the folders to look in.
   const StepCommand* dup = engine_->command("duplicate-extensions");
@@ -1746,7 +1757,9 @@ TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
   EXPECT_TRUE(fetch->network) << "the fetch step is the one that reaches PyPI";
   EXPECT_TRUE(has_arg(*fetch, "fbgemm-gpu-cpu==1.0.0"));
   for (const auto& cmd : engine_->commands)
-    if (cmd.step != "fetch") EXPECT_FALSE(cmd.network) << cmd.step << " must run with --network=none";
+    if (cmd.step != "fetch" && cmd.step != "requirements") EXPECT_FALSE(cmd.network) << cmd.step << " must run with --network=none";
+  EXPECT_TRUE(engine_->command("requirements")->network) << "the project's requirements are fetched with the project";
+  EXPECT_TRUE(has_arg(*engine_->command("requirements"), "/downloads/fbgemm-gpu-cpu-1.0.0/" + whl));
   const StepCommand* build = engine_->command("build");
   ASSERT_TRUE(build);
   EXPECT_TRUE(has_arg(*build, "/opmatrix/cell/install_wheel.py"));
@@ -1825,6 +1838,65 @@ TEST_F(RunCell, HostOnlyLibrariesBesideCudaOnesAreNoFatbinRed) {
   EXPECT_EQ(check(r, "fatbin", "", "9.0")->status, Status::pass);
   EXPECT_NE(check(r, "build")->message.find("device code in 1 of 2 libraries"), std::string::npos);
   EXPECT_EQ(r.status, Status::xfail) << all_checks(r);  // only the declared sm_100 items
+}
+
+// The project's own requirements: resolved and fetched with network, installed without, then
+// named in the `requirements` check.
+TEST_F(RunCell, ProjectRequirementsAreFetchedWithNetworkAndInstalledWithout) {
+  Cell c = setuptools_project_cell();
+  c.project->tests = {"python3", "-m", "pytest", "-q", "test"};
+  c.project->test_requires = {"expecttest"};
+  script_passing_project(c, {"/build/site/boxops/_C.so"});
+  const json resolved = {{"ok", true}, {"requirements", {"scipy", "pytest", "expecttest"}},
+                         {"resolved", "/downloads/requirements/abc/resolved.json"},
+                         {"install", {{{"name", "scipy"}, {"version", "1.14.1"}}, {{"name", "pytest"}, {"version", "8.3.4"}}}}};
+  engine_->on("requirements", CannedStep::prints(resolved.dump() + "\n"));
+  engine_->on("requirements-install", CannedStep::prints(json({{"ok", true}}).dump() + "\n"));
+  engine_->on("tests", CannedStep::prints(json({{"ok", true}, {"exit_code", 0}, {"junit", true},
+                                                {"tests", {{{"id", "test/test_boxops.py::test_box_area"}, {"outcome", "passed"}}}}})
+                                               .dump() + "\n"));
+  const CellResult r = run(c);
+  const StepCommand* resolve = engine_->command("requirements");
+  ASSERT_TRUE(resolve);
+  EXPECT_TRUE(resolve->network);
+  EXPECT_TRUE(has_arg(*resolve, "--tests"));
+  EXPECT_TRUE(has_arg(*resolve, "expecttest"));
+  EXPECT_TRUE(has_arg(*resolve, "/src/examples/boxops"));
+  const StepCommand* install = engine_->command("requirements-install");
+  ASSERT_TRUE(install);
+  EXPECT_FALSE(install->network);
+  EXPECT_TRUE(has_arg(*install, "/downloads/requirements/abc/resolved.json"));
+  ASSERT_TRUE(check(r, "requirements")) << all_checks(r);
+  EXPECT_EQ(check(r, "requirements")->status, Status::pass);
+  EXPECT_NE(check(r, "requirements")->message.find("installed scipy 1.14.1, pytest 8.3.4"), std::string::npos);
+  // The tests run after the build, against the installed wheel, their JUnit XML read back.
+  const StepCommand* tests = engine_->command("tests");
+  ASSERT_TRUE(tests);
+  EXPECT_TRUE(argv_mentions(*tests, "run_tests.py"));
+  EXPECT_TRUE(has_arg(*tests, "--junit"));
+  EXPECT_EQ(env_of(*tests, "PYTHONPATH"), "/build/site:/build/deps");
+  ASSERT_TRUE(check(r, "tests", "box_area")) << all_checks(r);
+  EXPECT_EQ(check(r, "tests", "box_area")->status, Status::pass);
+  EXPECT_TRUE(r.meets_expectations) << all_checks(r);
+}
+
+// A failing test of the project's own suite is a finding by its id, with a command that runs it.
+TEST_F(RunCell, AFailingTestOfTheProjectIsAFindingByItsId) {
+  Cell c = cmake_project_cell();
+  c.project->tests = {"python3", "-m", "pytest", "-q", "test"};
+  script_passing_project(c, {"/build/libboxops.so"});
+  engine_->on("tests", CannedStep::prints(json({{"ok", true}, {"exit_code", 1}, {"junit", true},
+                                                {"tests", {{{"id", "test/test_x.py::test_broken"}, {"outcome", "failed"},
+                                                            {"message", "AssertionError: 1 != 2"}}}}})
+                                               .dump() + "\n"));
+  const CellResult r = run(c);
+  const CheckResult* t = check(r, "tests");
+  ASSERT_TRUE(t && t->diagnosis) << all_checks(r);
+  EXPECT_EQ(t->status, Status::fail);
+  EXPECT_EQ(t->message, "test/test_x.py::test_broken failed: AssertionError: 1 != 2");
+  EXPECT_NE(t->diagnosis->repro.find("test/test_x.py::test_broken"), std::string::npos) << t->diagnosis->repro;
+  EXPECT_EQ(t->diagnosis->repro.find(" test --junit"), std::string::npos) << "runs the one test, not the folder";
+  EXPECT_EQ(r.status, Status::fail);
 }
 
 TEST_F(RunCell, SmokeFailureIsAFailedSmokeCheck) {

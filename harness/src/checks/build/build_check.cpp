@@ -99,9 +99,7 @@ bool build(CellContext& ctx, const StepSpec& spec) {
   ProcessResult b = ctx.run_step(cmd, "build");
   if (!b.ok()) return false;
   // The last line of a wheel build's stdout is its report.
-  const std::string& out = b.stdout_text;
-  const std::string last = out.substr(out.rfind('\n', out.size() > 1 ? out.size() - 2 : 0) + 1);
-  ctx.build.wheel = cmd.capture_stdout ? nlohmann::json::parse(last, nullptr, false) : nlohmann::json();
+  ctx.build.wheel = cmd.capture_stdout ? last_json_line(b.stdout_text) : nlohmann::json();
   CheckResult built;
   built.check = "build";
   built.status = Status::pass;

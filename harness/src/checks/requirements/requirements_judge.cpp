@@ -1,0 +1,67 @@
+#include "checks/requirements/requirements_judge.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+namespace {
+
+std::string fix_for(const std::string& kind, const nlohmann::json& report) {
+  if (kind == "network") return "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again";
+  if (kind == "unresolvable")
+    return fmt::format("users of this cell get the same refusal from pip install: require a release of it that "
+                       "exists for Python {} (or a marker that leaves it out there) in the project's metadata",
+                       json_text(report, "python"));
+  if (kind == "metadata") return "fix the project's setup.py or build backend; the build step runs the same code";
+  if (kind == "install_failed") return "read pip's error in the log: the files were fetched but do not install here";
+  return "run the reproduction command and read requirements.py's message in the log";
+}
+
+std::string installed_list(const nlohmann::json& resolved) {
+  std::vector<std::string> names;
+  for (const auto& i : resolved.value("install", nlohmann::json::array()))
+    names.push_back(fmt::format("{} {}", json_text(i, "name"), json_text(i, "version")));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+CheckResult requirements_check(const nlohmann::json& resolved, const nlohmann::json& installed,
+                               const RequirementsContext& ctx) {
+  CheckResult c;
+  c.check = "requirements";
+  c.seconds = ctx.seconds;
+  const nlohmann::json& failed = resolved.is_object() && !resolved.value("ok", false) ? resolved : installed;
+  if (resolved.is_object() && resolved.value("ok", false) && (installed.is_null() || installed.value("ok", false))) {
+    const auto wanted = resolved.value("requirements", nlohmann::json::array());
+    const auto install = resolved.value("install", nlohmann::json::array());
+    c.status = Status::pass;
+    if (wanted.empty())
+      c.message = fmt::format("{} requires nothing besides torch", ctx.project);
+    else if (install.empty())
+      c.message = fmt::format("{}: {} already in the cell", ctx.project,
+                              fmt::join(wanted.get<std::vector<std::string>>(), ", "));
+    else
+      c.message = fmt::format("{}: installed {} (for {}){}", ctx.project, installed_list(resolved),
+                              fmt::join(wanted.get<std::vector<std::string>>(), ", "),
+                              resolved.value("cached", false) ? ", from the downloads cache" : "");
+    return c;
+  }
+  Diagnosis d;
+  d.kind = failed.is_object() ? json_text(failed, "error") : "";
+  d.summary = failed.is_object() ? json_text(failed, "message") : "";
+  if (d.kind.empty()) d.kind = "internal";
+  if (d.summary.empty()) d.summary = "requirements.py printed no result (see the log)";
+  c.status = d.kind == "network" || d.kind == "internal" ? Status::error : Status::fail;
+  d.fix = fix_for(d.kind, failed.is_object() ? failed : nlohmann::json::object());
+  d.repro = ctx.repro;
+  d.evidence = ctx.log.size() > 2000 ? ctx.log.substr(ctx.log.size() - 2000) : ctx.log;
+  c.message = d.summary;
+  c.diagnosis = d;
+  return c;
+}
+
+}  // namespace opmatrix

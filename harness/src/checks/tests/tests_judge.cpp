@@ -1,0 +1,179 @@
+#include "checks/tests/tests_judge.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// Whether text[at, at+size) stands as a word: "test_myadd_out" holds myadd_out and myadd ('_'
+// separates words), "test_mynms" holds no nms.
+bool word_at(const std::string& text, std::size_t at, std::size_t size) {
+  auto alnum = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(text[i])) != 0; };
+  return (at == 0 || !alnum(at - 1)) && (at + size == text.size() || !alnum(at + size));
+}
+
+std::string short_name(const std::string& op) {
+  const std::size_t at = op.rfind("::");
+  return lower(at == std::string::npos ? op : op.substr(at + 2));
+}
+
+CheckResult result(const std::string& op, Status status, std::string message, std::vector<std::string> tests,
+                   double seconds) {
+  CheckResult c;
+  c.op = op;
+  c.check = "tests";
+  c.status = status;
+  c.message = std::move(message);
+  c.tests = std::move(tests);
+  c.seconds = seconds;
+  return c;
+}
+
+// A few distinct reasons, for a person: "'needs CUDA' (3), 'slow' (1)".
+std::string reasons(const std::vector<std::pair<std::string, std::string>>& skipped) {
+  std::map<std::string, int> count;
+  std::vector<std::string> order;
+  for (const auto& [id, why] : skipped)
+    if (count[why]++ == 0) order.push_back(why);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < order.size() && i < 3; ++i) out.push_back(fmt::format("'{}' ({})", order[i], count[order[i]]));
+  if (order.size() > 3) out.push_back(fmt::format("{} more", order.size() - 3));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+std::vector<std::string> ids_of(const std::vector<std::pair<std::string, std::string>>& tests) {
+  std::vector<std::string> out;
+  for (const auto& t : tests) out.push_back(t.first);
+  return out;
+}
+
+CheckResult command_failed(const TestsContext& ctx, std::string summary) {
+  CheckResult c = result("", Status::fail, summary, {}, ctx.seconds);
+  Diagnosis d;
+  d.kind = "tests_failed";
+  d.summary = std::move(summary);
+  d.fix = "run the command in the cell and read its output: the library's own test command fails there";
+  d.repro = ctx.repro;
+  d.evidence = ctx.log.size() > 2000 ? ctx.log.substr(ctx.log.size() - 2000) : ctx.log;
+  c.diagnosis = d;
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> ops_named_by(const std::string& test_id, const std::vector<std::string>& ops) {
+  // The test's own name and class, not its file's: test_ops.py names no op.
+  const std::size_t at = test_id.find("::");
+  const std::string id = lower(at == std::string::npos ? test_id : test_id.substr(at + 2));
+  std::vector<std::string> hits;
+  for (const auto& op : ops) {
+    const std::string name = short_name(op);
+    if (name.empty()) continue;
+    for (std::size_t pos = id.find(name); pos != std::string::npos; pos = id.find(name, pos + 1))
+      if (word_at(id, pos, name.size())) {
+        hits.push_back(op);
+        break;
+      }
+  }
+  std::vector<std::string> out;
+  for (const auto& op : hits) {
+    const std::string name = short_name(op);
+    const bool held = std::any_of(hits.begin(), hits.end(), [&](const std::string& other) {
+      const std::string o = short_name(other);
+      return o != name && o.find(name) != std::string::npos;
+    });
+    if (!held) out.push_back(op);
+  }
+  return out;
+}
+
+bool skipped_for_gpu(const std::string& reason) {
+  static const std::regex gpu(R"((^|[^A-Za-z])(cuda|gpus?|device|nvidia|rocm)([^A-Za-z]|$))", std::regex::icase);
+  return std::regex_search(reason, gpu);
+}
+
+std::vector<CheckResult> tests_results(const nlohmann::json& report, const TestsContext& ctx) {
+  if (!report.is_object())
+    return {command_failed(ctx, "run_tests.py printed no result (see the log)")};
+  const int exit_code = report.value("exit_code", 0);
+  if (!report.value("junit", false)) {
+    if (exit_code == 0)
+      return {result("", Status::pass, "the test command passed (it wrote no JUnit XML: no results per test)", {}, ctx.seconds)};
+    const std::string why = report.contains("junit_error") ? json_text(report, "junit_error")
+                                                           : "it wrote no JUnit XML, so which tests failed is in the log";
+    return {command_failed(ctx,
+                           exit_code == 127 ? "the test command cannot be run (exit 127: not found in the cell)"
+                                            : fmt::format("the test command failed (exit {}); {}", exit_code, why))};
+  }
+  std::vector<CheckResult> out;
+  std::vector<std::pair<std::string, std::string>> gpu_skips, other_skips;
+  std::map<std::string, std::vector<std::string>> passed_by_op;
+  std::map<std::string, bool> op_failed;
+  int passed = 0, failed = 0;
+  for (const auto& t : report.value("tests", nlohmann::json::array())) {
+    const std::string id = json_text(t, "id"), outcome = json_text(t, "outcome"), message = json_text(t, "message");
+    const std::vector<std::string> ops = ops_named_by(id, ctx.ops);
+    if (outcome == "passed") {
+      ++passed;
+      for (const auto& op : ops) passed_by_op[op].push_back(id);
+    } else if (outcome == "skipped") {
+      (skipped_for_gpu(message) ? gpu_skips : other_skips).push_back({id, message});
+    } else {
+      ++failed;
+      const std::string what = outcome == "error" ? "errored" : "failed";
+      for (const std::string& op : ops.empty() ? std::vector<std::string>{""} : ops) {
+        CheckResult c = result(op, Status::fail, fmt::format("{} {}: {}", id, what, message.empty() ? "(no message)" : message),
+                               {id}, 0);
+        Diagnosis d;
+        d.kind = "test_failed";
+        d.summary = c.message;
+        d.fix = "the library's own test " + what + " in this cell: run it alone with the command below and fix the op "
+                "(or the test, where it assumes what this cell does not have)";
+        d.repro = ctx.repro_for ? ctx.repro_for(id) : ctx.repro;
+        d.evidence = message;
+        c.diagnosis = d;
+        if (!op.empty()) op_failed[op] = true;
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  for (const auto& [op, ids] : passed_by_op)
+    if (!op_failed.count(op))
+      out.push_back(result(op, Status::pass, fmt::format("{} of its tests pass", ids.size()), ids, 0));
+  if (!gpu_skips.empty())
+    out.push_back(result("", Status::skip,
+                         fmt::format("{} tests need a GPU and skip here, neither passed nor failed: {}", gpu_skips.size(),
+                                     reasons(gpu_skips)),
+                         ids_of(gpu_skips), 0));
+  if (!other_skips.empty())
+    out.push_back(result("", Status::skip, fmt::format("{} tests skipped by the suite: {}", other_skips.size(), reasons(other_skips)),
+                         ids_of(other_skips), 0));
+  if (failed == 0 && exit_code != 0)
+    out.push_back(command_failed(ctx, fmt::format("the test command exited {} with no failing test in its JUnit "
+                                                          "XML{}", exit_code, exit_code == 5 ? " (pytest: no tests collected)" : "")));
+  else if (failed == 0)
+    out.push_back(result("", passed > 0 ? Status::pass : Status::skip,
+                         passed > 0 ? fmt::format("all {} tests pass{}", passed,
+                                                  gpu_skips.size() + other_skips.size()
+                                                      ? fmt::format(" ({} skipped)", gpu_skips.size() + other_skips.size())
+                                                      : "")
+                                    : "no test ran (every test skipped)",
+                         {}, ctx.seconds));
+  return out;
+}
+
+}  // namespace opmatrix

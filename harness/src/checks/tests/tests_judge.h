@@ -1,0 +1,34 @@
+// Turns what scripts/cell/run_tests.py reports (a project's own test command, its JUnit XML read
+// back) into `tests` results: each failing test a finding with its id, its message and a command
+// that runs it alone; passing tests counted per op where their names name the op; tests that
+// skip for want of a GPU said so, neither failures nor passes. A pure function, unit-tested.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/cell_result.h"
+
+namespace opmatrix {
+
+struct TestsContext {
+  std::vector<std::string> ops;                              // the cell's ops, "ns::name"
+  std::function<std::string(const std::string&)> repro_for;  // a test id -> the command that runs it alone
+  std::string repro;                                         // the whole command
+  std::string log;                                           // the step's log (evidence)
+  double seconds = 0;
+};
+
+std::vector<CheckResult> tests_results(const nlohmann::json& report, const TestsContext& ctx);
+
+// The ops a test id names: each op whose name (after "ns::") stands in the id as a word ('_'
+// and punctuation separate words), the longest where one name holds another.
+std::vector<std::string> ops_named_by(const std::string& test_id, const std::vector<std::string>& ops);
+
+// Whether a skip's reason says the test needs a GPU (CUDA, a device, a GPU).
+bool skipped_for_gpu(const std::string& reason);
+
+}  // namespace opmatrix

@@ -1,0 +1,63 @@
+"""scripts/cell/requirements.py: a project's own requirements as pip would bring them, less the
+torch family the cell judges; what the cell has already needs nothing fetched; a requirement
+the index cannot give is refused in words. No network: pip is kept off any index here."""
+import base64
+import hashlib
+import subprocess
+import zipfile
+
+import pytest
+
+from conftest import CELL_PYTHON, cell_env, run_script
+
+SCRIPT = "requirements.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def has_pip_and_numpy():
+    if subprocess.run([CELL_PYTHON, "-c", "import pip, numpy"], stderr=subprocess.DEVNULL).returncode != 0:
+        pytest.skip("%s has no pip or numpy (python3-pip, python3-numpy)" % CELL_PYTHON)
+
+
+def make_wheel(folder, requires):
+    name = "mylib-0.1-py3-none-any.whl"
+    files = {"mylib/__init__.py": b"", "mylib-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: py3-none-any\n",
+             "mylib-0.1.dist-info/METADATA": ("Metadata-Version: 2.1\nName: mylib\nVersion: 0.1\n" +
+                                               "".join("Requires-Dist: %s\n" % r for r in requires)).encode()}
+    record = "".join("%s,sha256=%s,%d\n" % (p, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode(),
+                                            len(b)) for p, b in files.items()) + "mylib-0.1.dist-info/RECORD,,\n"
+    files["mylib-0.1.dist-info/RECORD"] = record.encode()
+    with zipfile.ZipFile(folder / name, "w") as z:
+        for p, b in files.items():
+            z.writestr(p, b)
+    return folder / name
+
+
+def resolve(tmp_path, wheel, *extra):
+    return run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", wheel, "--build", tmp_path / "build",
+                      "--cache", tmp_path / "cache", *extra, env=cell_env(PIP_NO_INDEX="1"))
+
+
+def test_the_torch_family_is_left_out_and_what_the_cell_has_needs_nothing(tmp_path):
+    wheel = make_wheel(tmp_path, ["torch>=2.0", "nvidia-cublas-cu12==12.4.5.8", "numpy",
+                                  "pywin32; sys_platform == 'win32'", "hypothesis; extra == 'docs'"])
+    r = resolve(tmp_path, wheel)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.json["requirements"] == ["numpy"]
+    assert [x["requirement"] for x in r.json["left_out"]] == ["torch>=2.0", "nvidia-cublas-cu12==12.4.5.8"]
+    assert r.json["install"] == []
+
+
+def test_a_requirement_the_index_cannot_give_is_named(tmp_path):
+    wheel = make_wheel(tmp_path, ["opmatrix-no-such-package-zz>=1"])
+    r = resolve(tmp_path, wheel, "--tests", "--require", "expecttest")
+    assert r.returncode == 1
+    assert r.json["error"] == "unresolvable", r.json
+    assert "cannot be had for the cell's Python" in r.json["message"]
+    assert r.json["python"].count(".") == 1
+
+
+def test_a_test_extras_requirement_is_left_out_without_tests(tmp_path):
+    r = run_script(SCRIPT, "resolve", "--kind", "cmake", "--source", tmp_path, "--build", tmp_path / "b",
+                   "--cache", tmp_path / "c", "--require", "opmatrix-zz; extra == 'test'")
+    assert r.returncode == 0 and r.json["requirements"] == [], r.stdout

@@ -1,0 +1,62 @@
+// The `requirements` check from requirements.py's JSON: what the cell got of the project's own
+// requirements, or which one cannot be had for the cell's Python, told apart from the run's
+// own failures (network).
+#include <gtest/gtest.h>
+
+#include "checks/requirements/requirements_judge.h"
+
+namespace opmatrix {
+namespace {
+
+using json = nlohmann::json;
+
+RequirementsContext context() { return {"pypi torch-sparse==0.6.18", "podman run ... requirements.py resolve", "the log\n", 3}; }
+
+}  // namespace
+
+TEST(RequirementsCheck, InstalledRequirementsAreNamedWithTheirVersions) {
+  const json resolved = {{"ok", true}, {"requirements", {"scipy", "pytest"}}, {"cached", false},
+                         {"install", {{{"name", "scipy"}, {"version", "1.14.1"}}, {{"name", "pytest"}, {"version", "8.3.4"}}}}};
+  const CheckResult c = requirements_check(resolved, {{"ok", true}}, context());
+  EXPECT_EQ(c.status, Status::pass);
+  EXPECT_EQ(c.message, "pypi torch-sparse==0.6.18: installed scipy 1.14.1, pytest 8.3.4 (for scipy, pytest)");
+}
+
+TEST(RequirementsCheck, NothingToInstallIsAPassThatSaysWhy) {
+  EXPECT_EQ(requirements_check({{"ok", true}, {"requirements", json::array()}}, nullptr, context()).message,
+            "pypi torch-sparse==0.6.18 requires nothing besides torch");
+  const CheckResult there = requirements_check({{"ok", true}, {"requirements", {"numpy"}}, {"install", json::array()}},
+                                               nullptr, context());
+  EXPECT_EQ(there.status, Status::pass);
+  EXPECT_EQ(there.message, "pypi torch-sparse==0.6.18: numpy already in the cell");
+}
+
+TEST(RequirementsCheck, ARequirementThePythonCannotHaveIsTheLibrarysWithTheFix) {
+  const json refused = {{"ok", false}, {"error", "unresolvable"}, {"python", "3.9"},
+                        {"message", "scipy>=1.14 cannot be had for the cell's Python 3.9 from the index"}};
+  const CheckResult c = requirements_check(refused, nullptr, context());
+  EXPECT_EQ(c.status, Status::fail);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "unresolvable");
+  EXPECT_EQ(c.message, "scipy>=1.14 cannot be had for the cell's Python 3.9 from the index");
+  EXPECT_NE(c.diagnosis->fix.find("Python 3.9"), std::string::npos) << c.diagnosis->fix;
+  EXPECT_EQ(c.diagnosis->repro, "podman run ... requirements.py resolve");
+}
+
+TEST(RequirementsCheck, TheNetworkAndNoAnswerAreTheRunsNotTheLibrarys) {
+  EXPECT_EQ(requirements_check({{"ok", false}, {"error", "network"}, {"message", "no route"}}, nullptr, context()).status,
+            Status::error);
+  const CheckResult silent = requirements_check(json(json::value_t::discarded), nullptr, context());
+  EXPECT_EQ(silent.status, Status::error);
+  EXPECT_EQ(silent.message, "requirements.py printed no result (see the log)");
+}
+
+TEST(RequirementsCheck, AFailedOfflineInstallIsReportedAfterAGoodResolve) {
+  const json resolved = {{"ok", true}, {"requirements", {"scipy"}}, {"install", {{{"name", "scipy"}, {"version", "1.14.1"}}}}};
+  const CheckResult c = requirements_check(resolved, {{"ok", false}, {"error", "install_failed"}, {"message", "pip said no"}},
+                                           context());
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_EQ(c.message, "pip said no");
+}
+
+}  // namespace opmatrix
