@@ -132,6 +132,27 @@ std::string findings(const LibrarySurvey& s) {
   return out;
 }
 
+// `tests:` where the library has a test folder, with what its files import that a cell may lack.
+std::string tests_keys(const TestSuite& t, const std::string& in) {
+  if (t.folder.empty())
+    return comment("tests: its own test folder (run with pytest against the installed library in every cell), "
+                   "e.g. tests: test", in);
+  std::string out = keyed(in, "tests: " + scalar(t.folder),
+                          fmt::format("its pytest suite ({} test file{}), run in every cell against the installed "
+                                      "library, test by test; pytest and its metadata's test extra come with it",
+                                      t.files, t.files == 1 ? "" : "s"));
+  if (!t.requirement_files.empty())
+    out += comment(fmt::format("{} {} read too", fmt::join(t.requirement_files, ", "),
+                               t.requirement_files.size() == 1 ? "is" : "are"), in);
+  if (t.requires.empty()) return out;
+  std::vector<std::string> names, why;
+  for (const auto& r : t.requires) {
+    names.push_back(r.requirement);
+    why.push_back(r.why);
+  }
+  return out + keyed(in, "test_requires: " + flow_list(names, in.size() + 15), fmt::format("{}", fmt::join(why, "; ")));
+}
+
 std::string project(const LibrarySurvey& s, const InitMatrixOptions& o) {
   const std::string in = "    ";
   std::string out = "defaults:\n  project:\n";
@@ -155,7 +176,8 @@ std::string project(const LibrarySurvey& s, const InitMatrixOptions& o) {
   if (s.smoke_py) out += keyed(in, "smoke: [python3, smoke.py]", "");
   else
     out += comment("smoke: a command (argv list, run from the project folder) that exercises the ops, e.g. "
-                   "[python3, -m, pytest, -x, tests]", in);
+                   "[python3, smoke.py]", in);
+  out += tests_keys(s.tests, in);
   return out;
 }
 

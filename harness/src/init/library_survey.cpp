@@ -92,6 +92,7 @@ LibrarySurvey survey_library(const fs::path& dir, const SourceLimits& limits) {
     s.import = find_import_module(dir, facts, s.pybind11_only());
   }
   s.smoke_py = fs::is_regular_file(dir / "smoke.py");
+  s.tests = find_test_suite(dir, files.python);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "init/build_kind.h"
 #include "init/python_package.h"
 #include "init/source_files.h"
+#include "init/test_suite.h"
 
 namespace opmatrix {
 
@@ -28,6 +29,7 @@ struct LibrarySurvey {
   std::string dist_name;                 // setuptools: the distribution's name, if written plainly
   ImportModule import;                   // setuptools only
   bool smoke_py = false;                 // a smoke.py beside the build files
+  TestSuite tests;                       // its own test folder, if any
   std::size_t files_read = 0;
   bool truncated = false;
   int skipped_large = 0;

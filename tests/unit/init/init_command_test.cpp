@@ -338,4 +338,34 @@ TEST(InitCommand, PrintWritesNothingAndOutputGoesElsewhere) {
   EXPECT_EQ(init({dir.path.string(), "--name", "bad name"}).status, 2);
 }
 
+// A test folder: init proposes it as `tests:` (pytest) and what its files import that no torch
+// brings (torch's own test helpers need expecttest) as `test_requires:`; the result loads.
+TEST(InitCommand, ATestFolderBecomesTestsWithWhatItsFilesImport) {
+  TempFolder dir;
+  write_setuptools_library(dir);
+  dir.write("test/test_ops.py", "import numpy as np\nfrom torch.testing._internal.common_utils import TestCase\n"
+                                "import fancy_ops\n\ndef test_rotate():\n    pass\n");
+  dir.write("test/conftest.py", "import hypothesis\n");
+  dir.write("requirements-test.txt", "pytest-timeout\n");
+  const CliRun r = init({dir.path.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = read_text_file((dir.path / "opmatrix.yaml").string());
+  const YAML::Node p = YAML::Load(text)["defaults"]["project"];
+  EXPECT_EQ(p["tests"].as<std::string>(), "test") << text;
+  EXPECT_EQ(strings(p["test_requires"]), (std::vector<std::string>{"hypothesis", "numpy", "expecttest"})) << text;
+  EXPECT_TRUE(contains(text, "# torch.testing._internal, which imports expecttest\n")) << text;
+  EXPECT_TRUE(contains(text, "# requirements-test.txt is read too")) << text;
+  expect_loads(dir.path / "opmatrix.yaml");
+}
+
+TEST(InitCommand, WithoutATestFolderTestsIsAComment) {
+  TempFolder dir;
+  write_setuptools_library(dir);
+  dir.write("tests_util.py", "import numpy\n");  // no test folder: not a suite
+  ASSERT_EQ(init({dir.path.string()}).status, 0);
+  const std::string text = read_text_file((dir.path / "opmatrix.yaml").string());
+  EXPECT_FALSE(YAML::Load(text)["defaults"]["project"]["tests"]) << text;
+  EXPECT_TRUE(contains(text, "# tests: its own test folder")) << text;
+}
+
 }  // namespace opmatrix
