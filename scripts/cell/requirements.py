@@ -68,10 +68,14 @@ def log(*words):
     print("requirements.py:", *words, file=sys.stderr, flush=True)
 
 
-def run(argv, what):
+def run(argv):
     """pip's output to the log (stderr); (exit status, its output)."""
     print("+", " ".join(argv), file=sys.stderr, flush=True)
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    env = dict(os.environ)
+    # The fetch step's CA bundle (a re-signing proxy's): pip reads its own variable, not OpenSSL's.
+    if env.get("SSL_CERT_FILE") and not env.get("PIP_CERT"):
+        env["PIP_CERT"] = env["SSL_CERT_FILE"]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=env)
     sys.stderr.write(p.stdout)
     sys.stderr.flush()
     return p.returncode, p.stdout
@@ -95,7 +99,7 @@ def source_requires(source, build):
         raise Failure("metadata", str(e))
     report = os.path.join(build, "requirements-metadata.json")
     rc, out = run(PIP + ["install", "--dry-run", "--no-deps", "--no-build-isolation", "--no-index", "--ignore-installed",
-                         "--quiet", "--report", report, src], "metadata")
+                         "--quiet", "--report", report, src])
     if rc != 0:
         errors = [line.strip() for line in out.splitlines() if line.strip().startswith(("error", "ERROR"))]
         raise Failure("metadata", "pip could not read the project's metadata (its setup.py egg_info or build "
@@ -273,8 +277,7 @@ def resolve(args):
     with open(constraints, "w") as f:
         f.write("".join(p + "\n" for p in pins))
     report = os.path.join(folder, "report.json")
-    rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements,
-                   "resolve")
+    rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
     if rc != 0:
         refuse(rc, text, "resolving " + ", ".join(requirements))
     with open(report) as f:
@@ -283,7 +286,7 @@ def resolve(args):
     files = os.path.join(folder, "files")
     if install:
         rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
-                       ["%s==%s" % (i["name"], i["version"]) for i in install], "download")
+                       ["%s==%s" % (i["name"], i["version"]) for i in install])
         if rc != 0:
             refuse(rc, text, "downloading " + ", ".join(i["name"] for i in install))
     names = os.listdir(files) if os.path.isdir(files) else []
@@ -305,7 +308,7 @@ def install(args):
     shutil.rmtree(deps, ignore_errors=True)
     files = [os.path.join(folder, i["file"]) for i in kept["install"]]
     rc, text = run(PIP + ["install", "--no-index", "--no-deps", "--no-build-isolation", "--no-compile", "--target",
-                          deps] + files, "install")
+                          deps] + files)
     if rc != 0:
         errors = [l.strip() for l in text.splitlines() if l.startswith("ERROR")]
         raise Failure("install_failed", "pip install --no-deps of the project's requirements failed (exit %d)%s" % (
