@@ -1,6 +1,6 @@
 """A project's own requirements, as a user's `pip install` would bring them, except what the cell
 is there to judge (torch, torchvision and the NVIDIA/Triton wheels torch brings): resolved for
-the cell's Python and downloaded in the one step with network, installed offline after.
+the cell's Python and downloaded in a step with network (as the fetch step has), installed offline after.
 
     requirements.py resolve --kind setuptools|sdist|wheel|cmake --source SRC --build BUILD
                             --cache DIR [--tests] [--require R]...

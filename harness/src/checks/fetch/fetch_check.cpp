@@ -1,5 +1,5 @@
 // The `fetch` check: a pypi:/wheel: project's file, from PyPI into the shared downloads folder
-// (the run's one step with network), chosen by the cell's own Python as pip would, its sha256
+// (one of the run's two steps with network, with requirements), chosen by the cell's own Python as pip would, its sha256
 // checked against PyPI's (fetch_judge.cpp).
 #include <cstdlib>
 
@@ -35,7 +35,7 @@ bool fetch(CellContext& ctx, const StepSpec& spec) {
 
 const bool kRegistered =
     (register_step(30, {"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
-                        "downloads a pypi:/wheel: project's file from PyPI (the run's one step with network; cached "
+                        "downloads a pypi:/wheel: project's file from PyPI (with network, as only requirements has; cached "
                         "by sha256)",
                         true, fetch}),
      register_check(20, {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
