@@ -3,6 +3,7 @@
 // own failures (network).
 #include <gtest/gtest.h>
 
+#include "checks/requirements/missing_module.h"
 #include "checks/requirements/requirements_judge.h"
 
 namespace opmatrix {
@@ -57,6 +58,60 @@ TEST(RequirementsCheck, AFailedOfflineInstallIsReportedAfterAGoodResolve) {
                                            context());
   EXPECT_EQ(c.status, Status::fail);
   EXPECT_EQ(c.message, "pip said no");
+}
+
+}  // namespace opmatrix
+
+namespace opmatrix {
+
+namespace {
+
+std::vector<CheckResult> failed_import(const std::string& error) {
+  CheckResult c;
+  c.check = "load";
+  c.subtest = "import";
+  c.status = Status::fail;
+  c.message = "import mylib failed: " + error;
+  c.diagnosis = Diagnosis{"python_import_error", "", "read the end of the log", "repro", error};
+  return {c};
+}
+
+}  // namespace
+
+TEST(MissingModule, TheModuleIsTakenFromPythonsWordsNotTorchs) {
+  EXPECT_EQ(missing_module("ModuleNotFoundError: No module named 'scipy.sparse'"), "scipy");
+  EXPECT_EQ(missing_module("No module named 'fvcore'"), "fvcore");
+  EXPECT_EQ(missing_module("No module named 'torch.export'"), "");
+  EXPECT_EQ(missing_module("ImportError: undefined symbol"), "");
+}
+
+TEST(MissingModule, AModuleNothingRequiresIsAnUndeclaredRequirementWithItsFix) {
+  auto checks = failed_import("ModuleNotFoundError: No module named 'fvcore'");
+  name_missing_requirement("detlib (.)", {{"ok", true}, {"requirements", {"numpy"}}}, checks);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "undeclared_requirement");
+  EXPECT_EQ(checks[0].diagnosis->summary, "the import needs the module 'fvcore', which nothing detlib (.) requires "
+                                          "provides (it requires numpy): a user's pip install does not bring it either");
+  EXPECT_NE(checks[0].diagnosis->fix.find("install_requires"), std::string::npos);
+}
+
+TEST(MissingModule, ARequirementTheCellCouldNotGetIsTheOneCause) {
+  auto checks = failed_import("ModuleNotFoundError: No module named 'scipy'");
+  CheckResult req;
+  req.check = "requirements";
+  req.status = Status::fail;
+  req.message = "scipy>=1.15 cannot be had for the cell's Python 3.9";
+  req.diagnosis = Diagnosis{"unresolvable", req.message, "require a release of it that exists for Python 3.9", "", ""};
+  checks.push_back(req);
+  name_missing_requirement("p", nullptr, checks);
+  EXPECT_EQ(checks[0].diagnosis->kind, "requirement_not_installed");
+  EXPECT_EQ(checks[0].diagnosis->fix, "require a release of it that exists for Python 3.9");
+}
+
+TEST(MissingModule, OtherImportFailuresAreLeftAlone) {
+  auto checks = failed_import("ImportError: libc10.so: cannot open shared object file");
+  name_missing_requirement("p", nullptr, checks);
+  EXPECT_EQ(checks[0].diagnosis->kind, "python_import_error");
 }
 
 }  // namespace opmatrix

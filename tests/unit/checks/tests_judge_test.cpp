@@ -31,6 +31,12 @@ TEST(TestsNamingOps, AnOpStandsInATestsNameAsAWordTheLongestWinning) {
   EXPECT_EQ(ops_named_by("test/test_x.py::test_myadd_out", ops), std::vector<std::string>{"extension_cpp::myadd_out"});
   EXPECT_TRUE(ops_named_by("test/test_mymul.py::test_other", ops).empty());  // the file names no op
   EXPECT_TRUE(ops_named_by("t.py::test_mymulx", ops).empty());
+  // extension-cpp's own suite: the class names the op, the method the case.
+  EXPECT_EQ(ops_named_by("test/test_extension.py::TestMyMulAdd::test_correctness_cpu", ops),
+            std::vector<std::string>{"extension_cpp::mymuladd"});
+  EXPECT_EQ(ops_named_by("test/test_extension.py::TestMyAddOut::test_opcheck_cuda", ops),
+            std::vector<std::string>{"extension_cpp::myadd_out"});
+  EXPECT_EQ(ops_named_by("t.py::test_batched_mymul[cpu-float32]", ops), std::vector<std::string>{"extension_cpp::mymul"});
 }
 
 TEST(TestsNamingOps, GpuSkipsAreToldFromOtherSkips) {

@@ -26,6 +26,22 @@ bool word_at(const std::string& text, std::size_t at, std::size_t size) {
   return (at == 0 || !alnum(at - 1)) && (at + size == text.size() || !alnum(at + size));
 }
 
+// Whether `part` ("_mymuladd_grad", "MyAddOut") begins with the op `name` ("myadd_out"), '_'
+// and case set aside, and a word ends there: its end, '_', punctuation or a capital after a
+// small letter (MyMulAdd begins with mymul and with mymuladd, not with mymu).
+bool begins_with_name(const std::string& part, const std::string& name) {
+  auto is_ = [](char c) { return c == '_'; };
+  std::size_t i = 0;
+  for (char want : name) {
+    if (is_(want)) continue;
+    while (i < part.size() && is_(part[i])) ++i;
+    if (i == part.size() || std::tolower(static_cast<unsigned char>(part[i])) != want) return false;
+    ++i;
+  }
+  if (i == part.size() || !std::isalnum(static_cast<unsigned char>(part[i]))) return true;
+  return std::isupper(static_cast<unsigned char>(part[i])) && std::islower(static_cast<unsigned char>(part[i - 1]));
+}
+
 std::string short_name(const std::string& op) {
   const std::size_t at = op.rfind("::");
   return lower(at == std::string::npos ? op : op.substr(at + 2));
@@ -76,18 +92,28 @@ CheckResult command_failed(const TestsContext& ctx, std::string summary) {
 }  // namespace
 
 std::vector<std::string> ops_named_by(const std::string& test_id, const std::vector<std::string>& ops) {
-  // The test's own name and class, not its file's: test_ops.py names no op.
+  // The test's own names (class, function), not its file's: test_ops.py names no op.
   const std::size_t at = test_id.find("::");
-  const std::string id = lower(at == std::string::npos ? test_id : test_id.substr(at + 2));
+  const std::string names = at == std::string::npos ? test_id : test_id.substr(at + 2);
+  const std::string id = lower(names);
+  // Each name without a leading "test": TestMyAddOut and test_myadd_out both begin with the op
+  // myadd_out once '_' and case are set aside.
+  std::vector<std::string> parts;
+  for (std::size_t from = 0; from <= names.size();) {
+    const std::size_t end = std::min(names.find("::", from), names.size());
+    std::string part = names.substr(from, std::min(names.find('[', from), end) - from);
+    if (lower(part).rfind("test", 0) == 0) part = part.substr(4);
+    parts.push_back(part);
+    from = end + 2;
+  }
   std::vector<std::string> hits;
   for (const auto& op : ops) {
     const std::string name = short_name(op);
     if (name.empty()) continue;
-    for (std::size_t pos = id.find(name); pos != std::string::npos; pos = id.find(name, pos + 1))
-      if (word_at(id, pos, name.size())) {
-        hits.push_back(op);
-        break;
-      }
+    bool named = std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return begins_with_name(p, name); });
+    for (std::size_t pos = id.find(name); !named && pos != std::string::npos; pos = id.find(name, pos + 1))
+      named = word_at(id, pos, name.size());
+    if (named) hits.push_back(op);
   }
   std::vector<std::string> out;
   for (const auto& op : hits) {

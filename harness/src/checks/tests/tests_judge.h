@@ -24,8 +24,10 @@ struct TestsContext {
 
 std::vector<CheckResult> tests_results(const nlohmann::json& report, const TestsContext& ctx);
 
-// The ops a test id names: each op whose name (after "ns::") stands in the id as a word ('_'
-// and punctuation separate words), the longest where one name holds another.
+// The ops a test id names: each op whose name (after "ns::") stands in the test's own names as
+// a word ('_' and punctuation separate words: test_batched_nms), or begins one of them once a
+// leading "test" and the '_' are dropped (TestMyAddOut, test_mymuladd_grad); the longest where
+// one name holds another.
 std::vector<std::string> ops_named_by(const std::string& test_id, const std::vector<std::string>& ops);
 
 // Whether a skip's reason says the test needs a GPU (CUDA, a device, a GPU).

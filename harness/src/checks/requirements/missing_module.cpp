@@ -1,0 +1,64 @@
+#include "checks/requirements/missing_module.h"
+
+#include <algorithm>
+#include <regex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checks/cell_context.h"
+#include "checks/registry.h"
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+std::string missing_module(const std::string& text) {
+  static const std::regex no_module(R"(No module named '([A-Za-z_][\w]*)(\.[\w.]*)?')");
+  std::smatch m;
+  if (!std::regex_search(text, m, no_module) || m[1] == "torch") return "";
+  return m[1];
+}
+
+void name_missing_requirement(const std::string& project, const nlohmann::json& resolved,
+                              std::vector<CheckResult>& checks) {
+  const auto import = std::find_if(checks.begin(), checks.end(), [](const CheckResult& c) {
+    return c.check == "load" && c.subtest == "import" && is_bad(c.status) && c.diagnosis;
+  });
+  if (import == checks.end()) return;
+  const std::string module = missing_module(import->message + "\n" + import->diagnosis->evidence);
+  if (module.empty()) return;
+  Diagnosis& d = *import->diagnosis;
+  const auto req = std::find_if(checks.begin(), checks.end(),
+                                [](const CheckResult& c) { return c.check == "requirements" && is_bad(c.status); });
+  if (req != checks.end()) {
+    d.kind = "requirement_not_installed";
+    d.summary = fmt::format("the import needs the module '{}', and the cell could not get the project's requirements "
+                            "(see requirements: {})", module, req->message.substr(0, 200));
+    d.fix = req->diagnosis ? req->diagnosis->fix : "see the requirements check";
+    return;
+  }
+  const auto wanted = resolved.is_object() ? resolved.value("requirements", nlohmann::json::array()) : nlohmann::json::array();
+  d.kind = "undeclared_requirement";
+  d.summary = fmt::format("the import needs the module '{}', which nothing {} requires provides ({}): a user's pip "
+                          "install does not bring it either", module, project,
+                          wanted.empty() ? std::string("it requires nothing besides torch")
+                                         : fmt::format("it requires {}", fmt::join(wanted.get<std::vector<std::string>>(), ", ")));
+  d.fix = fmt::format("add the distribution that provides '{}' to the library's install_requires (pyproject "
+                      "dependencies): its Requires-Dist is what users' pip installs", module);
+}
+
+namespace {
+
+const bool kRegistered = (register_cell_rule(8, {"an import that lacks a module: the requirement it comes from",
+                                                 [](CellContext& ctx) {
+                                                   if (!ctx.cell.project) return;
+                                                   const auto& note = ctx.notes.value("requirements", nlohmann::json::object());
+                                                   name_missing_requirement(ctx.cell.project->label(),
+                                                                            note.value("resolved", nlohmann::json()),
+                                                                            ctx.result.checks);
+                                                 }}),
+                          true);
+
+}  // namespace
+
+}  // namespace opmatrix
