@@ -31,7 +31,7 @@ const std::vector<std::string> kTopKeys = {"version", "ops", "cuda_archs", "defa
 const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvision", "cuda",
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
-                                            "matrix",  "project"};
+                                            "matrix",  "project",    "reference"};
 const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples",
                                                "promises", "tests", "test_requires"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
@@ -91,6 +91,7 @@ class Loader {
       for (const auto& entry : cells->value->items) read_cell_entry(entry, defaults, m);
     }
     check_duplicate_ids(m);
+    check_references(m);
     if (!top_ops)
       for (const auto& c : m.cells)
         if (!c.project) {
@@ -371,6 +372,8 @@ class Loader {
     }
     read_runner_and_image(n, c);
     read_where(n, c);
+    if (const YamlEntry* e = n.find("reference"))
+      if (auto b = boolean(*e->value, "'reference'")) c.reference = *b;
     if (const YamlEntry* e = n.find("default"))
       if (auto b = boolean(*e->value, "'default'")) c.in_default = *b;
     if (const YamlEntry* e = n.find("cuda_archs")) c.cuda_archs = read_archs(*e->value);
@@ -771,6 +774,23 @@ class Loader {
       if (!inserted)
         d_.error(c.pos, fmt::format("duplicate cell id '{}' (first at line {}, column {})", c.id,
                                     it->second.line, it->second.column));
+    }
+  }
+
+  // `reference: true`: a project cell, one per library (a matrix's cells of one project label).
+  void check_references(const Matrix& m) {
+    std::map<std::string, const Cell*> first;
+    for (const auto& c : m.cells) {
+      if (!c.reference) continue;
+      if (!c.project) {
+        d_.error(c.pos, fmt::format("cell '{}': 'reference' marks a project's reference cell; this cell checks "
+                                    "opmatrix's own kernels", c.id));
+        continue;
+      }
+      auto [it, inserted] = first.emplace(c.project->label(), &c);
+      if (!inserted)
+        d_.error(c.pos, fmt::format("cell '{}': {} has a reference cell already ('{}', line {}): mark one",
+                                    c.id, c.project->label(), it->second->id, it->second->pos.line));
     }
   }
 

@@ -92,6 +92,9 @@ struct Cell {
   std::vector<std::pair<std::string, int>> timeouts;  // step -> seconds
   std::string notes;
   std::optional<Project> project;  // unset: opmatrix's own kernels/ and cases/
+  // The project's reference cell: its measured per-op kernels are the library's promise in its
+  // other cells (default: the newest torch where it builds and loads; checks/load/reference_promises.h).
+  bool reference = false;
 
   bool has_cuda() const { return cuda != "none"; }
   bool runs(const std::string& place) const;

@@ -20,6 +20,7 @@ nlohmann::json cell_to_json(const Cell& cell) {
   j["cuda"] = cell.cuda;
   j["where"] = cell.where;
   j["default"] = cell.in_default;
+  if (cell.reference) j["reference"] = true;  // only where declared: other cells' keys stay as they were
   j["runner"] = cell.runner == Runner::host ? "host" : "container";
   if (cell.runner == Runner::container) {
     nlohmann::json image;

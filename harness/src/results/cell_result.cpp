@@ -58,6 +58,7 @@ nlohmann::json to_json(const CellResult& r) {
     if (!c.arch.empty()) cj["arch"] = c.arch;
     if (!c.subtest.empty()) cj["subtest"] = c.subtest;
     if (!c.sample.empty()) cj["sample"] = c.sample;
+    if (!c.kernels.empty()) cj["kernels"] = c.kernels;
     if (!c.expected_reason.empty()) cj["expected_reason"] = c.expected_reason;
     if (c.diagnosis) cj["diagnosis"] = diagnosis_json(*c.diagnosis);
     j["checks"].push_back(cj);
@@ -108,6 +109,9 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
     cr.expected_reason = c.value("expected_reason", "");
     cr.seconds = c.value("seconds", 0.0);
     cr.tests = c.value("tests", std::vector<std::string>{});
+    if (c.contains("kernels") && c["kernels"].is_array())
+      for (const auto& k : c["kernels"])
+        if (k.is_string()) cr.kernels.push_back(k.get<std::string>());
     if (c.contains("diagnosis")) cr.diagnosis = diagnosis_from(c["diagnosis"]);
     r.checks.push_back(std::move(cr));
   }

@@ -35,6 +35,9 @@ struct CheckResult {
   std::optional<Diagnosis> diagnosis;
   std::string subtest = {};  // a part of a check reported on its own: opcheck's test_schema, test_faketensor, …
   std::string sample = {};   // the sample input it ran on, for a person: "nms(f32[8,4], f32[8], 0.5)"
+  // registration: the dispatch keys the op has kernels for here ("CPU", "Meta", ...), the
+  // measured kernel set a reference cell's promise is inferred from (checks/load/reference_promises.h)
+  std::vector<std::string> kernels = {};
 };
 
 // Results about torchvision's own ops ("torchvision::nms"), judged in every cell beside the

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "matrix/load.h"
 #include "matrix/to_json.h"
 
@@ -165,6 +167,21 @@ TEST(LoadMatrix, ProjectTestsAreAFolderRunByPytestOrACommand) {
             std::string::npos);
   EXPECT_NE(errors_of(load_project_cell("{path: proj, test_requires: [pytest-xdist]}")).find("needs 'tests'"),
             std::string::npos);
+}
+
+TEST(LoadMatrix, AReferenceCellIsOnePerLibraryAndAProjects) {
+  LoadResult one = load_project_cell("{pypi: torch-scatter==2.1.2}", "    reference: true");
+  ASSERT_TRUE(one.matrix.has_value()) << errors_of(one);
+  EXPECT_TRUE(one.matrix->cells.at(0).reference);
+  const std::string cell = "  - id: {}\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n    cuda: none\n    runner: host\n";
+  LoadResult two = load_matrix_text(
+      "version: 1\nops: [nms]\ncells:\n" + fmt::format(cell, "a") + "    project: {pypi: x==1.0}\n    reference: true\n" +
+          fmt::format(cell, "b") + "    project: {pypi: x==1.0}\n    reference: true\n" + fmt::format(cell, "c") +
+          "    reference: true\n",
+      "m.yaml", ".");
+  EXPECT_NE(errors_of(two).find("cell 'b': pypi x==1.0 has a reference cell already ('a', line 4): mark one"),
+            std::string::npos) << errors_of(two);
+  EXPECT_NE(errors_of(two).find("cell 'c': 'reference' marks a project's reference cell"), std::string::npos);
 }
 
 TEST(LoadMatrix, ProjectFromPypiIsAPinnedReleaseAndOneSourceOnly) {

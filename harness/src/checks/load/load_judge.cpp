@@ -168,6 +168,8 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                                  by_design.empty() ? ""
                                                      : fmt::format(" (nor {}, as its library promises: {})",
                                                                    fmt::join(by_design, ", "), why)));
+    for (const char* key : {"CPU", "CUDA", "Meta", "Autograd"})
+      if (has(key)) reg.kernels.push_back(key);
     if (!ok)
       reg.diagnosis = make_diagnosis(
           exists ? "not_registered" : "not_registered_at_all",
