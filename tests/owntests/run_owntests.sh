@@ -15,18 +15,10 @@ opmatrix=$1 work=$2
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 matrix=$repo/tests/owntests/matrix.yaml
 export CONTAINERS_CONF=$repo/containers/podman/containers.conf
-skip() { echo "SKIP: $*"; exit 77; }
-rm -rf "$work"
-mkdir -p "$work/nobuild"
-
-command -v podman >/dev/null || skip "podman is not installed (scripts/install-deps.sh --containers)"
-printf '#!/bin/sh\ncase "$1" in build|pull) echo "run_owntests.sh: no image builds here" >&2; exit 99;; esac\nexec %s "$@"\n' \
-  "$(command -v podman)" >"$work/nobuild/podman"
-chmod +x "$work/nobuild/podman"
+source "$repo/tests/scripts/prebuilt_images.sh"
 cells=(--cell tallyops-trixie-torch2.6-cpu --cell tallyops-broken-trixie-torch2.6-cpu)
-PATH=$work/nobuild:$PATH "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$work/preflight" \
-  --work-dir "$work/cells" "${cells[@]}" --images-only >/dev/null 2>"$work/preflight.stderr" ||
-  skip "the trixie cell image is not built (opmatrix run --images-only --cell trixie-torch2.6-cpu): $(tail -1 "$work/preflight.stderr")"
+rm -rf "$work"
+require_prebuilt_images "$opmatrix" "$matrix" "$repo" "$work" "${cells[@]}"
 python3 -c 'import urllib.request; urllib.request.urlopen("https://pypi.org/simple/tabulate/", timeout=20)' 2>/dev/null ||
   skip "PyPI is not reachable from here: the requirements step fetches tabulate and pytest from it"
 

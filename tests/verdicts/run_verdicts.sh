@@ -19,18 +19,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 matrix=$repo/tests/verdicts/matrix.yaml
 cell=verdicts-trixie-torch2.6-cpu
 export CONTAINERS_CONF=$repo/containers/podman/containers.conf
-skip() { echo "SKIP: $*"; exit 77; }
+source "$repo/tests/scripts/prebuilt_images.sh"
 rm -rf "$work"
-mkdir -p "$work/nobuild"
-
-command -v podman >/dev/null || skip "podman is not installed (scripts/install-deps.sh --containers)"
-# The cell image must be there already: asked for with a podman that refuses to build or pull.
-printf '#!/bin/sh\ncase "$1" in build|pull) echo "run_verdicts.sh: no image builds here" >&2; exit 99;; esac\nexec %s "$@"\n' \
-  "$(command -v podman)" >"$work/nobuild/podman"
-chmod +x "$work/nobuild/podman"
-PATH=$work/nobuild:$PATH "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$work/preflight" \
-  --work-dir "$work/cells" --images-only >/dev/null 2>"$work/preflight.stderr" ||
-  skip "the trixie cell image is not built (opmatrix run --images-only --cell trixie-torch2.6-cpu): $(tail -1 "$work/preflight.stderr")"
+require_prebuilt_images "$opmatrix" "$matrix" "$repo" "$work"
 
 "$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$work/results" --work-dir "$work/cells" \
   --no-cache --no-cross-load --yes >"$work/run.stdout" 2>"$work/run.stderr"
