@@ -59,6 +59,7 @@ nlohmann::json to_json(const CellResult& r) {
     if (!c.subtest.empty()) cj["subtest"] = c.subtest;
     if (!c.sample.empty()) cj["sample"] = c.sample;
     if (!c.kernels.empty()) cj["kernels"] = c.kernels;
+    if (!c.missing_kernels.empty()) cj["missing_kernels"] = c.missing_kernels;
     if (!c.expected_reason.empty()) cj["expected_reason"] = c.expected_reason;
     if (c.diagnosis) cj["diagnosis"] = diagnosis_json(*c.diagnosis);
     j["checks"].push_back(cj);
@@ -109,9 +110,10 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
     cr.expected_reason = c.value("expected_reason", "");
     cr.seconds = c.value("seconds", 0.0);
     cr.tests = c.value("tests", std::vector<std::string>{});
-    if (c.contains("kernels") && c["kernels"].is_array())
-      for (const auto& k : c["kernels"])
-        if (k.is_string()) cr.kernels.push_back(k.get<std::string>());
+    for (const auto& [key, into] : {std::pair{"kernels", &cr.kernels}, std::pair{"missing_kernels", &cr.missing_kernels}})
+      if (c.contains(key) && c[key].is_array())
+        for (const auto& k : c[key])
+          if (k.is_string()) into->push_back(k.get<std::string>());
     if (c.contains("diagnosis")) cr.diagnosis = diagnosis_from(c["diagnosis"]);
     r.checks.push_back(std::move(cr));
   }

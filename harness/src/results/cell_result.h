@@ -38,6 +38,7 @@ struct CheckResult {
   // registration: the dispatch keys the op has kernels for here ("CPU", "Meta", ...), the
   // measured kernel set a reference cell's promise is inferred from (checks/load/reference_promises.h)
   std::vector<std::string> kernels = {};
+  std::vector<std::string> missing_kernels = {};  // registration: the promised keys it lacks here
 };
 
 // Results about torchvision's own ops ("torchvision::nms"), judged in every cell beside the

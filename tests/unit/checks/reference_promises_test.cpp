@@ -23,7 +23,9 @@ CheckResult registration(const std::string& op, std::vector<std::string> kernels
   const bool cpu = std::find(kernels.begin(), kernels.end(), "CPU") != kernels.end();
   const bool cuda = std::find(kernels.begin(), kernels.end(), "CUDA") != kernels.end();
   c.message = "lib::" + op + " registration";
-  if (!cpu || (cuda_cell && !cuda)) {
+  if (!cpu) c.missing_kernels.push_back("CPU");
+  if (cuda_cell && !cuda) c.missing_kernels.push_back("CUDA");
+  if (!c.missing_kernels.empty()) {
     c.status = Status::fail;
     c.diagnosis = Diagnosis{"not_registered", "users get Could not run", "register the kernel", "", ""};
   }
@@ -84,6 +86,8 @@ TEST(ReferencePromises, ResultsWithoutMeasuredKernelsAreLeftAlone) {
   std::vector<CellResult> cells = {cell("ref", "2.6.0", "12.4"), cell("other", "2.5.1", "12.4")};
   CheckResult old_ref = registration("op", {"CPU"}, true), old_other = registration("op", {"CPU"}, true);
   old_ref.kernels.clear();  // written before results had `kernels`
+  old_other.kernels.clear();
+  old_other.missing_kernels.clear();
   cells[0].checks.push_back(old_ref);
   cells[1].checks.push_back(old_other);
   apply_reference_promises(cells);

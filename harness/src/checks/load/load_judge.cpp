@@ -170,6 +170,7 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                                                    fmt::join(by_design, ", "), why)));
     for (const char* key : {"CPU", "CUDA", "Meta", "Autograd"})
       if (has(key)) reg.kernels.push_back(key);
+    reg.missing_kernels = missing;
     if (!ok)
       reg.diagnosis = make_diagnosis(
           exists ? "not_registered" : "not_registered_at_all",
