@@ -33,7 +33,7 @@ const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvisio
                                             "cuda_archs", "expect",  "timeouts",    "notes",
                                             "matrix",  "project",    "reference"};
 const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples",
-                                               "promises", "tests", "test_requires"};
+                                               "promises", "tests", "test_requires", "requires"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
 const std::vector<std::string> kExpectKeys = {"check", "op", "arch", "subtest", "status", "reason"};
 constexpr std::size_t kMaxArchs = 32;
@@ -647,16 +647,22 @@ class Loader {
       }
     }
     if (const YamlEntry* e = n.find("test_requires")) {
-      if (auto reqs = scalar_list(*e->value, "'test_requires'", true)) {
-        // Requirements only: a leading '-' would be an option to pip (--index-url, -e, -r).
-        for (const auto& r : *reqs)
-          if (!matches(r, "^[A-Za-z0-9][A-Za-z0-9._-]*(\\[[A-Za-z0-9._, -]*\\])?( *[<>=!~;][^\\n]{0,200})?$"))
-            d_.error(e->value->pos, fmt::format("test_requires '{}' is not a requirement pip reads (NAME, NAME>=1.2, "
-                                                "NAME[extra]; no options, paths or URLs)", r));
-        p.test_requires = *reqs;
-      }
+      p.test_requires = requirement_list(*e, "test_requires");
       if (p.tests.empty()) d_.error(e->key_pos, "'test_requires' needs 'tests', the command they are for");
     }
+    if (const YamlEntry* e = n.find("requires")) p.requires_also = requirement_list(*e, "requires");
+  }
+
+  // A list of requirement strings as pip reads them; never an option (a leading '-' would be
+  // one to pip: --index-url, -e, -r), a path or a URL.
+  std::vector<std::string> requirement_list(const YamlEntry& e, const char* key) {
+    auto reqs = scalar_list(*e.value, fmt::format("'{}'", key), true);
+    if (!reqs) return {};
+    for (const auto& r : *reqs)
+      if (!matches(r, "^[A-Za-z0-9][A-Za-z0-9._-]*(\\[[A-Za-z0-9._, -]*\\])?( *[<>=!~;][^\\n]{0,200})?$"))
+        d_.error(e.value->pos, fmt::format("{} '{}' is not a requirement pip reads (NAME, NAME>=1.2, NAME[extra]; no "
+                                           "options, paths or URLs)", key, r));
+    return *reqs;
   }
 
   void read_where(const YamlNode& n, Cell& c) {

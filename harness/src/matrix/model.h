@@ -66,6 +66,9 @@ struct Project {
   // `tests: PATH` in the matrix is python3 -m pytest -q PATH.
   std::vector<std::string> tests;
   std::vector<std::string> test_requires;  // what its tests need besides pytest and its metadata's
+  // What its users install beside it that its metadata does not require (a documented
+  // prerequisite, e.g. torch-scatter for torch-sparse): installed in every cell like its own.
+  std::vector<std::string> requires_also;
   std::string import_module;       // Python module users import ("" = none): imported before judging
   std::string samples;             // Python file defining samples(device), relative to the matrix file's folder
   Promises promises;               // what it promises, per op and as a whole (docs/matrix.md)

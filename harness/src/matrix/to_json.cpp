@@ -53,6 +53,7 @@ nlohmann::json cell_to_json(const Cell& cell) {
     if (!p.samples.empty()) j["project"]["samples"] = p.samples;
     if (!p.tests.empty()) j["project"]["tests"] = p.tests;
     if (!p.test_requires.empty()) j["project"]["test_requires"] = p.test_requires;
+    if (!p.requires_also.empty()) j["project"]["requires"] = p.requires_also;
     // Only where declared: a cell's results (and their cache key) stay as they were without.
     if (!p.promises.backends.empty()) j["project"]["promises"]["backends"] = p.promises.backends;
     if (!p.promises.why.empty()) j["project"]["promises"]["why"] = p.promises.why;

@@ -93,6 +93,7 @@ TEST(MissingModule, AModuleNothingRequiresIsAnUndeclaredRequirementWithItsFix) {
   EXPECT_EQ(checks[0].diagnosis->summary, "the import needs the module 'fvcore', which nothing detlib (.) requires "
                                           "provides (it requires numpy): a user's pip install does not bring it either");
   EXPECT_NE(checks[0].diagnosis->fix.find("install_requires"), std::string::npos);
+  EXPECT_NE(checks[0].diagnosis->fix.find("project's requires:"), std::string::npos);
 }
 
 TEST(MissingModule, ARequirementTheCellCouldNotGetIsTheOneCause) {

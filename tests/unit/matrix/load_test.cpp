@@ -167,6 +167,11 @@ TEST(LoadMatrix, ProjectTestsAreAFolderRunByPytestOrACommand) {
             std::string::npos);
   EXPECT_NE(errors_of(load_project_cell("{path: proj, test_requires: [pytest-xdist]}")).find("needs 'tests'"),
             std::string::npos);
+  LoadResult requires = load_project_cell("{pypi: torch-sparse==0.6.18, requires: [torch-scatter==2.1.2]}");
+  ASSERT_TRUE(requires.matrix.has_value()) << errors_of(requires);
+  EXPECT_EQ(requires.matrix->cells.at(0).project->requires_also, std::vector<std::string>{"torch-scatter==2.1.2"});
+  EXPECT_NE(errors_of(load_project_cell("{path: proj, requires: [\"-e .\"]}")).find("requires '-e .' is not a requirement"),
+            std::string::npos);
 }
 
 TEST(LoadMatrix, AReferenceCellIsOnePerLibraryAndAProjects) {

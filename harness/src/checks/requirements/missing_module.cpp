@@ -43,8 +43,10 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
                           "install does not bring it either", module, project,
                           wanted.empty() ? std::string("it requires nothing besides torch")
                                          : fmt::format("it requires {}", fmt::join(wanted.get<std::vector<std::string>>(), ", ")));
-  d.fix = fmt::format("add the distribution that provides '{}' to the library's install_requires (pyproject "
-                      "dependencies): its Requires-Dist is what users' pip installs", module);
+  d.fix = fmt::format("declare the distribution that provides '{}': in the library's install_requires (its "
+                      "Requires-Dist, what users' pip install brings) — or, where its users are told to install it "
+                      "themselves beside the library, in the matrix project's requires:, so that every cell does too",
+                      module);
 }
 
 namespace {

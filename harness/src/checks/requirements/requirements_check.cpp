@@ -22,7 +22,9 @@ std::vector<std::string> resolve_args(const CellContext& ctx) {
                                    p.from_pypi() ? ctx.build.fetched : ctx.project_dir_in_cell(),
                                    "--build", ctx.paths.build, "--cache", ctx.paths.downloads + "/requirements"};
   if (!p.tests.empty()) args.push_back("--tests");
-  for (const auto& r : p.test_requires) args.insert(args.end(), {"--require", r});
+  for (const auto& r : p.requires_also) args.insert(args.end(), {"--require", r});
+  if (!p.tests.empty())
+    for (const auto& r : p.test_requires) args.insert(args.end(), {"--require", r});
   return args;
 }
 
@@ -66,8 +68,11 @@ const bool kRegistered =
                         "resolves the project's own requirements (and its tests') for the cell's Python, its torch "
                         "family pinned, and downloads them (network)",
                         false, resolve}),
-     register_step(36, {"requirements-install", "requirements.py", "", 600, StepWhen::project,
-                        "installs what the requirements step fetched into /build/deps, offline", false, install}),
+     // An sdist among them (a prerequisite like torch-scatter) is compiled here, against the cell's torch.
+     register_step(36, {"requirements-install", "requirements.py", "", 3600, StepWhen::project,
+                        "installs what the requirements step fetched into /build/deps, offline (building an "
+                        "sdist among them against the cell's torch)",
+                        false, install}),
      register_check(25, {"requirements", {"requirements", "requirements-install"}, "requirements_check", CheckPer::cell,
                          "the project's own requirements (its Requires-Dist, its tests') install in the cell as a "
                          "user's pip install brings them, without replacing the cell's torch",
