@@ -241,6 +241,8 @@ def write_atomically(path, data):
 
 
 def resolve(args):
+    # A requirement dropped since the last run must not linger on the later steps' PYTHONPATH.
+    shutil.rmtree(os.path.join(args.build, "deps"), ignore_errors=True)
     if args.kind == "wheel":
         requires = wheel_requires(args.source)
         src = None

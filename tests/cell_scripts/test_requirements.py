@@ -61,3 +61,11 @@ def test_a_test_extras_requirement_is_left_out_without_tests(tmp_path):
     r = run_script(SCRIPT, "resolve", "--kind", "cmake", "--source", tmp_path, "--build", tmp_path / "b",
                    "--cache", tmp_path / "c", "--require", "opmatrix-zz; extra == 'test'")
     assert r.returncode == 0 and r.json["requirements"] == [], r.stdout
+
+
+def test_what_an_earlier_run_installed_goes_when_nothing_is_needed(tmp_path):
+    stale = tmp_path / "build" / "deps" / "scipy"
+    stale.mkdir(parents=True)
+    r = resolve(tmp_path, make_wheel(tmp_path, ["torch"]))
+    assert r.returncode == 0 and r.json["requirements"] == [], r.stdout
+    assert not stale.exists()
