@@ -55,10 +55,15 @@ TEST(ReferencePromises, AKernelTheReferenceLacksTooIsNoRedElsewhere) {
   std::vector<CellResult> cells = {cell("ref", "2.6.0", "12.4"), cell("other", "2.5.1", "12.4")};
   cells[0].checks.push_back(registration("cpu_op", {"CPU", "Meta"}, true));   // its own red stays
   cells[0].checks.push_back(registration("both", {"CPU", "CUDA"}, true));
+  cells[0].checks.push_back(registration("no_kernel", {}, true));  // a schema, no kernel at all
   cells[1].checks.push_back(registration("cpu_op", {"CPU", "Meta"}, true));
   cells[1].checks.push_back(registration("both", {"CPU"}, true));
+  cells[1].checks.push_back(registration("no_kernel", {}, true));
   apply_reference_promises(cells);
   EXPECT_EQ(cells[0].checks[2].status, Status::fail) << "the reference is judged by the default promise";
+  EXPECT_EQ(cells[1].checks[4].status, Status::pass) << cells[1].checks[4].message;
+  EXPECT_NE(cells[1].checks[4].message.find("where it has no CPU, CUDA kernel either"), std::string::npos)
+      << cells[1].checks[4].message;
   const CheckResult& inherited = cells[1].checks[2];
   EXPECT_EQ(inherited.status, Status::pass);
   EXPECT_FALSE(inherited.diagnosis);
@@ -66,6 +71,7 @@ TEST(ReferencePromises, AKernelTheReferenceLacksTooIsNoRedElsewhere) {
                                    "loads), where it has no CUDA kernel either"), std::string::npos)
       << inherited.message;
   const CheckResult& lost = cells[1].checks[3];
+  EXPECT_EQ(cells[0].checks[4].status, Status::fail) << "no kernel at all: the reference's own red stays";
   EXPECT_EQ(lost.status, Status::fail);
   EXPECT_NE(lost.message.find("has it: lost here"), std::string::npos) << lost.message;
 }

@@ -44,11 +44,11 @@ const CheckResult* registration(const CellResult& r, const std::string& op) {
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
-// The reference's kernels for `op`, where it measured them (results older than the `kernels`
-// field, or an op with no kernel at all, say nothing).
+// The reference's kernels for `op`, where it measured them: an op with a schema and no kernel at
+// all has none but lacks some (`missing_kernels`); results older than both fields say nothing.
 const std::vector<std::string>* reference_kernels(const CellResult& ref, const std::string& op) {
   const CheckResult* c = registration(ref, op);
-  return c && !c->kernels.empty() ? &c->kernels : nullptr;
+  return c && (!c->kernels.empty() || !c->missing_kernels.empty()) ? &c->kernels : nullptr;
 }
 
 void judge_against(CellResult& cell, const CellResult& ref, const std::string& why) {
