@@ -1866,6 +1866,9 @@ TEST_F(RunCell, ProjectRequirementsAreFetchedWithNetworkAndInstalledWithout) {
   ASSERT_TRUE(install);
   EXPECT_FALSE(install->network);
   EXPECT_TRUE(has_arg(*install, "/downloads/requirements/abc/resolved.json"));
+  // An sdist among them is built as the project is: CUDA for the archs this nvcc targets.
+  EXPECT_EQ(env_of(*install, "FORCE_CUDA"), "1");
+  EXPECT_EQ(env_of(*install, "TORCH_CUDA_ARCH_LIST"), "8.0;9.0");
   ASSERT_TRUE(check(r, "requirements")) << all_checks(r);
   EXPECT_EQ(check(r, "requirements")->status, Status::pass);
   EXPECT_NE(check(r, "requirements")->message.find("installed scipy 1.14.1, pytest 8.3.4"), std::string::npos);

@@ -8,6 +8,7 @@
 #include "checks/registry.h"
 #include "checks/requirements/requirements_judge.h"
 #include "util/atomic_write.h"
+#include "util/cuda_arch.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -54,6 +55,12 @@ bool install(CellContext& ctx, const StepSpec& spec) {
   StepCommand cmd = ctx.script_command(spec.name, spec.script,
                                        {"install", "--resolved", json_text(resolved, "resolved"), "--build", ctx.paths.build});
   cmd.capture_stdout = true;
+  // An sdist among them (torch-scatter beside torch-sparse) is built as the project is: with
+  // CUDA exactly when the cell promises it, for the archs its nvcc can target.
+  cmd.env.emplace_back("MAX_JOBS", std::to_string(ctx.settings.build_jobs));
+  cmd.env.emplace_back("FORCE_CUDA", ctx.cell.has_cuda() ? "1" : "0");
+  if (ctx.cell.has_cuda() && !ctx.build.archs.empty())
+    cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(ctx.build.archs));
   ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
   nlohmann::json j = last_json_line(r.stdout_text);
   if (!j.is_object()) j = {{"ok", false}, {"error", "internal"}, {"message", "requirements.py install printed no result"}};
@@ -68,8 +75,9 @@ const bool kRegistered =
                         "resolves the project's own requirements (and its tests') for the cell's Python, its torch "
                         "family pinned, and downloads them (network)",
                         false, resolve}),
-     // An sdist among them (a prerequisite like torch-scatter) is compiled here, against the cell's torch.
-     register_step(36, {"requirements-install", "requirements.py", "", 3600, StepWhen::project,
+     // An sdist among them (a prerequisite like torch-scatter) is compiled here, against the cell's
+     // torch: after the archs step, so that a CUDA cell builds it for the archs its nvcc can target.
+     register_step(65, {"requirements-install", "requirements.py", "", 3600, StepWhen::project,
                         "installs what the requirements step fetched into /build/deps, offline (building an "
                         "sdist among them against the cell's torch)",
                         false, install}),
