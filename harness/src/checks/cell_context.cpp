@@ -5,6 +5,7 @@
 #include "diagnose/diagnose.h"
 #include "run/log_ticker.h"
 #include "util/atomic_write.h"
+#include "util/cuda_arch.h"
 
 namespace opmatrix {
 
@@ -126,6 +127,12 @@ std::string CellContext::project_dir_on_host() const {
 
 std::string CellContext::project_output() const {
   return cell.project && cell.project->kind != "cmake" ? paths.build + "/site" : paths.build;
+}
+
+EnvList CellContext::wheel_build_env() const {
+  EnvList env = {{"MAX_JOBS", std::to_string(settings.build_jobs)}, {"FORCE_CUDA", cell.has_cuda() ? "1" : "0"}};
+  if (cell.has_cuda()) env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(build.archs));
+  return env;
 }
 
 EnvList CellContext::project_env() const {

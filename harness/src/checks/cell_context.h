@@ -86,6 +86,9 @@ struct CellContext {
   // Where a project's build leaves what users get: a CMake build folder, or the folder its
   // wheel was installed into (on PYTHONPATH for every step after the build).
   std::string project_output() const;
+  // What a setup.py build (the project's wheel, or an sdist among its requirements) is given:
+  // CUDA exactly when the cell promises it, for the archs its nvcc can target, MAX_JOBS.
+  EnvList wheel_build_env() const;
   // PYTHONPATH for every step after the build: a project's wheel, or the folder where our own
   // kernels' build put libopmatrix_ops.so beside its Python module.
   EnvList project_env() const;

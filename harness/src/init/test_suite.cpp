@@ -17,10 +17,12 @@ namespace {
 // Test folders, in the order they are looked for.
 const std::vector<std::string> kTestFolders = {"test", "tests", "testing"};
 
-// The files scripts/cell/requirements.py reads a library's test requirements from.
-const std::vector<std::string> kRequirementFiles = {"requirements-test.txt", "requirements_test.txt",
-                                                    "test-requirements.txt", "test_requirements.txt",
-                                                    "requirements-tests.txt", "requirements/test.txt"};
+// The files scripts/cell/requirements.py reads a library's test requirements from: the same list
+// as its TEST_FILES (tests/unit/init checks they agree).
+const std::vector<std::string> kRequirementFiles = {
+    "requirements-test.txt",  "requirements_test.txt", "test-requirements.txt",
+    "test_requirements.txt",  "requirements-tests.txt", "requirements/test.txt",
+    "requirements/tests.txt", "test/requirements.txt",  "tests/requirements.txt"};
 
 // What a test file's import needs from PyPI that no torch brings: import name -> (requirement,
 // why). torch's own test helpers import expecttest, which torch does not require.
@@ -62,6 +64,8 @@ const std::pair<const std::string, Needs>* table_entry(const std::string& module
 }
 
 }  // namespace
+
+const std::vector<std::string>& test_requirement_files() { return kRequirementFiles; }
 
 TestSuite find_test_suite(const fs::path& dir, const std::vector<fs::path>& python_files) {
   TestSuite suite;

@@ -21,6 +21,9 @@ struct TestSuite {
   std::vector<std::string> requirement_files; // requirements-test.txt and the like (read at run time)
 };
 
+// The files the run reads test requirements from (scripts/cell/requirements.py's TEST_FILES).
+const std::vector<std::string>& test_requirement_files();
+
 // `python_files`: the library's Python files (init's source list), absolute or under `dir`.
 TestSuite find_test_suite(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& python_files);
 

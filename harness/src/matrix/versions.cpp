@@ -69,4 +69,11 @@ std::optional<MajorMinor> upstream_torchvision_for(const std::string& torch_vers
   return torchvision ? major_minor(*torchvision) : std::nullopt;
 }
 
+bool version_less(const std::string& a, const std::string& b) {
+  auto x = major_minor(a), y = major_minor(b);
+  if (x && y && (x->major != y->major || x->minor != y->minor))
+    return x->major != y->major ? x->major < y->major : x->minor < y->minor;
+  return a < b;
+}
+
 }  // namespace opmatrix

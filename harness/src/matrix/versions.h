@@ -22,6 +22,10 @@ struct MajorMinor {
 };
 std::optional<MajorMinor> major_minor(const std::string& version);
 
+// By MAJOR.MINOR numerically ("9.0" < "10.0", "2.6.0" < "2.14.1"), ties by the text ("9.0" <
+// "9.0a"): a strict weak order, also for versions that do not parse.
+bool version_less(const std::string& a, const std::string& b);
+
 // The torchvision pip installs beside this torch (e.g. 2.6.0 -> 0.21.0): the release made for it,
 // or, while PyPI has none for it yet, the newest release that accepts it. nullopt: a torch the
 // pairing table does not know. `opmatrix init` writes it; validate and the torchvision check

@@ -115,19 +115,6 @@ ResultsSet load_results_from(const std::string& path) {
   return set;
 }
 
-bool version_less(const std::string& a, const std::string& b) {
-  auto x = major_minor(a), y = major_minor(b);
-  if (x && y && (x->major != y->major || x->minor != y->minor))
-    return x->major != y->major ? x->major < y->major : x->minor < y->minor;
-  return a < b;
-}
-
-std::string subject_of(const CellResult& r) {
-  if (!r.cell.contains("project")) return "";
-  const auto& p = r.cell["project"];
-  return p.value("label", p.value("path", ""));
-}
-
 std::vector<std::string> report_subjects(const ResultsSet& set) {
   std::vector<std::string> out;
   if (std::any_of(set.cells.begin(), set.cells.end(), [](const CellResult& r) { return subject_of(r).empty(); }))

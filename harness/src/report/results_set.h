@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "matrix/versions.h"
 #include "report/verdict.h"
 #include "results/cell_result.h"
 
@@ -41,15 +42,10 @@ struct CompatTable {
 // What a report is about, in order: "" for opmatrix's own kernels (where the results hold any),
 // then each other library by its label (its name from its metadata, or its PyPI pin).
 std::vector<std::string> report_subjects(const ResultsSet& set);
-std::string subject_of(const CellResult& r);
 
 // The torch x CUDA table of one subject's cells ("": our kernels).
 CompatTable build_table(const ResultsSet& set, const std::string& subject = "");
 
 std::string cell_id(const CellResult& r);
-
-// By MAJOR.MINOR numerically ("9.0" < "10.0", "2.6.0" < "2.14.1"), ties by the text ("9.0" <
-// "9.0a"): a strict weak order, also for versions that do not parse.
-bool version_less(const std::string& a, const std::string& b);
 
 }  // namespace opmatrix

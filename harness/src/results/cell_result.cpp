@@ -121,4 +121,10 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
   return r;
 }
 
+std::string subject_of(const CellResult& r) {
+  if (!r.cell.contains("project")) return "";
+  const auto& p = r.cell["project"];
+  return p.value("label", p.value("path", ""));
+}
+
 }  // namespace opmatrix

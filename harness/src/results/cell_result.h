@@ -45,6 +45,11 @@ struct CheckResult {
 // cell's library: another library's, never covered by that library's rules or `expect` entries.
 inline bool is_torchvision_op(const std::string& op) { return op.rfind("torchvision::", 0) == 0; }
 
+struct CellResult;
+// The op library a cell's results are about: its project's label ("boxops (examples/boxops)",
+// "pypi torch-scatter==2.1.2"); "" for opmatrix's own kernels.
+std::string subject_of(const CellResult& r);
+
 struct StepResult {
   std::string name;  // image, probe, configure, build, test
   Status status = Status::pass;

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include "../cli/cli_run.h"
 #include "init/init_samples.h"
 #include "init/known_cells.h"
+#include "init/test_suite.h"
 #include "matrix/load.h"
 #include "matrix/versions.h"
 #include "engine/process.h"
@@ -366,6 +368,18 @@ TEST(InitCommand, WithoutATestFolderTestsIsAComment) {
   const std::string text = read_text_file((dir.path / "opmatrix.yaml").string());
   EXPECT_FALSE(YAML::Load(text)["defaults"]["project"]["tests"]) << text;
   EXPECT_TRUE(contains(text, "# tests: its own test folder")) << text;
+}
+
+// init names the requirement files the run reads: one list in two languages, kept the same.
+TEST(InitCommand, TheTestRequirementFilesAreTheOnesTheRunReads) {
+  const std::string script = read_text_file(std::string(OPMATRIX_SOURCE_DIR) + "/scripts/cell/requirements.py");
+  std::smatch tuple;
+  ASSERT_TRUE(std::regex_search(script, tuple, std::regex(R"(TEST_FILES = \(([^)]*)\))"))) << "no TEST_FILES";
+  std::vector<std::string> names;
+  const std::string body = tuple[1].str();
+  const std::regex quoted("\"([^\"]+)\"");
+  for (std::sregex_iterator it(body.begin(), body.end(), quoted), end; it != end; ++it) names.push_back((*it)[1].str());
+  EXPECT_EQ(names, test_requirement_files());
 }
 
 }  // namespace opmatrix

@@ -66,15 +66,13 @@ bool configure(CellContext& ctx, const StepSpec& spec) {
 
 // A setup.py project or sdist is built as users get it: a wheel against the cell's torch,
 // installed into project_output(); a prebuilt wheel is installed as it is.
-void build_as_wheel(const CellContext& ctx, const Project& p, StepCommand& cmd, const std::string& jobs) {
+void build_as_wheel(const CellContext& ctx, const Project& p, StepCommand& cmd) {
   const std::string& scripts = ctx.paths.scripts;
   cmd.argv = {scripts + "/python.sh", scripts + "/build_wheel.py",
               p.pypi.empty() ? ctx.paths.src + "/" + p.path : ctx.build.fetched, ctx.paths.build};
   if (!p.wheel.empty()) cmd.argv = {scripts + "/python.sh", scripts + "/install_wheel.py", ctx.build.fetched, ctx.paths.build};
   cmd.capture_stdout = true;
-  cmd.env.emplace_back("MAX_JOBS", jobs);
-  cmd.env.emplace_back("FORCE_CUDA", ctx.cell.has_cuda() ? "1" : "0");
-  if (ctx.cell.has_cuda()) cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(ctx.build.archs));
+  for (auto& kv : ctx.wheel_build_env()) cmd.env.push_back(kv);
 }
 
 // What the build made, in words. CUDA cells: whether device code was built is the fatbin
@@ -95,7 +93,7 @@ bool build(CellContext& ctx, const StepSpec& spec) {
   const Project* p = ctx.project();
   const std::string jobs = std::to_string(ctx.settings.build_jobs);
   StepCommand cmd = ctx.command(spec.name, {"cmake", "--build", ctx.paths.build, "-j", jobs}, ctx.timeout_of(spec.name));
-  if (p && p->kind != "cmake") build_as_wheel(ctx, *p, cmd, jobs);
+  if (p && p->kind != "cmake") build_as_wheel(ctx, *p, cmd);
   ProcessResult b = ctx.run_step(cmd, "build");
   if (!b.ok()) return false;
   // The last line of a wheel build's stdout is its report.

@@ -1,6 +1,6 @@
 // The `fetch` check: a pypi:/wheel: project's file, from PyPI into the shared downloads folder
-// (one of the run's two steps with network, with requirements), chosen by the cell's own Python as pip would, its sha256
-// checked against PyPI's (fetch_judge.cpp).
+// (one of the run's two steps with network, with requirements), chosen by the cell's own Python
+// as pip would, its sha256 checked against PyPI's (fetch_judge.cpp).
 #include <cstdlib>
 
 #include "checks/cell_context.h"

@@ -12,12 +12,6 @@ namespace opmatrix {
 
 namespace {
 
-std::string label_of(const CellResult& r) {
-  if (!r.cell.contains("project")) return "";
-  const auto& p = r.cell["project"];
-  return p.value("label", p.value("path", ""));
-}
-
 bool has_cuda(const CellResult& r) { return r.cell.value("cuda", "none") != "none"; }
 
 bool passed(const CellResult& r, const std::string& check) {
@@ -31,9 +25,7 @@ bool passed(const CellResult& r, const std::string& check) {
 }
 
 bool torch_newer(const CellResult* a, const CellResult* b) {
-  const auto x = major_minor(a->cell.value("torch", "")), y = major_minor(b->cell.value("torch", ""));
-  if (!x || !y) return false;
-  return x->major != y->major ? x->major > y->major : x->minor > y->minor;
+  return version_less(b->cell.value("torch", ""), a->cell.value("torch", ""));
 }
 
 const CheckResult* registration(const CellResult& r, const std::string& op) {
@@ -99,13 +91,13 @@ ReferenceCell reference_cell(const std::vector<const CellResult*>& cells) {
 void apply_reference_promises(std::vector<CellResult>& cells) {
   std::map<std::string, std::vector<const CellResult*>> libraries;
   for (const auto& r : cells)
-    if (!label_of(r).empty()) libraries[label_of(r)].push_back(&r);
+    if (!subject_of(r).empty()) libraries[subject_of(r)].push_back(&r);
   for (const auto& [label, members] : libraries) {
     if (members.size() < 2) continue;
     const ReferenceCell ref = reference_cell(members);
     if (!ref.cell) continue;
     for (auto& r : cells)
-      if (label_of(r) == label && &r != ref.cell) judge_against(r, *ref.cell, ref.why);
+      if (subject_of(r) == label && &r != ref.cell) judge_against(r, *ref.cell, ref.why);
   }
 }
 

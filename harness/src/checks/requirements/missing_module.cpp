@@ -8,7 +8,6 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
-#include "util/json_fields.h"
 
 namespace opmatrix {
 

@@ -8,7 +8,6 @@
 #include "checks/registry.h"
 #include "checks/requirements/requirements_judge.h"
 #include "util/atomic_write.h"
-#include "util/cuda_arch.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -29,6 +28,12 @@ std::vector<std::string> resolve_args(const CellContext& ctx) {
   return args;
 }
 
+// Whether the resolve step left something to install (else the check is judged at once).
+bool installs_something(const nlohmann::json& resolved) {
+  return resolved.is_object() && resolved.value("ok", false) &&
+         !resolved.value("install", nlohmann::json::array()).empty();
+}
+
 bool resolve(CellContext& ctx, const StepSpec& spec) {
   StepCommand cmd = ctx.script_command(spec.name, spec.script, resolve_args(ctx));
   cmd.network = true;
@@ -42,7 +47,7 @@ bool resolve(CellContext& ctx, const StepSpec& spec) {
   nlohmann::json j = last_json_line(r.stdout_text);
   ctx.notes["requirements"] = {{"resolved", j}, {"repro", repro}, {"seconds", r.seconds}};
   // Without anything to install, the judgement is made now; else after the install step.
-  if (!j.is_object() || !j.value("ok", false) || j.value("install", nlohmann::json::array()).empty())
+  if (!installs_something(j))
     ctx.add(requirements_check(j, nullptr, {ctx.cell.project->label(), repro, read_text_file(ctx.log_path(spec.name)), r.seconds}));
   return true;
 }
@@ -50,17 +55,12 @@ bool resolve(CellContext& ctx, const StepSpec& spec) {
 bool install(CellContext& ctx, const StepSpec& spec) {
   const nlohmann::json& note = ctx.notes.value("requirements", nlohmann::json::object());
   const nlohmann::json resolved = note.value("resolved", nlohmann::json());
-  if (!resolved.is_object() || !resolved.value("ok", false) || resolved.value("install", nlohmann::json::array()).empty())
-    return true;
+  if (!installs_something(resolved)) return true;
   StepCommand cmd = ctx.script_command(spec.name, spec.script,
                                        {"install", "--resolved", json_text(resolved, "resolved"), "--build", ctx.paths.build});
   cmd.capture_stdout = true;
-  // An sdist among them (torch-scatter beside torch-sparse) is built as the project is: with
-  // CUDA exactly when the cell promises it, for the archs its nvcc can target.
-  cmd.env.emplace_back("MAX_JOBS", std::to_string(ctx.settings.build_jobs));
-  cmd.env.emplace_back("FORCE_CUDA", ctx.cell.has_cuda() ? "1" : "0");
-  if (ctx.cell.has_cuda() && !ctx.build.archs.empty())
-    cmd.env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(ctx.build.archs));
+  // An sdist among them (torch-scatter beside torch-sparse) is built as the project is.
+  for (auto& kv : ctx.wheel_build_env()) cmd.env.push_back(kv);
   ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
   nlohmann::json j = last_json_line(r.stdout_text);
   if (!j.is_object()) j = {{"ok", false}, {"error", "internal"}, {"message", "requirements.py install printed no result"}};
