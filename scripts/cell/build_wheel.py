@@ -154,16 +154,20 @@ def run(argv):
     return subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr).returncode
 
 
+def run_captured(argv, env=None):
+    """argv's exit status and its output, which also goes to stderr (the step's log)."""
+    print("+", " ".join(argv), file=sys.stderr, flush=True)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=env)
+    sys.stderr.write(p.stdout)
+    sys.stderr.flush()
+    return p.returncode, p.stdout
+
+
 def install(wheel, site):
     """What a user's `pip install --no-deps` gets, into site (emptied first). Returns pip's exit
     status and its output, which also goes to stderr (the step's log)."""
     shutil.rmtree(site, ignore_errors=True)
-    argv = PIP + ["install", "--no-deps", "--no-index", "--no-compile", "--target", site, wheel]
-    print("+", " ".join(argv), file=sys.stderr, flush=True)
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-    sys.stderr.write(p.stdout)
-    sys.stderr.flush()
-    return p.returncode, p.stdout
+    return run_captured(PIP + ["install", "--no-deps", "--no-index", "--no-compile", "--target", site, wheel])
 
 
 def summary(wheel, site):

@@ -31,9 +31,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
+
+from build_wheel import Refused, prepare, run_captured
+from fetch_pypi import normalise, write_atomic
+from wheel_metadata import metadata
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 TORCH_FAMILY = re.compile(r"^(torch|torchvision|torchaudio|triton|pytorch-triton(-.*)?|nvidia-.*)$")
@@ -60,38 +62,28 @@ def packaging():
     return Requirement, InvalidRequirement, default_environment
 
 
-def normalise(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def log(*words):
     print("requirements.py:", *words, file=sys.stderr, flush=True)
 
 
 def run(argv):
     """pip's output to the log (stderr); (exit status, its output)."""
-    print("+", " ".join(argv), file=sys.stderr, flush=True)
     env = dict(os.environ)
     # The fetch step's CA bundle (a re-signing proxy's): pip reads its own variable, not OpenSSL's.
     if env.get("SSL_CERT_FILE") and not env.get("PIP_CERT"):
         env["PIP_CERT"] = env["SSL_CERT_FILE"]
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=env)
-    sys.stderr.write(p.stdout)
-    sys.stderr.flush()
-    return p.returncode, p.stdout
+    return run_captured(argv, env)
 
 
 # --- what the project asks for --------------------------------------------------------------
 
 def wheel_requires(wheel):
-    from wheel_metadata import metadata
     return metadata(wheel)[1]
 
 
 def source_requires(source, build):
     """Requires-Dist of a source folder or an sdist, as pip prepares its metadata (setup.py
     egg_info or the PEP 517 hook), from BUILD/src: the project's folder is read-only."""
-    from build_wheel import Refused, prepare
     src = os.path.join(build, "src")
     try:
         prepare(source, src, build)
@@ -233,13 +225,6 @@ def file_release(filename):
     return None
 
 
-def write_atomically(path, data):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1)
-    os.replace(tmp, path)
-
-
 def resolve(args):
     # A requirement dropped since the last run must not linger on the later steps' PYTHONPATH.
     shutil.rmtree(os.path.join(args.build, "deps"), ignore_errors=True)
@@ -298,7 +283,7 @@ def resolve(args):
     if any(not i["file"] for i in install):
         raise Failure("internal", "pip download left no file for %s in %s" % (
             ", ".join(i["name"] for i in install if not i["file"]), files))
-    write_atomically(resolved, {"requirements": requirements, "pins": pins, "install": install})
+    write_atomic(resolved, json.dumps({"requirements": requirements, "pins": pins, "install": install}, indent=1))
     return dict(out, install=install, resolved=resolved)
 
 
