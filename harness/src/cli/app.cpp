@@ -15,7 +15,7 @@ namespace opmatrix {
 
 namespace {
 
-const char* kMatrixHelp = "matrix file to read (default: ./matrix.yaml)";
+const char* kMatrixHelp = "matrix file to read (default: ./opmatrix.yaml, else ./matrix.yaml)";
 
 std::vector<std::string> option_names(const CLI::App& app) {
   std::vector<std::string> names;

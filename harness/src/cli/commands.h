@@ -25,6 +25,11 @@ bool writes_to_stdout(const std::string& output);
 // Loads and validates; prints every diagnostic to `err`. nullopt when there are errors.
 std::optional<Matrix> load_matrix_or_report(const std::string& path, std::ostream& err);
 
+// The matrix file a command reads without --matrix: ./opmatrix.yaml (what `opmatrix init`
+// writes in an op library's folder) where it exists, else ./matrix.yaml (this repository's own),
+// else opmatrix.yaml (the error then names the file `init` would write).
+std::string default_matrix_file();
+
 struct InitOptions {
   std::string dir = ".";  // the op library's folder
   std::string output;     // "" = DIR/opmatrix.yaml
@@ -36,27 +41,27 @@ struct InitOptions {
 int init_command(const InitOptions& opts, std::ostream& out, std::ostream& err);
 
 struct ValidateOptions {
-  std::string matrix = "matrix.yaml";
+  std::string matrix = default_matrix_file();
   bool werror = false;
 };
 int validate_command(const ValidateOptions& opts, std::ostream& out, std::ostream& err);
 
 struct ListOptions {
-  std::string matrix = "matrix.yaml";
+  std::string matrix = default_matrix_file();
   std::string where = "all";  // local | github | gpu | default | all
   bool json = false;
 };
 int list_command(const ListOptions& opts, std::ostream& out, std::ostream& err);
 
 struct GithubMatrixOptions {
-  std::string matrix = "matrix.yaml";
+  std::string matrix = default_matrix_file();
   std::string where = "github";  // github | local | gpu | all
   bool cross_load = false;        // the cross-load jobs (crossload/cross_load_jobs.h) instead of the cells
 };
 int github_matrix_command(const GithubMatrixOptions& opts, std::ostream& out, std::ostream& err);
 
 struct RunOptions {
-  std::string matrix = "matrix.yaml";
+  std::string matrix = default_matrix_file();
   std::vector<std::string> cells;  // empty: the default selection
   std::string where;               // empty: the default local run
   int jobs = 1;                    // cells at once

@@ -121,8 +121,9 @@ int init_command(const InitOptions& opts, std::ostream& out, std::ostream& err) 
   if (!samples.empty())
     out << fmt::format("  samples:   {} ({})\n", samples_path.string(),
                        keep_samples ? "already there: kept" : "written: give its tensors the shapes the ops need");
-  out << fmt::format("wrote {}. Next:\n  opmatrix validate --matrix {}\n  opmatrix run --matrix {}\n", output.string(),
-                     output.string(), output.string());
+  // In the library's own folder the commands need no --matrix (default_matrix_file).
+  const std::string flag = output == "opmatrix.yaml" ? "" : " --matrix " + output.string();
+  out << fmt::format("wrote {}. Next:\n  opmatrix validate{}\n  opmatrix run{}\n", output.string(), flag, flag);
   return kExitOk;
 }
 

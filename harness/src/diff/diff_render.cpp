@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "report/provenance.h"
 #include "util/escape.h"
 
 namespace opmatrix {
@@ -180,6 +181,11 @@ std::string diff_summary(const Diff& d) {
 
 std::string render_diff_markdown(const Diff& d, const std::string& base, const std::string& head) {
   std::string md = fmt::format("## opmatrix diff\n\nBASE `{}` → HEAD `{}`\n\n", md_cell(base), md_cell(head));
+  if (d.base_run_by != d.head_run_by)
+    md += fmt::format("> Run by different opmatrix versions (BASE: {}; HEAD: {}): a change below may be opmatrix's "
+                      "own, a new check or rule, not your library's. CHANGELOG.md says what changed in verdicts "
+                      "between versions.\n\n",
+                      runs_text(d.base_run_by), runs_text(d.head_run_by));
   if (d.empty()) {
     md += fmt::format("**No differences**: {} cells, {} results compared.\n", d.cells_compared, d.results_compared);
     return md;
@@ -222,6 +228,8 @@ std::string render_diff_json(const Diff& d, const std::string& base, const std::
   j["has_regressions"] = has_regressions(d);
   j["cells_compared"] = d.cells_compared;
   j["results_compared"] = d.results_compared;
+  j["base_run_by"] = d.base_run_by;
+  j["head_run_by"] = d.head_run_by;
   for (const char* key : {"regressed", "fixed", "changed"}) j[key] = nlohmann::json::array();
   for (const auto& c : d.regressed) j["regressed"].push_back(change_json(c));
   for (const auto& c : d.fixed) j["fixed"].push_back(change_json(c));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/provenance.h"
+
 namespace opmatrix {
 
 namespace {
@@ -173,6 +175,8 @@ const char* to_string(ResultChange::Kind k) {
 
 Diff diff_results(const ResultsSet& base, const ResultsSet& head) {
   Diff d;
+  d.base_run_by = cells_run_by(base);
+  d.head_run_by = cells_run_by(head);
   const auto b = by_id(base), h = by_id(head);
   auto bi = b.begin(), hi = h.begin();
   // Both maps are sorted by id: walk them together.

@@ -3,6 +3,7 @@
 // diff_render.h's, reading them is results_set.h's.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct Diff {
   std::vector<CellOnOneSide> cells_added, cells_removed;  // removed: in BASE, not in HEAD (a regression)
   std::vector<VerdictChange> verdicts;
   std::size_t cells_compared = 0, results_compared = 0;
+  // Cells per opmatrix version that ran them (report/provenance.h): where the two sides differ,
+  // a change may be opmatrix's own (a new check or rule, CHANGELOG.md), not the library's.
+  std::map<std::string, int> base_run_by, head_run_by;
 
   bool empty() const {
     return regressed.empty() && fixed.empty() && changed.empty() && cells_added.empty() && cells_removed.empty() &&
@@ -62,8 +66,8 @@ struct Diff {
 };
 
 // Cells are matched by id; within a cell, results by (check, op, arch, subtest), several with
-// one key paired in order (those with the same sample first). Times, cache keys, logs and
-// harness versions are not compared.
+// one key paired in order (those with the same sample first). Times, cache keys and logs are
+// not compared; the harness versions are counted per side (base_run_by, head_run_by).
 Diff diff_results(const ResultsSet& base, const ResultsSet& head);
 
 // The gate: something that worked in BASE does not in HEAD — a regressed result, a cell that

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/extra_tables.h"
+#include "report/provenance.h"
 #include "report/render.h"
 #include "report/verdict.h"
 #include "util/escape.h"
@@ -167,6 +168,7 @@ std::string render_html(const ResultsSet& set) {
                   "<title>opmatrix compatibility report</title><style>";
   h += kStyle;
   h += "</style></head><body><main>\n<h1>opmatrix compatibility report</h1>\n";
+  h += fmt::format("<p class=\"provenance\">{}</p>\n", esc(provenance_line(set)));
   // Each subject the results hold, our kernels first: its verdicts, then (another library) its ops.
   std::size_t n = 0;
   for (const auto& section : subject_sections(set)) {

@@ -1,4 +1,6 @@
+#include "report/provenance.h"
 #include "report/render.h"
+#include "version.h"
 
 namespace opmatrix {
 
@@ -6,6 +8,9 @@ std::string render_json(const ResultsSet& set) {
   nlohmann::json j;
   j["schema"] = "opmatrix-report";
   j["schema_version"] = 1;
+  // The verdicts below are this version's; each cell's harness_version ran it.
+  j["opmatrix_version"] = kOpmatrixVersion;
+  j["cells_run_by"] = cells_run_by(set);
   j["cells"] = nlohmann::json::array();
   for (const auto& r : set.cells) {
     // A results file as written, plus what the report makes of it (read back, it is ignored).

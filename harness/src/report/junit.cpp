@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include "report/provenance.h"
 #include "report/render.h"
+#include "version.h"
 #include "report/verdict.h"
 #include "util/escape.h"
 
@@ -53,8 +55,11 @@ std::string render_junit(const ResultsSet& set) {
     }
     cases += "    </testcase>\n";
     body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n"
-                        "    <properties><property name=\"verdict\" value=\"{}\"/></properties>\n{}  </testsuite>\n",
-                        xml_escape(cell_id(r)), t, f, s, r.seconds, xml_escape(line), cases);
+                        "    <properties><property name=\"verdict\" value=\"{}\"/>"
+                        "<property name=\"opmatrix_version\" value=\"{}\"/>"
+                        "<property name=\"run_by_opmatrix_version\" value=\"{}\"/></properties>\n{}  </testsuite>\n",
+                        xml_escape(cell_id(r)), t, f, s, r.seconds, xml_escape(line), kOpmatrixVersion,
+                        xml_escape(r.harness_version), cases);
     total += t;
     failures += f;
     skipped += s;

@@ -2,6 +2,7 @@
 
 #include "checks/registry.h"
 #include "report/extra_tables.h"
+#include "report/provenance.h"
 #include "report/render.h"
 #include "report/verdict.h"
 #include "util/escape.h"
@@ -133,7 +134,7 @@ std::string cell_section(const CellResult& r) {
 std::string cell_anchor(const CellResult& r) { return "cell-" + cell_id(r); }
 
 std::string render_markdown(const ResultsSet& set, const std::string& details_page) {
-  std::string md = "# opmatrix compatibility report\n\n";
+  std::string md = fmt::format("# opmatrix compatibility report\n\n{}\n\n", provenance_line(set));
   // Each subject the results hold, our kernels first: its verdicts by torch x CUDA, then (for
   // another library) each of its ops. Nothing for a subject the results do not have.
   for (const auto& section : subject_sections(set)) {

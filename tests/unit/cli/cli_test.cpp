@@ -244,3 +244,59 @@ TEST(CliList, TheAtlasHoldsEveryPypiTorchMinorAndTheDefaultIsSmall) {
 
 }  // namespace
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+namespace {
+// Runs `args` with `dir` as the working folder (restored after).
+CliRun cli_in(const std::filesystem::path& dir, std::vector<std::string> args) {
+  const auto before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  CliRun r = cli(std::move(args));
+  std::filesystem::current_path(before);
+  return r;
+}
+}  // namespace
+
+// In an op library's folder, after `opmatrix init`, the commands need no --matrix.
+TEST(CliDefaultMatrix, OpmatrixYamlFirstThenMatrixYaml) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "cli_default_matrix";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  CliRun none = cli_in(root, {"validate"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("opmatrix.yaml:1:1: error: cannot open the matrix file"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("`opmatrix init` writes opmatrix.yaml"), std::string::npos) << none.err;
+
+  std::filesystem::create_directories(root / "lib");
+  std::ofstream(root / "lib" / "CMakeLists.txt") << "project(x)\n";
+  const std::string one_cell = "version: 1\nops: [x]\ncells:\n  - id: a\n    torch: \"2.6.0\"\n    torchvision: \"0.21.0\"\n"
+                               "    cuda: none\n    runner: host\n    project: {path: lib, kind: cmake, namespace: x}\n";
+  std::ofstream(root / "matrix.yaml") << one_cell;
+  CliRun repo = cli_in(root, {"validate"});
+  EXPECT_EQ(repo.status, 0) << repo.err;
+  EXPECT_EQ(repo.out.rfind("matrix.yaml: ok", 0), 0u) << repo.out;
+
+  std::ofstream(root / "opmatrix.yaml") << one_cell;
+  CliRun lib = cli_in(root, {"validate"});
+  EXPECT_EQ(lib.status, 0) << lib.err;
+  EXPECT_EQ(lib.out.rfind("opmatrix.yaml: ok", 0), 0u) << lib.out;
+}
+
+// The version users pin is the newest entry of CHANGELOG.md: a bump without its entry (what
+// changed in verdicts) fails here.
+TEST(CliVersion, IsTheChangelogsNewestEntry) {
+  CliRun r = cli({"--version"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string version = r.out;
+  while (!version.empty() && version.back() == '\n') version.pop_back();
+  std::ifstream in(std::string(OPMATRIX_SOURCE_DIR) + "/CHANGELOG.md");
+  ASSERT_TRUE(in) << "CHANGELOG.md is missing";
+  std::string line;
+  while (std::getline(in, line) && line.rfind("## ", 0) != 0) {
+  }
+  EXPECT_EQ(line.rfind("## " + version + " ", 0), 0u) << "CHANGELOG.md's newest entry is '" << line
+                                                       << "', opmatrix --version says " << version;
+}
+
+}  // namespace opmatrix

@@ -93,6 +93,23 @@ TEST(Diff, TimesCacheKeysLogsAndMessagesAreNotDifferences) {
   EXPECT_TRUE(diff_results(set_of({good_cpu()}), set_of({head})).empty());
 }
 
+// Another opmatrix ran HEAD: no difference by itself, but the diff says so before anything,
+// since a change may be opmatrix's own (a new check or rule), not the library's.
+TEST(Diff, DifferentOpmatrixVersionsAreNamedNotCounted) {
+  CellResult head = good_cpu();
+  head.harness_version = "0.2.0";
+  const Diff d = diff_results(set_of({good_cpu()}), set_of({head}));
+  EXPECT_TRUE(d.empty());
+  const std::string md = render_diff_markdown(d, "a", "b");
+  EXPECT_NE(md.find("Run by different opmatrix versions (BASE: 0.1.0 (1); HEAD: 0.2.0 (1))"), std::string::npos) << md;
+  EXPECT_NE(md.find("CHANGELOG.md"), std::string::npos);
+  const auto json = nlohmann::json::parse(render_diff_json(d, "a", "b"));
+  EXPECT_EQ(json.at("head_run_by").at("0.2.0"), 1);
+  EXPECT_EQ(render_diff_markdown(diff_results(set_of({good_cpu()}), set_of({good_cpu()})), "a", "b")
+                .find("different opmatrix versions"),
+            std::string::npos);
+}
+
 TEST(Diff, PassToFailIsARegressionNamingOpCheckAndDiagnosis) {
   CellResult head = good_cpu();
   const Diff d = diff_results(set_of({good_cpu()}), set_of({with(head, "roi_align", "correctness", Status::fail)}));

@@ -61,7 +61,7 @@ TEST(LoadMatrix, DefaultsApplyUnlessTheCellSaysOtherwise) {
 TEST(LoadMatrix, MissingFileIsAnErrorNamingIt) {
   LoadResult r = load_matrix_file("/nonexistent/matrix.yaml");
   EXPECT_FALSE(r.matrix);
-  EXPECT_EQ(errors_of(r), "/nonexistent/matrix.yaml:1:1: error: cannot open the matrix file (does it exist?)\n");
+  EXPECT_EQ(errors_of(r), "/nonexistent/matrix.yaml:1:1: error: cannot open the matrix file (does it exist? `opmatrix init` writes opmatrix.yaml for the op library in this folder)\n");
 }
 
 TEST(LoadMatrix, FiftyMegabyteFileIsRefusedWithoutReadingItAll) {
