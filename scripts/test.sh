@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README): installs what it needs, builds the harness, runs its unit tests,
+# the workflow checks and the wheel (built, installed in a venv with no compiler on PATH, run),
 # then the host cell: kernels/ and cases/ built and run against this machine's own LibTorch,
 # then the reliability checks: the signal tests (those with podman skip without it), the unit
 # and reliability tests again under ASan + UBSan, and the matrix.yaml fuzzer for
@@ -17,6 +18,7 @@ cmake --preset default -DOPMATRIX_HOST_CELL_TESTS="$([ "$unit_only" = 1 ] && ech
 cmake --build --preset default
 ctest --preset unit
 ctest --preset workflow
+ctest --preset wheel
 if [ "$unit_only" = 0 ]; then
   ctest --preset browser
   ctest --preset host-cell

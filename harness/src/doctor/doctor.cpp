@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "doctor/facts.h"
+#include "engine/container_engines.h"
 #include "doctor/known_failures.h"
 #include "doctor/libtorch_inspect.h"
 #include "doctor/script_folder.h"
@@ -156,6 +157,12 @@ DoctorReport run_doctor(const DoctorInputs& in) {
     env["nvcc_archs"] = nvcc_archs(nvcc);
   }
   env["gpu"] = gpu_info();
+  // What `opmatrix run` runs its cells in (the host's; never in the wheel).
+  env["engines"] = nlohmann::json::object();
+  for (const auto& e : container_engines()) {
+    const std::string version = container_engine_version(e.kind);
+    env["engines"][e.kind] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
+  }
   // With a GPU: does the NVRTC torch would load compile for it (run's `nvrtc` check).
   if (folder && env["gpu"].value("present", false)) {
     ScriptRun r = run_embedded_script(python, *folder, kNvrtc, {"--cuda-root", root, json_text(env["gpu"], "compute_cap")},

@@ -1,11 +1,14 @@
 // `opmatrix doctor`'s text: what was found, the scripts that failed, run's checks, the known
 // failures.
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "doctor/doctor.h"
 #include "doctor/facts.h"
+#include "engine/container_engines.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -71,6 +74,20 @@ std::string torchvision_lines(const Facts& f) {
     out += fmt::format("  kernels      {:<15} {:<8} {:<8} {:<8} {}\n", "op", "CPU", "CUDA", "Meta", "Autograd");
     for (const auto& [op, keys] : ops.items()) out += "               " + kernel_row(op, keys) + "\n";
   }
+  return out;
+}
+
+// Which container engines answer; with none, what to install (`opmatrix run` needs one).
+std::string engine_lines(const nlohmann::json& env) {
+  const nlohmann::json engines = doctor::member(env, "engines");
+  if (!engines.is_object()) return "";
+  std::vector<std::string> found;
+  for (const auto& [kind, version] : engines.items())
+    found.push_back(version.is_string() ? version.get<std::string>() : kind + " none");
+  std::string out = fmt::format("  engines      {}\n", fmt::join(found, " · "));
+  if (std::none_of(engines.begin(), engines.end(), [](const nlohmann::json& v) { return v.is_string(); }))
+    out += fmt::format("               `opmatrix run` runs cells in a container engine: {}\n",
+                       container_engine_fix(container_engines().front().kind));
   return out;
 }
 
@@ -155,7 +172,7 @@ std::string findings_section(const std::vector<DoctorFinding>& findings) {
 std::string format_doctor_text(const DoctorReport& report) {
   const auto& env = report.environment;
   const Facts f = doctor::read_facts(env);
-  return "opmatrix doctor\n" + python_and_torch_lines(env, f) + torchvision_lines(f) + nvcc_gpu_libtorch_lines(env, f) +
+  return "opmatrix doctor\n" + python_and_torch_lines(env, f) + torchvision_lines(f) + nvcc_gpu_libtorch_lines(env, f) + engine_lines(env) +
          scripts_section(env) + checks_section(env, report.checks) + findings_section(report.findings);
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/container_engines.h"
 #include "util/atomic_write.h"
 #include "util/hash.h"
 
@@ -54,7 +55,9 @@ class ContainerEngine : public Engine {
     spec.capture_stdout = true;
     spec.timeout_s = 30;
     ProcessResult r = run_process(spec);
-    if (!r.started) return fmt::format("the container engine '{}' is not installed ({})", config_.kind, r.start_error);
+    if (!r.started)
+      return fmt::format("the container engine '{}' is not installed ({}): {}", config_.kind, r.start_error,
+                         container_engine_fix(config_.kind));
     if (!r.ok())
       return fmt::format("'{} --version' failed (exit {}); is the engine configured? (podman: see "
                          "containers/podman/containers.conf)", config_.kind, r.exit_code);

@@ -375,3 +375,23 @@ TEST(DoctorScripts, TailLines) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// `opmatrix run` needs podman or docker, which a wheel cannot bring: doctor names what answers
+// and, with neither, what to install.
+TEST(DoctorText, ContainerEnginesFoundOrWhatToInstall) {
+  nlohmann::json e = env("", false, false, "", "");
+  e["engines"] = {{"podman", "podman version 4.3.1"}, {"docker", nullptr}};
+  std::string text = format_doctor_text(judge_environment(e));
+  EXPECT_NE(text.find("  engines      docker none · podman version 4.3.1\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("runs cells in a container engine"), std::string::npos) << text;
+
+  e["engines"] = {{"podman", nullptr}, {"docker", nullptr}};
+  text = format_doctor_text(judge_environment(e));
+  EXPECT_NE(text.find("`opmatrix run` runs cells in a container engine: install podman: `sudo apt-get install podman`"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace opmatrix
