@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The wheel as a user gets it: built by scripts/build-wheel.sh, tagged manylinux by auditwheel,
-# pip-installed into a fresh venv and run on a PATH with no compiler, no cmake and no harness
+# pip-installed into a fresh venv (and pipx-installed) and run on a PATH with no compiler, no cmake and no harness
 # build folder: --version (the wheel's metadata says the same), `opmatrix init` in a copy of
 # examples/boxops, `validate`, `run --dry-run`; and with no container engine on PATH the dry run
 # says which is missing and how to get it. Prints the wheel's size and its install time.
@@ -24,6 +24,10 @@ esac
 tag=$(tr '\n' ' ' <"$scratch/auditwheel-show.txt" | grep -oE 'consistent with +the following platform tag: +"manylinux_2_[0-9]+_x86_64"' \
       | grep -oE 'manylinux_2_[0-9]+_x86_64') || { cat "$scratch/auditwheel-show.txt" >&2; fail "auditwheel show names no manylinux tag"; }
 case "${wheel##*/}" in *"$tag"*) ;; *) fail "the file name's tag is not auditwheel's $tag" ;; esac
+
+# pipx, as maintainers install their tools (from PyPI once, beside build-wheel.sh's tools).
+tools=$repo/build/wheel-tools
+[ -x "$tools/bin/pipx" ] || "$tools/bin/pip" install --quiet pipx || fail "cannot install pipx from PyPI"
 
 version=$(sed -nE 's/^project\(opmatrix VERSION ([0-9][0-9.]*).*/\1/p' "$repo/CMakeLists.txt")
 [ -n "$version" ] || fail "no project(opmatrix VERSION ...) in CMakeLists.txt"
@@ -56,6 +60,12 @@ for lib in libstdc++ libyaml-cpp libfmt; do
 done
 if grep -qaF "$repo/scripts" "$scratch/venv/bin/opmatrix"; then fail "the wheel's binary names this source tree"; fi
 
+# pipx: its own venv, the command linked into its bin folder (the binary finds its data through
+# the link).
+PIPX_HOME=$scratch/pipx PIPX_BIN_DIR=$scratch/pipx-bin "$tools/bin/pipx" install "$wheel" >"$scratch/pipx.log" 2>&1 \
+  || { cat "$scratch/pipx.log" >&2; fail "pipx install of the wheel failed"; }
+[ "$("$scratch/pipx-bin/opmatrix" --version)" = "$version" ] || fail "pipx's opmatrix does not say $version"
+
 # An op library of its own: examples/boxops copied without the files init writes.
 lib=$scratch/boxops
 cp -r "$repo/examples/boxops" "$lib"
@@ -81,9 +91,11 @@ echo "check_wheel: with no podman on PATH: $(grep -o "the container engine 'podm
 podman_path=$(PATH=/usr/bin:/bin:/usr/sbin:/sbin command -v podman || true)
 if [ -n "$podman_path" ]; then
   ln -s "$podman_path" "$bin/podman"
-  opmatrix run --dry-run --work-dir "$scratch/work" >"$scratch/dry-run.log" 2>&1 \
-    || { cat "$scratch/dry-run.log" >&2; fail "opmatrix run --dry-run failed with podman on PATH"; }
-  [ "$(grep -c '^run ' "$scratch/dry-run.log")" = 3 ] || { cat "$scratch/dry-run.log" >&2; fail "the dry run does not plan 3 cells"; }
+  for opmatrix in "$scratch/venv/bin/opmatrix" "$scratch/pipx-bin/opmatrix"; do
+    "$opmatrix" run --dry-run --work-dir "$scratch/work" >"$scratch/dry-run.log" 2>&1 \
+      || { cat "$scratch/dry-run.log" >&2; fail "$opmatrix run --dry-run failed with podman on PATH"; }
+    [ "$(grep -c '^run ' "$scratch/dry-run.log")" = 3 ] || { cat "$scratch/dry-run.log" >&2; fail "$opmatrix's dry run does not plan 3 cells"; }
+  done
   [ ! -e "$scratch/work/cells" ] || fail "the dry run made build folders"
 else
   echo "check_wheel: no podman on this machine: the dry run with an engine is not tried (install podman to try it)"
@@ -91,4 +103,4 @@ fi
 
 size_kib=$(( $(stat -c %s "$wheel") / 1024 ))
 echo "check_wheel: ok: ${wheel##*/} ($tag by auditwheel), ${size_kib} KiB, pip install ${install_ms} ms;" \
-     "opmatrix $version: init, validate, run --dry-run with no compiler on PATH"
+     "opmatrix $version from pip and pipx: init, validate, run --dry-run with no compiler on PATH"
