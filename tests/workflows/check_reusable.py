@@ -5,6 +5,9 @@ for what actionlint and GitHub's JSON schema cannot know:
 
   - the reusable workflow is `on: workflow_call` with a `matrix` input;
   - every `inputs.X` it reads (in `${{ }}` and in `if:`) is a declared input;
+  - it installs opmatrix's wheel instead of building the harness: one job makes the wheel
+    (scripts/build-wheel.sh) and uploads it as `opmatrix-wheel`; no step runs cmake or
+    install-deps.sh; every job that runs opmatrix downloads that wheel and pip-installs it first;
   - every `opmatrix validate|list|github-matrix|run` it runs passes `--matrix` from
     `inputs.matrix`, and no matrix file name is written anywhere else in it;
   - each caller's `uses:` names .github/workflows/opmatrix.yml (ours: `./`; the snippet:
@@ -132,7 +135,7 @@ def check_matrix_from_input(reusable):
                     seen.add(sub)
                     flag = MATRIX_FLAG.search(rest)
                     if not flag:
-                        errors.append(f"{at}: no --matrix (the default is ./matrix.yaml, a hard-coded file)")
+                        errors.append(f"{at}: no --matrix (the default is ./opmatrix.yaml, else ./matrix.yaml: a hard-coded file)")
                         continue
                     value = flag.group(1).strip("\"'")
                     var = re.fullmatch(r"\$\{?(\w+)\}?", value)
@@ -145,6 +148,43 @@ def check_matrix_from_input(reusable):
     for path, text in strings(reusable.get("jobs") or {}, ("jobs",)):
         if MATRIX_FILE_NAME.search(text):
             errors.append(f"{REUSABLE}: {where(path)} names a matrix file itself: {text.strip()[:80]!r}")
+    return errors
+
+
+WHEEL_ARTIFACT = "opmatrix-wheel"
+# Any run of the installed binary: `"$opmatrix" report`, `"$RUNNER_TEMP/opmatrix/bin/opmatrix" run`.
+RUNS_OPMATRIX = re.compile(r'(?:\$\{?opmatrix\}?|[\w${}./-]*/opmatrix)"?\s+[a-z-]+')
+HARNESS_BUILD = re.compile(r"\bcmake\b|install-deps\.sh")
+PIP_INSTALLS_WHEEL = re.compile(r"pip\S*\s+install\b[^\n]*opmatrix-\*\.whl")
+
+
+def check_installs_wheel(reusable):
+    errors, makers = [], []
+    for job_name, job in (reusable.get("jobs") or {}).items():
+        steps = (job or {}).get("steps") or []
+        downloaded = installed = False
+        for i, step in enumerate(steps):
+            at = f"{REUSABLE}: jobs.{job_name}.steps[{i}]"
+            script = step.get("run") if isinstance(step.get("run"), str) else ""
+            uses = str(step.get("uses", ""))
+            name = str((step.get("with") or {}).get("name", ""))
+            if uses.startswith("actions/upload-artifact") and name == WHEEL_ARTIFACT:
+                makers.append(job_name)
+            if uses.startswith("actions/download-artifact") and name == WHEEL_ARTIFACT:
+                downloaded = True
+            if HARNESS_BUILD.search(script):
+                errors.append(f"{at} builds the harness ({HARNESS_BUILD.search(script).group(0)}): install the wheel instead")
+            if PIP_INSTALLS_WHEEL.search(script):
+                installed = downloaded
+            if RUNS_OPMATRIX.search(script) and not installed:
+                errors.append(f"{at} runs opmatrix before the job downloads and pip-installs the {WHEEL_ARTIFACT} artifact")
+                break
+    if len(makers) != 1:
+        errors.append(f"{REUSABLE}: {len(makers)} jobs upload {WHEEL_ARTIFACT} (one must: {makers or 'none'})")
+    else:
+        runs = " ".join(str(st.get("run", "")) for st in reusable["jobs"][makers[0]].get("steps") or [])
+        if "scripts/build-wheel.sh" not in runs:
+            errors.append(f"{REUSABLE}: jobs.{makers[0]} uploads {WHEEL_ARTIFACT} but never runs scripts/build-wheel.sh")
     return errors
 
 
@@ -224,6 +264,7 @@ def all_checks(docs):
         "workflow_call with a matrix input": check_workflow_call(r),
         "every inputs.X declared": check_inputs_declared(r),
         "--matrix from inputs.matrix": check_matrix_from_input(r),
+        "installs the wheel, builds no harness": check_installs_wheel(r),
         "matrix.yml calls it": check_own_caller(own, r),
         "the snippet calls it": check_caller(EXAMPLE_CALLER, ex, r, remote=True),
         "docs show the snippet": check_docs_snippet(docs["example_text"], docs["docs_text"]),
@@ -254,6 +295,21 @@ def _hard_coded_matrix(d):
 def _no_matrix_flag(d):
     step = first_run_step(d["reusable"], "plan", " validate --matrix")
     step["run"] = step["run"].replace(' validate --matrix "$MATRIX"', " validate")
+
+
+def _harness_built_again(d):
+    d["reusable"]["jobs"]["plan"]["steps"].insert(1, {"name": "Build", "run": "cmake --build build --target opmatrix"})
+
+
+def _report_without_the_wheel(d):
+    steps = d["reusable"]["jobs"]["report"]["steps"]
+    steps[:] = [st for st in steps if "pip" not in str(st.get("run", ""))]
+
+
+def _wheel_never_built(d):
+    for step in d["reusable"]["jobs"]["wheel"]["steps"]:
+        if "build-wheel.sh" in str(step.get("run", "")):
+            step["run"] = "true"
 
 
 def _matrix_input_gone(d):
@@ -293,6 +349,9 @@ MUTATIONS = [
     ("every inputs.X declared", _undeclared_in_if),
     ("--matrix from inputs.matrix", _hard_coded_matrix),
     ("--matrix from inputs.matrix", _no_matrix_flag),
+    ("installs the wheel, builds no harness", _harness_built_again),
+    ("installs the wheel, builds no harness", _report_without_the_wheel),
+    ("installs the wheel, builds no harness", _wheel_never_built),
     ("workflow_call with a matrix input", _matrix_input_gone),
     ("workflow_call with a matrix input", _not_workflow_call),
     ("the snippet calls it", _snippet_elsewhere),
