@@ -160,9 +160,11 @@ DoctorReport run_doctor(const DoctorInputs& in) {
   // What `opmatrix run` runs its cells in (the host's; never in the wheel).
   env["engines"] = nlohmann::json::object();
   for (const auto& e : container_engines()) {
-    const std::string version = container_engine_version(e.kind);
+    const std::string version = program_version(e.kind);
     env["engines"][e.kind] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
   }
+  const std::string tool = program_version(kBaseImageTool);
+  env["base_image_tool"] = tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(tool);
   // With a GPU: does the NVRTC torch would load compile for it (run's `nvrtc` check).
   if (folder && env["gpu"].value("present", false)) {
     ScriptRun r = run_embedded_script(python, *folder, kNvrtc, {"--cuda-root", root, json_text(env["gpu"], "compute_cap")},

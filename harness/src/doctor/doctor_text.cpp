@@ -84,6 +84,10 @@ std::string engine_lines(const nlohmann::json& env) {
   std::vector<std::string> found;
   for (const auto& [kind, version] : engines.items())
     found.push_back(version.is_string() ? version.get<std::string>() : kind + " none");
+  const nlohmann::json tool = doctor::member(env, "base_image_tool");
+  if (!tool.is_null() || env.contains("base_image_tool"))
+    found.push_back(fmt::format("{} (podman's base images)", tool.is_string() ? tool.get<std::string>()
+                                                                              : std::string(kBaseImageTool) + " none"));
   std::string out = fmt::format("  engines      {}\n", fmt::join(found, " · "));
   if (std::none_of(engines.begin(), engines.end(), [](const nlohmann::json& v) { return v.is_string(); }))
     out += fmt::format("               `opmatrix run` runs cells in a container engine: {}\n",

@@ -23,15 +23,21 @@ std::string container_engine_fix(const std::string& kind) {
   return "";
 }
 
-std::string container_engine_version(const std::string& kind) {
+std::string base_image_tool_fix() {
+  return fmt::format("{0} is not installed: `sudo apt-get install {0}` (Debian, Ubuntu); podman's Debian base "
+                     "images are made with it",
+                     kBaseImageTool);
+}
+
+std::string program_version(const std::string& program) {
   ProcessSpec spec;
-  spec.argv = {kind, "--version"};
+  spec.argv = {program, "--version"};
   spec.capture_stdout = true;
   spec.timeout_s = 30;
   const ProcessResult r = run_process(spec);
   if (!r.ok()) return "";
   const std::string first = r.stdout_text.substr(0, r.stdout_text.find('\n'));
-  return first.empty() ? kind : first;
+  return first.empty() ? program : first;
 }
 
 }  // namespace opmatrix

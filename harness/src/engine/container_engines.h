@@ -18,7 +18,14 @@ const std::vector<ContainerEngineInfo>& container_engines();
 // The line that tells a user how to get `kind` (or another engine), "" for an unknown kind.
 std::string container_engine_fix(const std::string& kind);
 
-// `KIND --version`'s first line, or "" where it is not installed or does not answer.
-std::string container_engine_version(const std::string& kind);
+// What podman needs besides itself here: its Debian base images are made with mmdebstrap
+// (scripts/make-base-image.sh), not pulled from a registry.
+constexpr const char* kBaseImageTool = "mmdebstrap";
+
+// "mmdebstrap is not installed: ..." with the command that installs it.
+std::string base_image_tool_fix();
+
+// `PROGRAM --version`'s first line, or "" where it is not installed or does not answer.
+std::string program_version(const std::string& program);
 
 }  // namespace opmatrix

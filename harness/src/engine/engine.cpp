@@ -109,6 +109,10 @@ class ContainerEngine : public Engine {
         const std::string base_suite = v.substr(7);
         const std::string base = "localhost/opmatrix-base:" + base_suite;
         if (!image_exists(base)) {
+          if (program_version(kBaseImageTool).empty()) {
+            out.error = fmt::format("cannot make the base image {}: {}", base, base_image_tool_fix());
+            return out;
+          }
           ProcessResult made = run({config_.data_root + "/scripts/make-base-image.sh", base_suite}, log_path, timeout_s);
           if (!made.ok()) {
             out.process = made;

@@ -383,8 +383,11 @@ namespace opmatrix {
 TEST(DoctorText, ContainerEnginesFoundOrWhatToInstall) {
   nlohmann::json e = env("", false, false, "", "");
   e["engines"] = {{"podman", "podman version 4.3.1"}, {"docker", nullptr}};
+  e["base_image_tool"] = nullptr;
   std::string text = format_doctor_text(judge_environment(e));
-  EXPECT_NE(text.find("  engines      docker none · podman version 4.3.1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  engines      docker none · podman version 4.3.1 · mmdebstrap none (podman's base images)\n"),
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("runs cells in a container engine"), std::string::npos) << text;
 
   e["engines"] = {{"podman", nullptr}, {"docker", nullptr}};
