@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "doctor/facts.h"
-#include "engine/container_engines.h"
 #include "doctor/known_failures.h"
 #include "doctor/libtorch_inspect.h"
 #include "doctor/script_folder.h"
@@ -16,6 +15,7 @@
 #include "checks/load/load_judge.h"
 #include "checks/nvrtc/nvrtc_judge.h"
 #include "checks/arch/arch_judge.h"
+#include "engine/container_engines.h"
 #include "engine/process.h"
 #include "checks/torchvision/torchvision_judge.h"
 #include "checks/versions/versions_judge.h"

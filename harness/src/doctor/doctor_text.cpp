@@ -84,10 +84,11 @@ std::string engine_lines(const nlohmann::json& env) {
   std::vector<std::string> found;
   for (const auto& [kind, version] : engines.items())
     found.push_back(version.is_string() ? version.get<std::string>() : kind + " none");
-  const nlohmann::json tool = doctor::member(env, "base_image_tool");
-  if (!tool.is_null() || env.contains("base_image_tool"))
+  if (env.contains("base_image_tool")) {
+    const nlohmann::json& tool = env["base_image_tool"];
     found.push_back(fmt::format("{} (podman's base images)", tool.is_string() ? tool.get<std::string>()
                                                                               : std::string(kBaseImageTool) + " none"));
+  }
   std::string out = fmt::format("  engines      {}\n", fmt::join(found, " · "));
   if (std::none_of(engines.begin(), engines.end(), [](const nlohmann::json& v) { return v.is_string(); }))
     out += fmt::format("               `opmatrix run` runs cells in a container engine: {}\n",
@@ -176,8 +177,8 @@ std::string findings_section(const std::vector<DoctorFinding>& findings) {
 std::string format_doctor_text(const DoctorReport& report) {
   const auto& env = report.environment;
   const Facts f = doctor::read_facts(env);
-  return "opmatrix doctor\n" + python_and_torch_lines(env, f) + torchvision_lines(f) + nvcc_gpu_libtorch_lines(env, f) + engine_lines(env) +
-         scripts_section(env) + checks_section(env, report.checks) + findings_section(report.findings);
+  return "opmatrix doctor\n" + python_and_torch_lines(env, f) + torchvision_lines(f) + nvcc_gpu_libtorch_lines(env, f) +
+         engine_lines(env) + scripts_section(env) + checks_section(env, report.checks) + findings_section(report.findings);
 }
 
 }  // namespace opmatrix

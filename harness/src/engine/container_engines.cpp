@@ -9,7 +9,7 @@ namespace opmatrix {
 const std::vector<ContainerEngineInfo>& container_engines() {
   static const std::vector<ContainerEngineInfo> engines = {
       {"podman", "`sudo apt-get install podman` (Debian, Ubuntu) or `sudo dnf install podman` (Fedora, RHEL)"},
-      {"docker", "Docker Engine (docs.docker.com/engine/install), then `--engine docker`"},
+      {"docker", "Docker Engine, as docs.docker.com/engine/install says for your distribution"},
   };
   return engines;
 }
@@ -17,9 +17,7 @@ const std::vector<ContainerEngineInfo>& container_engines() {
 std::string container_engine_fix(const std::string& kind) {
   for (const auto& e : container_engines())
     if (e.kind == kind)
-      return fmt::format("install {}: {}; or run with another engine (--engine podman | docker), or `--engine host` "
-                         "for this machine's own torch",
-                         kind, e.install);
+      return fmt::format("install {}: {}", kind, e.install);
   return "";
 }
 

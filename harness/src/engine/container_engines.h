@@ -15,7 +15,7 @@ struct ContainerEngineInfo {
 // podman first: the local default engine.
 const std::vector<ContainerEngineInfo>& container_engines();
 
-// The line that tells a user how to get `kind` (or another engine), "" for an unknown kind.
+// The line that tells a user how to get `kind`, "" for an unknown kind.
 std::string container_engine_fix(const std::string& kind);
 
 // What podman needs besides itself here: its Debian base images are made with mmdebstrap

@@ -830,7 +830,10 @@ LoadResult load_matrix_file(const std::string& path, const std::string& base_dir
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return {std::nullopt, {{path, {1, 1}, Severity::error, "cannot open the matrix file (does it exist? `opmatrix init` writes opmatrix.yaml for the op library in this folder)"}}};
+    return {std::nullopt,
+            {{path, {1, 1}, Severity::error,
+              "cannot open the matrix file (does it exist? `opmatrix init` writes opmatrix.yaml for the op library "
+              "in this folder)"}}};
   }
   // Refuse to slurp a huge file: the size check reads no more than one byte past the limit.
   const std::size_t limit = YamlLimits{}.max_bytes;

@@ -2,9 +2,9 @@
 
 #include "report/provenance.h"
 #include "report/render.h"
-#include "version.h"
 #include "report/verdict.h"
 #include "util/escape.h"
+#include "version.h"
 
 namespace opmatrix {
 

@@ -6,12 +6,17 @@
 // Ubuntu 22.04): auditwheel's tag goes from manylinux_2_36 to manylinux_2_34.
 #include <sys/random.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 
 extern "C" std::uint32_t arc4random(void) {
   std::uint32_t value = 0;
-  // getrandom (glibc 2.25) with flags 0 blocks only until the kernel's pool is first seeded.
-  if (getrandom(&value, sizeof value, 0) != static_cast<ssize_t>(sizeof value)) std::abort();
+  // getrandom (glibc 2.25) with flags 0 blocks only until the kernel's pool is first seeded;
+  // 4 bytes come whole or not at all (EINTR before any).
+  ssize_t n = 0;
+  do n = getrandom(&value, sizeof value, 0);
+  while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof value)) std::abort();
   return value;
 }
