@@ -6,6 +6,7 @@
 
 #include "report/provenance.h"
 #include "util/escape.h"
+#include "version.h"
 
 namespace opmatrix {
 
@@ -222,6 +223,7 @@ std::string render_diff_json(const Diff& d, const std::string& base, const std::
   nlohmann::json j;
   j["schema"] = "opmatrix-diff";
   j["schema_version"] = 1;
+  j["opmatrix_version"] = kOpmatrixVersion;  // whose verdict rules compared the two
   j["base"] = base;
   j["head"] = head;
   j["summary"] = diff_summary(d);

@@ -12,6 +12,7 @@
 #include "../results/check_result_fixture.h"
 #include "diff/diff_render.h"
 #include "diff/results_diff.h"
+#include "version.h"
 #include "report/render.h"
 #include "util/atomic_write.h"
 
@@ -105,6 +106,7 @@ TEST(Diff, DifferentOpmatrixVersionsAreNamedNotCounted) {
   EXPECT_NE(md.find("CHANGELOG.md"), std::string::npos);
   const auto json = nlohmann::json::parse(render_diff_json(d, "a", "b"));
   EXPECT_EQ(json.at("head_run_by").at("0.2.0"), 1);
+  EXPECT_EQ(json.at("opmatrix_version"), kOpmatrixVersion);
   EXPECT_EQ(render_diff_markdown(diff_results(set_of({good_cpu()}), set_of({good_cpu()})), "a", "b")
                 .find("different opmatrix versions"),
             std::string::npos);
