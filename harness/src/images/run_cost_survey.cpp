@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/container_engines.h"
 #include "images/image_kinds.h"
 #include "util/atomic_write.h"
 #include "util/disk_space.h"
@@ -129,7 +130,7 @@ PlannedImage sized_image(Engine& engine, const Cell& cell, const nlohmann::json&
 // Plans what the storage lacks for one cell: a prebuilt ref to pull, or the bases (podman,
 // mmdebstrap) and the image to build.
 void plan_image(Engine& engine, const Cell& cell, const nlohmann::json& last, const std::string& tag,
-                bool shares_layers, ImagePlan& plan) {
+                bool shares_layers, ImagePlan& plan, RunCost& cost) {
   if (!cell.image.ref.empty()) {
     PlannedImage pulled;
     pulled.size_from = "unknown until pulled";
@@ -137,9 +138,14 @@ void plan_image(Engine& engine, const Cell& cell, const nlohmann::json& last, co
     return;
   }
   const PlannedImage image = sized_image(engine, cell, last, tag, shares_layers);
-  if (engine.name() == "podman" && engine.config().local_base_images)
-    for (const auto& base : missing_bases(engine, cell))
+  if (engine.name() == "podman" && engine.config().local_base_images) {
+    const auto bases = missing_bases(engine, cell);
+    for (const auto& base : bases)
       plan.add(base, cell, image_of_figures(base, measured_base_image_figures(), "measured for mmdebstrap bases"));
+    // Asked once a base is to be made: a run whose bases are all there needs no mmdebstrap.
+    if (!bases.empty() && cost.blockers.empty() && program_version(kBaseImageTool).empty())
+      cost.blockers.push_back(fmt::format("the base image {} cannot be made: {}", bases.front(), base_image_tool_fix()));
+  }
   plan.add(tag.empty() ? describe_recipe(cell) : tag, cell, image);
 }
 
@@ -184,7 +190,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       if (!present.count(tag)) present[tag] = !engine.image_id(tag).empty();
       if (present[tag]) continue;
     }
-    plan_image(engine, *cell, last, tag, shares_layers, plan);
+    plan_image(engine, *cell, last, tag, shares_layers, plan, cost);
   }
   for (const auto& [tag, is_present] : present) cost.images_present += is_present;
   for (const auto& i : cost.new_images) cost.image_seconds += i.build_seconds;
@@ -223,6 +229,7 @@ std::string render_run_cost(const RunCost& cost) {
   out += fmt::format("  time: {} (images {}, cells {}{})\n",
                      human_duration(total), human_duration(cost.image_seconds), human_duration(cost.cell_seconds),
                      cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells) : "");
+  for (const auto& b : cost.blockers) out += fmt::format("  the cells that need it fail at their image step: {}\n", b);
   return out;
 }
 

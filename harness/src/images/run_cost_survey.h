@@ -23,6 +23,9 @@ struct RunCost {
   double cell_seconds = 0;   // running the cells, one after the other
   int parallel_cells = 1;
   std::vector<SpaceNeed> needs;  // engine storage, work dir
+  // What the host lacks to build a planned image, each with its fix (podman's base images
+  // without mmdebstrap): the cells that need it would fail at their image step.
+  std::vector<std::string> blockers;
 };
 
 // The measured figures of the recipe a cell's image is built from (by its Containerfile's

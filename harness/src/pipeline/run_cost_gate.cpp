@@ -51,7 +51,11 @@ bool cost_fits_or_yes(RunState& run, int cached) {
                          opts.dry_run ? "what it would cost" : "what it costs before it starts")
           << render_run_cost(cost);
   const SpaceVerdict verdict = judge_space(cost.needs);
-  return opts.dry_run ? dry_run_fits(verdict, run.err) : real_run_fits(verdict, opts.yes, run.err);
+  // A missing tool stops no cell that does not need it: a real run goes on; a dry run fails.
+  const bool fits = opts.dry_run ? dry_run_fits(verdict, run.err) : real_run_fits(verdict, opts.yes, run.err);
+  if (!opts.dry_run || cost.blockers.empty()) return fits;
+  run.err << "opmatrix run --dry-run: some cells would fail at their image step (see above)\n";
+  return false;
 }
 
 // Sorts the runnable jobs into run.to_run and the cached; a dry run says which is which.

@@ -205,5 +205,31 @@ TEST(SurveyRunCost, EverythingPresentNeedsNoStorage) {
   fs::remove_all(work);
 }
 
+// podman makes its Debian bases with mmdebstrap: where a base is to be made and the host has no
+// mmdebstrap, the survey says so with the command that installs it; with every base present,
+// nothing is asked of the host.
+TEST(SurveyRunCost, AMissingBaseWithoutMmdebstrapIsABlockerWithItsFix) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_blocker";
+  fs::remove_all(work);
+  fs::create_directories(work / "empty-path");
+  const std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (work / "empty-path").c_str(), 1);  // no mmdebstrap (nor anything else)
+  StorageEngine engine(work.string(), "podman");
+  Cell a = pypi_cell("a");
+  engine.tags = {{"a", "localhost/opmatrix/pypi:new"}};
+  const RunCost lacking = survey_run_cost(engine, {&a}, work.string(), 1, true);
+  engine.images = {{"localhost/opmatrix-base:bookworm", 1.6e8}};
+  const RunCost based = survey_run_cost(engine, {&a}, work.string(), 1, true);
+  ::setenv("PATH", saved_path.c_str(), 1);
+  ASSERT_EQ(lacking.blockers.size(), 1u);
+  EXPECT_EQ(lacking.blockers[0], "the base image localhost/opmatrix-base:bookworm cannot be made: mmdebstrap is not "
+                                 "installed: `sudo apt-get install mmdebstrap` (Debian, Ubuntu); podman's Debian base "
+                                 "images are made with it");
+  EXPECT_NE(render_run_cost(lacking).find("the cells that need it fail at their image step: the base image"),
+            std::string::npos);
+  EXPECT_TRUE(based.blockers.empty());
+  fs::remove_all(work);
+}
+
 }  // namespace
 }  // namespace opmatrix
