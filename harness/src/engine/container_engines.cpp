@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "engine/process.h"
-
 namespace opmatrix {
 
 const std::vector<ContainerEngineInfo>& container_engines() {
@@ -27,12 +25,17 @@ std::string base_image_tool_fix() {
                      kBaseImageTool);
 }
 
-std::string program_version(const std::string& program) {
+ProcessResult run_version(const std::string& program, const std::vector<std::pair<std::string, std::string>>& env) {
   ProcessSpec spec;
   spec.argv = {program, "--version"};
+  spec.env = env;
   spec.capture_stdout = true;
   spec.timeout_s = 30;
-  const ProcessResult r = run_process(spec);
+  return run_process(spec);
+}
+
+std::string program_version(const std::string& program) {
+  const ProcessResult r = run_version(program);
   if (!r.ok()) return "";
   const std::string first = r.stdout_text.substr(0, r.stdout_text.find('\n'));
   return first.empty() ? program : first;

@@ -49,12 +49,7 @@ class ContainerEngine : public Engine {
   std::string name() const override { return config_.kind; }
 
   std::optional<std::string> unavailable_reason() override {
-    ProcessSpec spec;
-    spec.argv = {config_.kind, "--version"};
-    spec.env = env();
-    spec.capture_stdout = true;
-    spec.timeout_s = 30;
-    ProcessResult r = run_process(spec);
+    const ProcessResult r = run_version(config_.kind, env());
     if (!r.started)
       return fmt::format("the container engine '{}' is not installed ({}): {}", config_.kind, r.start_error,
                          container_engine_fix(config_.kind));
@@ -71,9 +66,9 @@ class ContainerEngine : public Engine {
     const std::string suite = arg_value(cell, "SUITE", "bookworm");
     std::string base_id = "registry:debian:" + suite;
     if (config_.kind == "podman" && config_.local_base_images) {
-      std::vector<std::string> ids = {image_id("localhost/opmatrix-base:" + suite)};
+      std::vector<std::string> ids = {image_id(kBaseImagePrefix + suite)};
       for (const auto& [k, v] : cell.image.args)
-        if (v.rfind("debian:", 0) == 0) ids.push_back(image_id("localhost/opmatrix-base:" + v.substr(7)));
+        if (v.rfind("debian:", 0) == 0) ids.push_back(image_id(kBaseImagePrefix + v.substr(7)));
       for (const auto& id : ids)
         if (id.empty()) return "";
       base_id = fmt::format("{}", fmt::join(ids, ","));
@@ -107,7 +102,7 @@ class ContainerEngine : public Engine {
       for (auto& [k, v] : args) {
         if (v.rfind("debian:", 0) != 0) continue;
         const std::string base_suite = v.substr(7);
-        const std::string base = "localhost/opmatrix-base:" + base_suite;
+        const std::string base = kBaseImagePrefix + base_suite;
         if (!image_exists(base)) {
           if (program_version(kBaseImageTool).empty()) {
             out.error = fmt::format("cannot make the base image {}: {}", base, base_image_tool_fix());

@@ -54,7 +54,7 @@ std::vector<std::string> missing_bases(Engine& engine, const Cell& cell) {
   suites.push_back(suite);
   std::vector<std::string> out;
   for (const auto& s : suites) {
-    const std::string base = "localhost/opmatrix-base:" + s;
+    const std::string base = kBaseImagePrefix + s;
     if (std::find(out.begin(), out.end(), base) == out.end() && engine.image_id(base).empty()) out.push_back(base);
   }
   return out;
@@ -130,7 +130,7 @@ PlannedImage sized_image(Engine& engine, const Cell& cell, const nlohmann::json&
 // Plans what the storage lacks for one cell: a prebuilt ref to pull, or the bases (podman,
 // mmdebstrap) and the image to build.
 void plan_image(Engine& engine, const Cell& cell, const nlohmann::json& last, const std::string& tag,
-                bool shares_layers, ImagePlan& plan, RunCost& cost) {
+                bool shares_layers, ImagePlan& plan) {
   if (!cell.image.ref.empty()) {
     PlannedImage pulled;
     pulled.size_from = "unknown until pulled";
@@ -138,14 +138,9 @@ void plan_image(Engine& engine, const Cell& cell, const nlohmann::json& last, co
     return;
   }
   const PlannedImage image = sized_image(engine, cell, last, tag, shares_layers);
-  if (engine.name() == "podman" && engine.config().local_base_images) {
-    const auto bases = missing_bases(engine, cell);
-    for (const auto& base : bases)
+  if (engine.name() == "podman" && engine.config().local_base_images)
+    for (const auto& base : missing_bases(engine, cell))
       plan.add(base, cell, image_of_figures(base, measured_base_image_figures(), "measured for mmdebstrap bases"));
-    // Asked once a base is to be made: a run whose bases are all there needs no mmdebstrap.
-    if (!bases.empty() && cost.blockers.empty() && program_version(kBaseImageTool).empty())
-      cost.blockers.push_back(fmt::format("the base image {} cannot be made: {}", bases.front(), base_image_tool_fix()));
-  }
   plan.add(tag.empty() ? describe_recipe(cell) : tag, cell, image);
 }
 
@@ -190,10 +185,15 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       if (!present.count(tag)) present[tag] = !engine.image_id(tag).empty();
       if (present[tag]) continue;
     }
-    plan_image(engine, *cell, last, tag, shares_layers, plan, cost);
+    plan_image(engine, *cell, last, tag, shares_layers, plan);
   }
   for (const auto& [tag, is_present] : present) cost.images_present += is_present;
   for (const auto& i : cost.new_images) cost.image_seconds += i.build_seconds;
+  // Asked once, and only where the plan makes a base: a run whose bases are there needs no mmdebstrap.
+  const auto base = std::find_if(cost.new_images.begin(), cost.new_images.end(),
+                                 [](const PlannedImage& i) { return i.name.rfind(kBaseImagePrefix, 0) == 0; });
+  if (base != cost.new_images.end() && program_version(kBaseImageTool).empty())
+    cost.blockers.push_back(fmt::format("the base image {} cannot be made: {}", base->name, base_image_tool_fix()));
   add_space_needs(engine, cost);
   return cost;
 }
