@@ -14,7 +14,9 @@ BUILD/src.sha256, so setuptools and ccache reuse the objects of an earlier build
 `pip install --no-deps --no-index --target BUILD/site` installs it (put BUILD/site on
 PYTHONPATH to import it). pip's own output goes to stderr (the step's log); the last line on
 stdout is one JSON object: {"ok": true, "wheel": path, "site": folder, "tags": [...],
-"requires": [...], "libraries": [.so files under site]}, or {"ok": false, "error": KIND,
+"requires": [...], "libraries": [.so files under site]} (with no library, "no_extension": where
+the project's setup.py decides to build none in this runtime, by design: {"where": "setup.py:N",
+"line": its code, "words": what it prints then}), or {"ok": false, "error": KIND,
 "message": ...} for an sdist that is refused. Exit status: pip's, when it fails."""
 import fnmatch
 import json
@@ -178,6 +180,29 @@ def summary(wheel, site):
     return {"ok": True, "wheel": wheel, "site": site, "tags": tags, "requires": requires, "libraries": libraries}
 
 
+# A setup.py line that builds the extension only with CUDA (or only where a GPU or a toolkit is
+# found), and what such a project prints when it builds none: "Compiling without CUDA".
+CUDA_GATE = re.compile(r"^\s*(?:el)?if\b.*(?:torch\.cuda\.is_available\(\)|CUDA_HOME|FORCE_CUDA|WITH_CUDA|"
+                       r"BUILD_CUDA|nvcc)")
+NO_CUDA_WORDS = re.compile(r"""(["'])([^"'\n]*(?:without (?:cuda|gpu)|cuda (?:is )?not (?:available|found)|"""
+                           r"""no cuda|cpu[- ]only|skip\w* (?:the )?(?:cuda|extension))[^"'\n]*)\1""", re.I)
+
+
+def why_no_extension(src):
+    """Where SRC's setup.py decides to build no extension in this runtime, or None."""
+    path = os.path.join(src, "setup.py")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    gate = next((i for i, line in enumerate(lines) if CUDA_GATE.search(line)), None)
+    if gate is None:
+        return None
+    words = next((m.group(2) for line in lines for m in [NO_CUDA_WORDS.search(line)] if m), None)
+    return {"where": "setup.py:%d" % (gate + 1), "line": lines[gate].strip(), "words": words}
+
+
 def fail(kind, message):
     """A refusal: plain words on stderr (the log) and one JSON object on stdout; exit 1."""
     print("%s: %s" % (os.path.basename(sys.argv[0]), message), file=sys.stderr)
@@ -201,7 +226,10 @@ def build(source, build_dir):
     rc, _ = install(wheel, site)
     if rc != 0:
         return rc
-    print(json.dumps(summary(wheel, site)))
+    report = summary(wheel, site)
+    if not report["libraries"]:
+        report["no_extension"] = why_no_extension(src)
+    print(json.dumps(report))
     return 0
 
 

@@ -16,7 +16,18 @@ _scatter_cuda.so register the same ops; together they abort with "Tried to regis
 ... multiple times"), and one that aborts must not take the others' verdicts with it. With
 --import, the ops are then judged as a Python user gets them: after `import MODULE` alone, which
 loads the libraries it chooses; kernels missing when only those libraries are dlopened (in
-another process) were registered from Python."""
+another process) were registered from Python.
+
+Ops as users reach them: a package may leave its compiled extension to a submodule that imports
+`pkg._C` when first used. Where ops are missing after `import MODULE`, the package's extension
+modules (its libraries that define PyInit_<name>) are imported one by one, shallowest first, in a
+child process that reports which import made which op appear; this process then imports the same
+ones ("reached": {"modules": [...], "ops": {op: "pkg._C"}}). A library no import brings is
+finally dlopened as torch.ops.load_library does ({op: "dlopen NAME.so"}). "Not registered at
+all" is left for what none of these brings.
+
+A package without any compiled library (a setup.py that builds none in this runtime, by design)
+is no error when MODULE is given: "libraries" is empty and the import is judged."""
 import argparse
 import ctypes
 import json
@@ -235,6 +246,109 @@ def import_module(name):
     return {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions}
 
 
+def exports_pyinit(path, name):
+    """Whether the library defines PyInit_<name>: Python can import it as module `name`."""
+    lines = tool_lines(["nm", "-D", "--defined-only", path])
+    return lines is not None and any(line.split()[-1:] == ["PyInit_" + name] for line in lines)
+
+
+def package_site(module):
+    """The folder the imported module's top-level package sits in, or None."""
+    top = sys.modules.get(module.split(".")[0])
+    where = list(getattr(top, "__path__", []) or [])[:1] or ([top.__file__] if getattr(top, "__file__", None) else [])
+    return os.path.dirname(os.path.realpath(where[0])) if where else None
+
+
+def extension_modules(libraries, site):
+    """(module name, path) of each library under `site` that Python imports as a module,
+    shallowest first, then by name: where a package keeps its `_C`."""
+    import importlib.machinery
+    suffixes = sorted(importlib.machinery.EXTENSION_SUFFIXES, key=len, reverse=True)
+    found = []
+    for path in libraries:
+        rel = os.path.relpath(os.path.realpath(path), site)
+        suffix = next((s for s in suffixes if rel.endswith(s)), None)
+        if rel.startswith("..") or suffix is None:
+            continue
+        name = rel[:-len(suffix)].replace(os.sep, ".")
+        if all(part.isidentifier() for part in name.split(".")) and exports_pyinit(path, name.split(".")[-1]):
+            found.append((name, path))
+    return sorted(found, key=lambda m: (m[0].count("."), m[0]))
+
+
+def missing_ops(torch, namespace, ops):
+    """The ops (all asked, or none at all in the namespace) that have no schema yet."""
+    wanted = ops or ops_in_namespace(torch, namespace) or []
+    if not wanted:
+        return None  # nothing of the namespace is there: everything is missing
+    return [op for op, row in kernel_table(torch, namespace, wanted).items() if row.get("CPU") is None]
+
+
+def reach_steps(args, modules, others):
+    """What the child (--reach) reports: each extension module imported, then each other library
+    dlopened, while ops are missing; which op each made appear. In a child: a library that aborts
+    takes only the child down."""
+    argv = [sys.executable, os.path.abspath(__file__), "--reach", "--import", args.module, "--namespace",
+            args.namespace, "--ops", args.ops, "--modules", ",".join(m for m, _ in modules)] + others
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    report = last_json_line(p.stdout)
+    if report is None:
+        err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        return {"steps": [], "died": "exit %d%s" % (p.returncode, ": " + err[-1] if err else "")}
+    return report
+
+
+def reach(torch, args):
+    """The child: import MODULE, then the modules and libraries given, in order, while ops are
+    missing; each step says what it made appear."""
+    import importlib
+    importlib.import_module(args.module)
+    wanted = [o for o in args.ops.split(",") if o]
+    steps, dl = [], libc()
+    for kind, target in [("import", m) for m in args.modules.split(",") if m] + [("dlopen", p) for p in args.libraries]:
+        before = missing_ops(torch, args.namespace, wanted)
+        if before == []:
+            break
+        step = {"kind": kind, "target": target, "ok": True}
+        try:
+            if kind == "import":
+                importlib.import_module(target)
+            elif not dl.dlopen(target.encode(), RTLD_NOW | RTLD_GLOBAL):
+                raise OSError((dl.dlerror() or b"").decode("utf-8", "replace"))
+        except Exception as e:  # noqa: BLE001 - a module that fails to import says so and the next is tried
+            step.update(ok=False, error="%s: %s" % (type(e).__name__, e))
+        after = missing_ops(torch, args.namespace, wanted) or []
+        step["appeared"] = sorted(set(before or ops_in_namespace(torch, args.namespace) or []) - set(after))
+        steps.append(step)
+    return {"steps": steps}
+
+
+def reach_ops(torch, args, paths):
+    """Where ops are missing after the import: what brings them, done again in this process."""
+    site = package_site(args.module)
+    if not site or missing_ops(torch, args.namespace, [o for o in args.ops.split(",") if o]) == []:
+        return None
+    mapped = set(loaded_under([site]))  # what the import loaded already
+    modules = [(m, p) for m, p in extension_modules(paths, site) if os.path.realpath(p) not in mapped]
+    as_modules = set(p for _, p in modules)
+    others = [p for p in paths if os.path.realpath(p) not in mapped and p not in as_modules]
+    if not modules and not others:
+        return None
+    report = reach_steps(args, modules, others)
+    useful = [s for s in report["steps"] if s["ok"] and s["appeared"]]
+    last = report["steps"].index(useful[-1]) if useful else -1
+    import importlib
+    dl = libc()
+    for step in report["steps"][:last + 1]:
+        if step["ok"]:
+            importlib.import_module(step["target"]) if step["kind"] == "import" else \
+                dl.dlopen(step["target"].encode(), RTLD_NOW | RTLD_GLOBAL)
+    ops = {op: (s["target"] if s["kind"] == "import" else "dlopen " + os.path.basename(s["target"]))
+           for s in useful for op in s["appeared"]}
+    return {"modules": [s["target"] for s in report["steps"][:last + 1] if s["ok"] and s["kind"] == "import"],
+            "ops": ops, "steps": report["steps"], "died": report.get("died")}
+
+
 def find_libraries(root):
     found = []
     for folder, dirs, files in os.walk(root):
@@ -252,6 +366,8 @@ def main():
                     help="then import this Python module, as users do: kernels it registers from Python count")
     ap.add_argument("--just-load", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--table-after-load", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--reach", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--modules", default="", help=argparse.SUPPRESS)
     ap.add_argument("libraries", nargs="*")
     args = ap.parse_args()
     out = {"torch": None, "torch_cuda": None, "libraries": [], "namespace": args.namespace or None,
@@ -259,7 +375,7 @@ def main():
     saved = os.dup(1)
     os.dup2(2, 1)  # anything a library prints at load time goes to stderr; stdout is the JSON
     try:
-        if args.just_load or args.table_after_load:
+        if args.just_load or args.table_after_load or args.reach:
             return helper(args)
         try:
             import torch
@@ -268,7 +384,7 @@ def main():
             out["error"] = "import torch: %s: %s" % (type(e).__name__, e)
             return out
         paths = list(args.libraries) + (find_libraries(args.find) if args.find else [])
-        if not paths:
+        if not paths and not args.module:
             out["error"] = "no library to load (none built?)"
         out["libraries"] = [load_isolated(p) for p in paths]
         if args.module:
@@ -279,6 +395,10 @@ def main():
             for lib in out["libraries"]:
                 if lib["loaded"]:
                     dl.dlopen(lib["path"].encode(), RTLD_NOW | RTLD_GLOBAL)
+        if args.namespace and args.module and out["import"]["ok"]:
+            reached = reach_ops(torch, args, paths)
+            if reached:
+                out["reached"] = reached
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)
@@ -297,8 +417,10 @@ def main():
 
 
 def helper(args):
-    """The child processes of load_isolated() and cpp_only_kernels()."""
+    """The child processes of load_isolated(), cpp_only_kernels() and reach_steps()."""
     import torch  # noqa: F401 - libraries resolve torch's symbols from it, as after `import torch`
+    if args.reach:
+        return reach(torch, args)
     dl = libc()
     if args.just_load:
         return load_one(dl, args.libraries[0])

@@ -137,16 +137,136 @@ def compare(actual, expected, where="output"):
 
 # --- loading ------------------------------------------------------------------------------------
 
-def load_ops(libraries, module):
+def load_ops(libraries, module, qualified_ops=()):
     """Registers the cell's ops as users get them: `import module` when the project names one
     (a package may ship variants of one library that abort when both are loaded; its import
-    picks one), else torch.ops.load_library of every built library."""
+    picks one) and, for ops still missing, the package's extension modules its own code imports
+    when first used (`pkg._C`, load_library.py's reach); else torch.ops.load_library of every
+    built library."""
     import torch
     if module:
         importlib.import_module(module)
+        reach_extension_modules(module, libraries, qualified_ops)
         return
     for lib in libraries:
         torch.ops.load_library(lib)
+
+
+def has_schema(qualified):
+    try:
+        resolve(qualified)
+        return True
+    except Exception:  # noqa: BLE001 - not registered (yet)
+        return False
+
+
+def reach_extension_modules(module, libraries, qualified_ops):
+    """Imports the package's extension modules, shallowest first, while an op has no schema."""
+    from load_library import extension_modules, package_site
+    site = package_site(module)
+    if not site:
+        return
+    for name, _ in extension_modules(libraries, site):
+        if all(has_schema(q) for q in qualified_ops):
+            return
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the op's own result says it is not registered
+            pass
+
+
+# Placeholders for a schema's argument types (the prefix of the type as the schema prints it),
+# first match wins: the same values `opmatrix init` writes into a samples file
+# (harness/src/init/init_samples.cpp). An optional argument gets None.
+PLACEHOLDERS = (
+    ("Tensor[]", lambda torch, device: [torch.rand(4, 4, device=device)]),
+    ("Tensor?[]", lambda torch, device: [torch.rand(4, 4, device=device)]),
+    ("Tensor", lambda torch, device: torch.rand(4, 4, device=device)),
+    ("int[", lambda torch, device: [1, 1]),
+    ("SymInt[", lambda torch, device: [1, 1]),
+    ("float[", lambda torch, device: [1.0, 1.0]),
+    ("bool[", lambda torch, device: [False, False]),
+    ("int", lambda torch, device: 1),
+    ("SymInt", lambda torch, device: 1),
+    ("Scalar", lambda torch, device: 1),
+    ("float", lambda torch, device: 0.5),
+    ("bool", lambda torch, device: False),
+    ("str", lambda torch, device: ""),
+    ("ScalarType", lambda torch, device: torch.float32),
+)
+RUNTIME_SAMPLE = "sample made from the runtime schema"
+
+
+def placeholder(torch, type_name, device):
+    """init's value for an argument of `type_name` (sample_argument in init_samples.cpp)."""
+    if type_name.endswith("?"):
+        return None
+    for prefix, make in PLACEHOLDERS:
+        if type_name == prefix or type_name.startswith(prefix if prefix.endswith("[") else prefix + "("):
+            return make(torch, device)
+    raise ValueError("no placeholder for an argument of type %s" % type_name)
+
+
+def schema_arguments(schema):
+    """The arguments of "ns::op(Tensor a, int[2] k=[1, 1], *, bool f=False) -> Tensor", split at
+    top-level commas, as init reads a schema string."""
+    text = schema[schema.index("(") + 1:]
+    out, depth, cur = [], 0, ""
+    for c in text:
+        if c in "([":
+            depth += 1
+        if c == "]":
+            depth -= 1
+        if c == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def runtime_sample(qualified, device):
+    """A Sample for `qualified` from the schema the dispatcher holds (an op defined by a function
+    pointer, whose schema no source states), with the typed placeholders `opmatrix init` writes;
+    raises ValueError when an argument has a type without one."""
+    import torch
+    op = resolve(qualified)
+    args, kwargs, keyword = [], {}, False
+    for a in schema_arguments(str(op._schema)):
+        if a == "*":
+            keyword = True
+            continue
+        if "=" in a:
+            continue  # its default is a valid sample already
+        type_name, _, name = a.rpartition(" ")
+        value = placeholder(torch, type_name or name, device)
+        if keyword:
+            kwargs[name] = value
+        else:
+            args.append(value)
+    return Sample(qualified, op, tuple(args), kwargs, "%s (%s)" % (describe(qualified, args, kwargs), RUNTIME_SAMPLE))
+
+
+def runtime_targets(check, cell, ops, devices):
+    """([(label, [Sample])], [skips]) for `ops` (short names) from their runtime schemas. A
+    placeholder the real kernel rejects is no sample: that op skips, saying where to add one."""
+    targets, problems = [], []
+    for op in ops:
+        qualified = cell.namespace + "::" + op
+        try:
+            samples = [runtime_sample(qualified, device) for device in devices]
+            for s in samples:
+                s.op(*s.args, **s.kwargs)
+            targets.append((op, samples))
+        except Exception as e:  # noqa: BLE001 - why no sample could be made, in the op's own skip
+            problems.append(result(check, "skip", "no sample for %s: the placeholder %s cannot run it (%s): add "
+                                   "its inputs to a samples file (samples: FILE)" % (qualified, RUNTIME_SAMPLE, excerpt(e)),
+                                   op=op))
+    return targets, problems
 
 
 def fakes_unavailable(cell):
@@ -202,7 +322,7 @@ def cell_targets(check, cell, libraries, devices=("cpu",)):
     that says where to add one, never a silent pass."""
     problems = []
     try:
-        load_ops(libraries, cell.module)
+        load_ops(libraries, cell.module, [cell.namespace + "::" + op for op in cell.ops])
     except Exception as e:  # noqa: BLE001 - every op's result says why
         how = "import %s" % cell.module if cell.module else "torch.ops.load_library"
         return [], [result(check, "error", "%s failed: %s" % (how, excerpt(e)), op=op) for op in cell.labels()]
@@ -225,8 +345,15 @@ def cell_targets(check, cell, libraries, devices=("cpu",)):
         except Exception as e:  # noqa: BLE001
             problems.append(result(check, "error", "%s is not registered after loading: %s"
                                    % (ops_samples[0].qualified, excerpt(e)), op=name))
-    for op in cell.labels():
-        if op not in grouped:
+    # An op the samples file has no call for (init could not read its schema: an op defined by a
+    # function pointer) gets init's placeholders from the schema the dispatcher holds now.
+    unsampled = [op for op in cell.labels() if op not in grouped]
+    known = [op for op in unsampled if has_schema(cell.namespace + "::" + op)]
+    from_runtime, skips = runtime_targets(check, cell, known, devices)
+    targets += from_runtime
+    problems += skips
+    for op in unsampled:
+        if op not in known:
             problems.append(result(check, "skip", "no sample for %s::%s in %s: add one to its samples(device)"
                                    % (cell.namespace, op, cell.samples_file), op=op))
     return targets, problems

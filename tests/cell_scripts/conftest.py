@@ -205,8 +205,9 @@ TORCH_LIBRARY_IMPL(opm_cellscripts, Meta, m) { m.impl("autograd_cuda", same); }
 """
 
 
-def compile_op_library(torch_info, cxx, build_root, name, source):
-    """lib<name>.so from C++ `source`, compiled against the cell Python's own libtorch."""
+def compile_op_library(torch_info, cxx, build_root, name, source, extra=()):
+    """lib<name>.so from C++ `source`, compiled against the cell Python's own libtorch (and
+    `extra` flags: a Python extension module's include folder)."""
     include = [p for p in torch_info["include"] if os.path.isfile(os.path.join(p, "torch", "library.h"))]
     if not include and os.path.isfile("/usr/include/torch/library.h"):
         include = ["/usr/include"]
@@ -218,7 +219,7 @@ def compile_op_library(torch_info, cxx, build_root, name, source):
     src.write_text(source)
     lib = d / ("lib%s.so" % name)
     argv = [cxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=%d" % torch_info["abi"]]
-    argv += ["-I" + p for p in include] + [src, "-o", lib]
+    argv += ["-I" + p for p in include] + list(extra) + [src, "-o", lib]
     argv += ["-L" + p for p in torch_info["libs"]] + ["-Wl,-rpath," + p for p in torch_info["libs"]]
     argv += ["-ltorch_cpu", "-lc10"]
     compile_or_fail(argv, "the op library " + name)

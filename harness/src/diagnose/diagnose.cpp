@@ -94,6 +94,18 @@ Diagnosis explain_signal(const StepFailure& f, int sig, Diagnosis d) {
   return d;
 }
 
+// Where the cell keeps a project's sources: its copy for a wheel build (build_wheel.py's
+// BUILD/src) and its tests' tree (run_tests.py's). A person knows the file as `pkg/ops.cu` in
+// their repository, not as the container's /build/src/pkg/ops.cu; the evidence keeps the log's words.
+const char* const kCellSourceFolders[] = {"/build/src/", "/build/run-tree/"};
+
+std::string project_relative(std::string text) {
+  for (const char* folder : kCellSourceFolders)
+    for (std::size_t at = text.find(folder); at != std::string::npos; at = text.find(folder, at))
+      text.erase(at, std::strlen(folder));
+  return text;
+}
+
 // What no rule explains: the step's exit code and the end of its log.
 Diagnosis explain_unrecognised(const StepFailure& f, Diagnosis d) {
   d.kind = f.step + "_failed";
@@ -118,6 +130,7 @@ Diagnosis diagnose_step(const StepFailure& f) {
       if (!step_rules::finds(rule, f.log, e)) continue;
       d.evidence = e.line;
       rule.explain(f, e, d);
+      d.summary = project_relative(d.summary);
       return d;
     }
   return explain_unrecognised(f, d);

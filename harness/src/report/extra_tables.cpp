@@ -40,8 +40,11 @@ Grid projects_table(const ResultsSet& set) {
   for (const auto& r : set.cells) {
     if (!r.cell.contains("project")) continue;
     const auto& p = r.cell["project"];
-    std::vector<std::string> row = {cell_id(r), fmt::format("{} ({}, namespace {})", p.value("label", p.value("path", "")), p.value("kind", ""),
-                                                            p.value("namespace", "-")),
+    // A library without a dispatcher namespace (a pybind11 extension) is named without one.
+    const std::string ns = p.value("namespace", "");
+    std::vector<std::string> row = {cell_id(r),
+                                    fmt::format("{} ({}{})", p.value("label", p.value("path", "")), p.value("kind", ""),
+                                                ns.empty() ? ", no dispatcher namespace" : ", namespace " + ns),
                                     r.cell.value("torch", ""), r.cell.value("cuda", "")};
     std::vector<std::string> cls = {"", "", ""};
     for (const std::string& check : checks) {

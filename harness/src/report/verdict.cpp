@@ -30,8 +30,11 @@ std::string headline(const std::string& message, std::size_t limit = 110) {
     if (end != std::string::npos && start != std::string::npos) s = message.substr(start + 1, end - start);
   }
   if (s.size() <= limit) return s;
+  // Only ever between words: a cut inside a token (a number, a path, a symbol) changes the fact
+  // ("ms_deform_attn_cuda.cu:65" is not "…cu:6"). A long last token stays whole.
   auto cut = s.rfind(' ', limit);
-  if (cut == std::string::npos || cut < limit / 2) cut = limit;
+  if (cut == std::string::npos || cut < limit / 2) cut = s.find(' ', limit);
+  if (cut == std::string::npos) return s;
   while (cut > 0 && (s[cut - 1] == ' ' || s[cut - 1] == ',' || s[cut - 1] == ';')) --cut;
   return s.substr(0, cut) + " …";
 }
@@ -47,6 +50,15 @@ std::string broken_reason(const CheckResult& c) {
 
 void add_once(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// Skips a user of the cell must know of: the ops run without what was skipped. A library whose
+// build makes no compiled extension in this runtime, by design, runs its Python fallback.
+const char* const kLimitingSkips[] = {"no_extension_by_design"};
+
+bool limiting_skip(const CheckResult& c) {
+  return c.diagnosis && std::any_of(std::begin(kLimitingSkips), std::end(kLimitingSkips),
+                                    [&](const char* kind) { return c.diagnosis->kind == kind; });
 }
 
 bool infrastructure(const CheckResult& c) {
@@ -116,6 +128,7 @@ CellVerdict assess(const CellResult& r) {
     if (c.status == Status::skip) {
       const CheckSpec* spec = find_check(c.check);
       if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(unexecuted, spec->unexecuted);
+      if (limiting_skip(c)) add_once(other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
       continue;
     }
     const Weight w = weight_of(c);

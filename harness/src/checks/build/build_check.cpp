@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "checks/cell_context.h"
+#include "checks/load/load_judge.h"
 #include "checks/registry.h"
 #include "util/cuda_arch.h"
 #include "util/json_fields.h"
@@ -85,7 +86,9 @@ std::string built_message(const CellContext& ctx) {
                        fs::path(ctx.build.fetched).filename().string(), ctx.cell.torch);
   const nlohmann::json& w = ctx.build.wheel;
   const std::string wheel = w.is_object() ? " as " + fs::path(json_text(w, "wheel")).filename().string() : "";
-  return fmt::format("{} project {} built{}{}", p->kind, p->label(), wheel, ctx.cell.has_cuda() ? "" : " (CPU only)");
+  const std::string none = no_extension_reason(w);
+  return fmt::format("{} project {} built{}{}", p->kind, p->label(), wheel,
+                     !none.empty() ? ": " + none : ctx.cell.has_cuda() ? "" : " (CPU only)");
 }
 
 bool build(CellContext& ctx, const StepSpec& spec) {

@@ -15,8 +15,26 @@
 namespace opmatrix {
 
 // One `load` check per library: loads with RTLD_NOW, or the undefined symbols (demangled)
-// / missing libraries that stop it. `repro` is the command that shows it again.
-std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro);
+// / missing libraries that stop it. `repro` is the command that shows it again. A package whose
+// build made no compiled library (`build`, build_wheel.py's report) gets one `load` skip saying
+// so — by design where its setup.py says why (no_extension_reason), else a fail.
+std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro,
+                                     const nlohmann::json& build = nlohmann::json());
+
+// "no compiled extension in this runtime, by design: setup.py:42 `if torch.cuda.is_available():`
+// builds it only there (it says 'Compiling without CUDA')" from build_wheel.py's report, or ""
+// where the build made a library or did not say why it made none.
+std::string no_extension_reason(const nlohmann::json& build);
+
+// Where the build made no compiled library: each op of the namespace is not checked here, with
+// the reason (never "not registered at all": there is nothing to register it).
+std::vector<CheckResult> no_extension_checks(const std::vector<std::string>& ops, const std::string& ns,
+                                             const std::string& why);
+
+// The words a registration or import result gains where the ops appeared only once an extension
+// module was imported (load_library.py's "reached"): " (registered once `pkg._C` is imported;
+// `import pkg` alone does not load it)"; "" where the import alone brought them.
+std::string reached_note(const nlohmann::json& report, const std::string& op = "");
 
 // `registration` (CPU, plus CUDA when `expect_cuda`) and `meta` per op of the namespace. With
 // `promises`, an op is expected to have only the backends its library promises for it (a

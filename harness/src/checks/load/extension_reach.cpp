@@ -1,0 +1,50 @@
+// How a package's ops reach its users: through its import, an extension module its code imports
+// when first used (`pkg._C`), or not at all in a runtime where its build makes no compiled
+// extension by design (a setup.py that builds it only with CUDA). The load judge's words for
+// those: registered, but only once that module is imported; not checked, for want of an extension.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checks/check_results.h"
+#include "checks/load/load_judge.h"
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+std::string no_extension_reason(const nlohmann::json& build) {
+  if (!build.is_object() || !build.contains("no_extension") || !build["no_extension"].is_object()) return "";
+  const nlohmann::json& why = build["no_extension"];
+  const std::string words = json_text(why, "words");
+  return fmt::format("no compiled extension in this runtime, by design: {} `{}` builds it only there{}",
+                     json_text(why, "where"), json_text(why, "line"),
+                     words.empty() ? "" : fmt::format(" (it says '{}')", words));
+}
+
+std::vector<CheckResult> no_extension_checks(const std::vector<std::string>& ops, const std::string& ns,
+                                             const std::string& why) {
+  std::vector<CheckResult> out;
+  for (const auto& op : ops)
+    out.push_back(make_check(op, "registration", "", Status::skip,
+                             fmt::format("{}::{} not checked here: {}", ns, op, why)));
+  return out;
+}
+
+std::string reached_note(const nlohmann::json& report, const std::string& op) {
+  if (!report.contains("reached") || !report["reached"].is_object()) return "";
+  const nlohmann::json& reached = report["reached"];
+  const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
+  if (op.empty()) {
+    const auto modules = reached.value("modules", std::vector<std::string>{});
+    if (modules.empty()) return "";
+    return fmt::format(" — its ops register once {} is imported (`import {}` alone does not load it, its own code "
+                       "imports it when first used)", fmt::join(modules, ", "), module);
+  }
+  if (!reached.contains("ops") || !reached["ops"].contains(op)) return "";
+  const std::string by = reached["ops"][op].get<std::string>();
+  return by.rfind("dlopen ", 0) == 0
+             ? fmt::format(" (registered only once {} is loaded with torch.ops.load_library: no import of {} loads "
+                           "it)", by.substr(7), module)
+             : fmt::format(" (registered once {} is imported; `import {}` alone does not load it)", by, module);
+}
+
+}  // namespace opmatrix

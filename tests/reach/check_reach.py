@@ -1,0 +1,78 @@
+"""The assertions of run_reach.sh on the two cells' results and the run's JSON report. Prints
+each expectation; exits 1 naming those that do not hold."""
+import json
+import os
+import sys
+
+results, report = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def expect(what, ok, detail=""):
+    print("%-4s %s%s" % ("ok" if ok else "FAIL", what, (": %s" % (detail,)) if not ok else ""))
+    if not ok:
+        failures.append(what)
+
+
+def cell(name):
+    return json.load(open(os.path.join(results, name + ".json")))
+
+
+def of(r, check, op=None):
+    return [c for c in r["checks"] if c["check"] == check and (op is None or c.get("op", "") == op)]
+
+
+def verdict(cell_id):
+    for c in json.load(open(report))["cells"]:
+        if c["cell"]["id"] == cell_id:
+            return c.get("verdict", {})
+    return {}
+
+
+# A package that imports its extension when first used.
+reach = cell("reachops-trixie-torch2.6-cpu")
+for op in ("double_it", "half_it"):
+    reg = of(reach, "registration", op)
+    expect("reachops::%s is registered, once reachops._C is imported" % op,
+           len(reg) == 1 and reg[0]["status"] == "pass"
+           and "registered once reachops._C is imported; `import reachops` alone does not load it" in reg[0]["message"],
+           [c["message"] for c in reg])
+imported = [c for c in of(reach, "load") if c.get("subtest") == "import"]
+expect("the import says which module brings the ops",
+       imported and imported[0]["status"] == "pass" and "its ops register once reachops._C is imported" in imported[0]["message"],
+       [c["message"] for c in imported])
+half = [c for c in of(reach, "opcheck", "half_it")]
+expect("half_it (a function-pointer def) is opchecked on a sample made from its runtime schema",
+       half and all(c["status"] == "pass" for c in half)
+       and all("sample made from the runtime schema" in (c.get("sample", "") + c["message"]) for c in half),
+       [(c["status"], c.get("sample"), c["message"][:160]) for c in half])
+expect("double_it keeps its samples file's sample", any(c["status"] == "pass" for c in of(reach, "opcheck", "double_it")),
+       [c["message"][:160] for c in of(reach, "opcheck", "double_it")])
+tests = of(reach, "tests")
+expect("its own tests pass", any(c["status"] == "pass" for c in tests) and not any(c["status"] in ("fail", "error") for c in tests),
+       [c["message"] for c in tests])
+expect("reachops works (no red, no limit from how its ops are reached)", verdict("reachops-trixie-torch2.6-cpu").get("verdict") == "pass",
+       verdict("reachops-trixie-torch2.6-cpu"))
+
+# No compiled extension in a CPU runtime, by design.
+gated = cell("cudagated-trixie-torch2.6-cpu")
+build = of(gated, "build")
+expect("the build passes and names setup.py's own line and words",
+       build and build[0]["status"] == "pass" and "no compiled extension in this runtime, by design: setup.py:8" in build[0]["message"]
+       and "Compiling without CUDA" in build[0]["message"], [c["message"] for c in build])
+lib = [c for c in of(gated, "load") if c.get("subtest") == "library"]
+expect("load: no library to load is a limit by design, not an error",
+       len(lib) == 1 and lib[0]["status"] == "skip" and (lib[0].get("diagnosis") or {}).get("kind") == "no_extension_by_design",
+       [(c["status"], c["message"]) for c in lib])
+imported = [c for c in of(gated, "load") if c.get("subtest") == "import"]
+expect("import cudagated passes (its fallback)", imported and imported[0]["status"] == "pass", [c["message"] for c in imported])
+reg = of(gated, "registration", "scale_boxes")
+expect("scale_boxes is not checked here, for want of an extension (never 'not registered at all')",
+       len(reg) == 1 and reg[0]["status"] == "skip" and "no compiled extension in this runtime" in reg[0]["message"],
+       [c["message"] for c in reg])
+expect("its own test passes", any(c["status"] == "pass" for c in of(gated, "tests")), [c["message"] for c in of(gated, "tests")])
+v = verdict("cudagated-trixie-torch2.6-cpu")
+expect("cudagated: works with limits, the limit naming the missing extension",
+       v.get("verdict") == "limits" and any("no compiled extension in this runtime" in l for l in v.get("limits", [])), v)
+expect("no cell is an error", all(cell(n)["status"] != "error" for n in ("reachops-trixie-torch2.6-cpu", "cudagated-trixie-torch2.6-cpu")))
+sys.exit(1 if failures else 0)
