@@ -31,9 +31,9 @@ std::string headline(const std::string& message, std::size_t limit = 110) {
   }
   if (s.size() <= limit) return s;
   // Only ever between words: a cut inside a token (a number, a path, a symbol) changes the fact
-  // ("ms_deform_attn_cuda.cu:65" is not "…cu:6"). A long last token stays whole.
+  // ("ms_deform_attn_cuda.cu:65" is not "…cu:6"). A token that crosses the limit is left out
+  // whole; the cell's section has the message in full.
   auto cut = s.rfind(' ', limit);
-  if (cut == std::string::npos || cut < limit / 2) cut = s.find(' ', limit);
   if (cut == std::string::npos) return s;
   while (cut > 0 && (s[cut - 1] == ' ' || s[cut - 1] == ',' || s[cut - 1] == ';')) --cut;
   return s.substr(0, cut) + " …";

@@ -3,6 +3,7 @@
 // own failures (network).
 #include <gtest/gtest.h>
 
+#include "checks/requirements/metadata_rule.h"
 #include "checks/requirements/missing_module.h"
 #include "checks/requirements/requirements_judge.h"
 
@@ -113,6 +114,37 @@ TEST(MissingModule, OtherImportFailuresAreLeftAlone) {
   auto checks = failed_import("ImportError: libc10.so: cannot open shared object file");
   name_missing_requirement("p", nullptr, checks);
   EXPECT_EQ(checks[0].diagnosis->kind, "python_import_error");
+}
+
+}  // namespace opmatrix
+
+namespace opmatrix {
+
+// pip runs setup.py to read the metadata, and the build runs it again: a setup.py that raises
+// without a GPU is one red (the build's, which names why), not two.
+TEST(MetadataRule, AMetadataFailureTheBuildExplainsIsNotASecondRed) {
+  CheckResult req;
+  req.check = "requirements";
+  req.status = Status::fail;
+  req.message = "pip could not read the project's metadata: metadata-generation-failed";
+  req.diagnosis = Diagnosis{"metadata", req.message, "fix setup.py", "r", ""};
+  CheckResult build;
+  build.check = "build";
+  build.status = Status::fail;
+  build.message = "the build step failed";
+  build.diagnosis = Diagnosis{"setup_needs_gpu", "setup.py refuses to build without a visible GPU: NotImplementedError",
+                              "gate on CUDA_HOME", "r", ""};
+  std::vector<CheckResult> checks = {req, build};
+  metadata_explained_by_build(checks);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  EXPECT_FALSE(checks[0].diagnosis);
+  EXPECT_NE(checks[0].message.find("see build: setup.py refuses to build without a visible GPU"), std::string::npos)
+      << checks[0].message;
+  EXPECT_EQ(checks[1].status, Status::fail);
+  // With the build passing, the metadata red stands.
+  std::vector<CheckResult> alone = {req};
+  metadata_explained_by_build(alone);
+  EXPECT_EQ(alone[0].status, Status::fail);
 }
 
 }  // namespace opmatrix

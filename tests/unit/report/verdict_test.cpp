@@ -147,13 +147,34 @@ TEST(Verdict, ASkippedCellSaysWhy) {
 TEST(Verdict, LongMessagesAreCutToTheirHeadline) {
   const std::string evidence(300, 'x');
   const CellVerdict v = assess(cell("none", {result("", "load", Status::fail, "libfoo.so: undefined symbol: " + evidence)}));
-  EXPECT_EQ(v.broken, std::vector<std::string>{"libfoo.so: undefined symbol: " + std::string(81, 'x') + " …"});
+  // Never inside a token: a symbol, path or number that crosses the limit is left out whole.
+  EXPECT_EQ(v.broken, std::vector<std::string>{"libfoo.so: undefined symbol: …"});
+  const CellVerdict path = assess(cell("none", {result("", "build", Status::fail,
+      "CUDA compile error in models/dino/ops/src/cuda/ms_deform_attn_cuda_forward_and_backward_for_every_level.cu:65: "
+      "no suitable conversion function")}));
+  EXPECT_EQ(path.broken, std::vector<std::string>{"CUDA compile error in …"});
   // Cut at a word, never at the first ": " (the why comes after it).
   const CellVerdict cpu_only = assess(cell("13.2", {result("", "load", Status::fail,
       "CUDA promised, built CPU-only: no built library holds device code; every op runs on the CPU kernels and "
       "users of the GPU get Could not run")}));
   EXPECT_EQ(cpu_only.broken, std::vector<std::string>{"CUDA promised, built CPU-only: no built library holds device "
                                                       "code; every op runs on the CPU kernels and users …"});
+}
+
+// A library whose build makes no compiled extension in this runtime, by design, runs its Python
+// fallback: that is a limit its users must know of, not silence and not a break.
+TEST(Verdict, NoExtensionByDesignIsALimit) {
+  CheckResult none = result("", "load", Status::skip,
+                            "no compiled extension in this runtime, by design: setup.py:8 `if torch.cuda.is_available():` "
+                            "builds it only there");
+  none.diagnosis = Diagnosis{};
+  none.diagnosis->kind = "no_extension_by_design";
+  const CellVerdict v = assess(cell("none", {none, result("scale", "registration", Status::skip, "not checked here")}));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  ASSERT_EQ(v.limits.size(), 1u);
+  EXPECT_EQ(v.limits[0].rfind("load: no compiled extension in this runtime, by design", 0), 0u) << v.limits[0];
+  // Any other skip stays silent.
+  EXPECT_EQ(assess(cell("none", {result("", "load", Status::skip, "x")})).verdict, Verdict::works);
 }
 
 TEST(Verdict, WorseOrdersBrokenLimitsWorksNotRun) {

@@ -1,0 +1,84 @@
+// How a package's ops reach its users (checks/load/extension_reach.cpp, load_judge.cpp): ops
+// registered only once an extension module is imported, and a build that makes no compiled
+// extension in this runtime by design.
+#include <gtest/gtest.h>
+
+#include "checks/load/load_judge.h"
+
+namespace opmatrix {
+
+namespace {
+
+nlohmann::json lazy_report() {
+  return nlohmann::json::parse(R"({"torch": "2.6.0", "namespace": "reachops",
+    "libraries": [{"path": "/build/site/reachops/_C.cpython-313-x86_64-linux-gnu.so", "loaded": true}],
+    "import": {"module": "reachops", "ok": true, "functions": ["double_it"]},
+    "reached": {"modules": ["reachops._C"], "ops": {"double_it": "reachops._C", "late": "dlopen _late.so"}},
+    "ops": {"double_it": {"CPU": true, "CUDA": false, "Meta": true, "Autograd": false},
+            "late": {"CPU": true, "CUDA": false, "Meta": true, "Autograd": false},
+            "eager": {"CPU": true, "CUDA": false, "Meta": true, "Autograd": false}}})");
+}
+
+nlohmann::json gated_build() {
+  return nlohmann::json::parse(R"({"ok": true, "wheel": "/build/wheel/cudagated-0.1.0-py3-none-any.whl", "libraries": [],
+    "no_extension": {"where": "setup.py:8", "line": "if torch.cuda.is_available() and CUDA_HOME is not None:",
+                     "words": "Compiling without CUDA"}})");
+}
+
+const CheckResult* registration_of(const std::vector<CheckResult>& checks, const std::string& op) {
+  for (const auto& c : checks)
+    if (c.check == "registration" && c.op == op) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(ExtensionReach, OpsRegisteredOnceTheExtensionModuleIsImportedSaySo) {
+  const auto checks = namespace_checks(lazy_report(), "reachops", false, "r");
+  const CheckResult* lazy = registration_of(checks, "double_it");
+  ASSERT_TRUE(lazy);
+  EXPECT_EQ(lazy->status, Status::pass);
+  EXPECT_NE(lazy->message.find("(registered once reachops._C is imported; `import reachops` alone does not load it)"),
+            std::string::npos) << lazy->message;
+  const CheckResult* late = registration_of(checks, "late");
+  ASSERT_TRUE(late);
+  EXPECT_NE(late->message.find("registered only once _late.so is loaded with torch.ops.load_library"), std::string::npos)
+      << late->message;
+  // An op the import itself registered gains no note.
+  const CheckResult* eager = registration_of(checks, "eager");
+  ASSERT_TRUE(eager);
+  EXPECT_EQ(eager->message.find("registered once"), std::string::npos) << eager->message;
+  EXPECT_NE(reached_note(lazy_report()).find("its ops register once reachops._C is imported"), std::string::npos);
+  EXPECT_EQ(reached_note(nlohmann::json::object()), "");
+}
+
+TEST(ExtensionReach, NoExtensionByDesignIsASkipNamingSetupPysLine) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.6.0", "libraries": [], "error": null,
+    "import": {"module": "cudagated", "ok": true}})");
+  const auto checks = load_checks(report, "r", gated_build());
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  EXPECT_EQ(checks[0].subtest, "library");
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "no_extension_by_design");
+  EXPECT_NE(checks[0].message.find("no compiled extension in this runtime, by design: setup.py:8 `if "
+                                   "torch.cuda.is_available() and CUDA_HOME is not None:` builds it only there (it "
+                                   "says 'Compiling without CUDA')"),
+            std::string::npos) << checks[0].message;
+  const auto ops = no_extension_checks({"scale_boxes"}, "cudagated", no_extension_reason(gated_build()));
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].status, Status::skip);
+  EXPECT_EQ(ops[0].message.rfind("cudagated::scale_boxes not checked here: no compiled extension", 0), 0u);
+}
+
+TEST(ExtensionReach, NoLibraryWithoutAReasonStaysARed) {
+  const auto report = nlohmann::json::parse(R"({"libraries": [], "error": null, "import": {"module": "x", "ok": true}})");
+  const auto checks = load_checks(report, "r", nlohmann::json::parse(R"({"ok": true, "libraries": [], "no_extension": null})"));
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::fail);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "no_library_built");
+  EXPECT_EQ(no_extension_reason(nlohmann::json::object()), "");
+}
+
+}  // namespace opmatrix
