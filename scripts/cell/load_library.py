@@ -141,23 +141,56 @@ def unresolved_symbols(dl, path):
     return missing
 
 
-def missing_libraries(path):
-    """What the dynamic loader cannot satisfy, as ldd reports it: sonames it cannot find
-    ("libc10.so.2.6 => not found") and symbol versions the runtime's libraries lack
-    ("version `GLIBCXX_3.4.32' not found (required by ...)")."""
-    missing = []
+def missing_libraries(dl, path):
+    """What the dynamic loader cannot satisfy in this process: the library's NEEDED sonames that
+    are neither loaded already (torch's own, once torch is imported: the loader matches a loaded
+    library's soname) nor found through its RUNPATH or the loader's path, and symbol versions the
+    runtime's libraries lack as ldd reports them ("GLIBCXX_3.4.32 of libstdc++.so.6"). ldd alone
+    would name torch's libraries too wherever a relative RPATH into torch's folder does not
+    resolve from where the package was installed, though this process has them."""
+    dirs = search_dirs(path)
+    missing = [soname for soname in needed_sonames(path) if not open_needed(dl, soname, dirs)]
     for line in tool_lines(["ldd", path]) or []:
         m = re.search(r"(\S+): version `([^']+)' not found", line)
         if m:
             missing.append("%s of %s" % (m.group(2), os.path.basename(m.group(1))))
-        elif "=> not found" in line:
-            missing.append(line.split()[0])
+        elif "=> not found" in line and not missing and not dl.dlopen(line.split()[0].encode(), RTLD_LAZY | RTLD_NOLOAD):
+            missing.append(line.split()[0])  # a library one of its own NEEDs lacks
     return sorted(set(missing), key=missing.index)
 
 
-def load_one(dl, path):
+def siblings_named(root, sonames):
+    """{soname: path} of the files under the package's folder named like the sonames."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for f in sorted(files):
+            if f in sonames and f not in found:
+                found[f] = os.path.join(folder, f)
+    return found
+
+
+def load_siblings_first(dl, path, root, depth=0):
+    """The package's own libraries `path` needs and cannot find (a relative RUNPATH that does not
+    resolve from where pip put them, or none: the package loads them first), loaded first, as the
+    package's import does; returns those loaded, in order, once `path` loads, else None."""
+    if depth > 4:
+        return None
+    loaded = []
+    for soname, sibling in siblings_named(root, set(missing_libraries(dl, path))).items():
+        if dl.dlopen(sibling.encode(), RTLD_NOW | RTLD_GLOBAL):
+            loaded.append(sibling)
+            continue
+        deeper = load_siblings_first(dl, sibling, root, depth + 1)
+        if deeper is None:
+            return None
+        loaded += deeper + [sibling]
+    return loaded if loaded and dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL) else None
+
+
+def load_one(dl, path, root=None):
     out = {"path": path, "loaded": False, "error_kind": None, "error": None, "undefined": [],
-           "undefined_count": 0, "missing_libraries": []}
+           "undefined_count": 0, "missing_libraries": [], "loaded_after": []}
     if not os.path.isfile(path):
         out.update(error_kind="other", error="no such file")
         return out
@@ -165,6 +198,11 @@ def load_one(dl, path):
         out["loaded"] = True
         return out
     message = (dl.dlerror() or b"").decode("utf-8", "replace")
+    if "cannot open shared object file" in message:
+        after = load_siblings_first(dl, path, root or os.path.dirname(path))
+        if after:
+            out.update(loaded=True, loaded_after=after)
+            return out
     out["error"] = message
     m = re.search(r"undefined symbol: (\S+)", message)
     if m:
@@ -177,7 +215,7 @@ def load_one(dl, path):
                             for s, d in zip(missing[:MAX_SYMBOLS], demangle(missing[:MAX_SYMBOLS]))]
     elif "cannot open shared object file" in message:
         out["error_kind"] = "missing_library"
-        out["missing_libraries"] = missing_libraries(path) or [message.split(":")[0].strip()]
+        out["missing_libraries"] = missing_libraries(dl, path) or [message.split(":")[0].strip()]
     else:
         out["error_kind"] = "other"
     return out
@@ -191,10 +229,11 @@ def last_json_line(stdout):
         return None
 
 
-def load_isolated(path):
+def load_isolated(path, root=None):
     """load_one(path) in a fresh process: a library whose load aborts (a duplicate registration,
-    a static initialiser that throws) is reported as such, with the line that says why."""
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--just-load", path],
+    a static initialiser that throws) is reported as such, with the line that says why. `root`:
+    the package's folder, where its sibling libraries are looked for."""
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--just-load", path] + (["--find", root] if root else []),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     report = last_json_line(p.stdout)
     if report is not None:
@@ -204,7 +243,7 @@ def load_isolated(path):
     died = p.returncode < 0
     how = signal.Signals(-p.returncode).name if died else "exit %d" % p.returncode
     return {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
-            "undefined": [], "undefined_count": 0, "missing_libraries": [],
+            "undefined": [], "undefined_count": 0, "missing_libraries": [], "loaded_after": [],
             "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
 
 
@@ -349,6 +388,20 @@ def reach_ops(torch, args, paths):
             "ops": ops, "steps": report["steps"], "died": report.get("died")}
 
 
+TORCH_SONAME = re.compile(r"^lib(?:torch|c10|shm|caffe2)")
+
+
+def mark_optional_backends(libraries, loaded_by_import, own_names):
+    """A library that does not load for want of system libraries only (not torch's, not the
+    package's), where the package imports without it, is an optional backend of the package (an
+    FFmpeg or SoX build it tries and skips): "optional": true, for the judge to name once."""
+    for lib in libraries:
+        missing = lib.get("missing_libraries") or []
+        lib["optional"] = bool(lib["error_kind"] == "missing_library" and missing
+                               and os.path.realpath(lib["path"]) not in loaded_by_import
+                               and not any(TORCH_SONAME.match(m) or " of " in m or m in own_names for m in missing))
+
+
 def find_libraries(root):
     found = []
     for folder, dirs, files in os.walk(root):
@@ -386,10 +439,13 @@ def main():
         paths = list(args.libraries) + (find_libraries(args.find) if args.find else [])
         if not paths and not args.module:
             out["error"] = "no library to load (none built?)"
-        out["libraries"] = [load_isolated(p) for p in paths]
+        out["libraries"] = [load_isolated(p, args.find or None) for p in paths]
         if args.module:
             # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)
+            if out["import"]["ok"]:
+                mark_optional_backends(out["libraries"], loaded_under([os.path.dirname(p) for p in paths]),
+                                       set(os.path.basename(p) for p in paths))
         else:
             dl = libc()
             for lib in out["libraries"]:
@@ -423,7 +479,7 @@ def helper(args):
         return reach(torch, args)
     dl = libc()
     if args.just_load:
-        return load_one(dl, args.libraries[0])
+        return load_one(dl, args.libraries[0], args.find or None)
     for path in args.libraries:
         dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL)
     return kernel_table(torch, args.namespace, [o for o in args.ops.split(",") if o])

@@ -10,7 +10,7 @@ from conftest import OPS_NAMESPACE, cell_env, compile_or_fail, run_json
 KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
 TOP_KEYS = {"torch", "torch_cuda", "libraries", "namespace", "ops", "served_by", "error"}
-LIB_KEYS = {"path", "loaded", "error_kind", "error", "undefined", "undefined_count", "missing_libraries"}
+LIB_KEYS = {"path", "loaded", "error_kind", "error", "undefined", "undefined_count", "missing_libraries", "loaded_after"}
 
 # What conftest.OPS_CPP registers, and so which registration serves each key by the rule.
 EXPECTED_SERVED = {

@@ -54,7 +54,8 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 
 // Skips a user of the cell must know of: the ops run without what was skipped. A library whose
 // build makes no compiled extension in this runtime, by design, runs its Python fallback.
-const char* const kLimitingSkips[] = {"no_extension_by_design"};
+// An optional backend whose system library is not installed is unusable here, the rest works.
+const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable"};
 
 bool limiting_skip(const CheckResult& c) {
   return c.diagnosis && std::any_of(std::begin(kLimitingSkips), std::end(kLimitingSkips),

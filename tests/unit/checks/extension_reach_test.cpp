@@ -81,4 +81,26 @@ TEST(ExtensionReach, NoLibraryWithoutAReasonStaysARed) {
   EXPECT_EQ(no_extension_reason(nlohmann::json::object()), "");
 }
 
+// A package's libraries as its users load them: the core after its sibling, an optional
+// backend whose system library is missing named once, as a limit.
+TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.9.1", "import": {"module": "audiolib", "ok": true},
+    "libraries": [
+      {"path": "/build/site/audiolib/lib/_core.so", "loaded": true, "loaded_after": ["/build/site/audiolib/lib/libcore.so"]},
+      {"path": "/build/site/audiolib/lib/_ffmpeg4.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libavutil.so.56"], "optional": true},
+      {"path": "/build/site/audiolib/lib/_ffmpeg5.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libavutil.so.57"], "optional": true}]})");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].status, Status::pass);
+  EXPECT_NE(checks[0].message.find("_core.so loads (dlopen RTLD_NOW) in torch 2.9.1, after its sibling libcore.so "
+                                   "(the package loads it first)"), std::string::npos) << checks[0].message;
+  EXPECT_EQ(checks[1].status, Status::skip);
+  ASSERT_TRUE(checks[1].diagnosis);
+  EXPECT_EQ(checks[1].diagnosis->kind, "optional_backend_unavailable");
+  EXPECT_EQ(checks[1].message, "its optional backends _ffmpeg4.so, _ffmpeg5.so need libavutil.so.56, libavutil.so.57: "
+                               "not installed here (system libraries); optional — import audiolib works without them");
+}
+
 }  // namespace opmatrix

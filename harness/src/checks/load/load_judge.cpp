@@ -22,6 +22,42 @@ CheckResult load_result(const std::string& subtest, Status s, std::string messag
   return c;
 }
 
+std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// ", after its sibling libfoo.so (the package loads it first)" where the library needed the
+// package's own libraries loaded before it (pip's layout, not the loader's, puts them together).
+std::string loaded_after(const nlohmann::json& lib) {
+  std::vector<std::string> names;
+  for (const auto& p : lib.value("loaded_after", std::vector<std::string>{})) names.push_back(file_name(p));
+  if (names.empty()) return "";
+  return fmt::format(", after its sibling{} {} (the package loads {} first)", names.size() > 1 ? "s" : "",
+                     fmt::join(names, ", "), names.size() > 1 ? "them" : "it");
+}
+
+// The package's optional backends (load_library.py: a library that lacks only system libraries
+// and that the package's import goes on without), named once: a limit, not a break.
+CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
+                                     const std::string& repro) {
+  std::vector<std::string> names, needs;
+  for (const nlohmann::json* lib : libs) {
+    names.push_back(file_name(json_text(*lib, "path")));
+    for (const auto& m : lib->value("missing_libraries", std::vector<std::string>{}))
+      if (std::find(needs.begin(), needs.end(), m) == needs.end()) needs.push_back(m);
+  }
+  const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
+  CheckResult c = load_result("library", Status::skip,
+                              fmt::format("its optional backend{} {} need{} {}: not installed here (system "
+                                          "libraries); optional — import {} works without {}",
+                                          names.size() > 1 ? "s" : "", fmt::join(names, ", "),
+                                          names.size() > 1 ? "" : "s", fmt::join(needs, ", "), module,
+                                          names.size() > 1 ? "them" : "it"));
+  c.diagnosis = make_diagnosis("optional_backend_unavailable", c.message,
+                               fmt::format("install the system package that provides {} where that backend is used",
+                                           fmt::join(needs, ", ")),
+                               repro);
+  return c;
+}
+
 }  // namespace
 
 std::string load_failure_summary(const nlohmann::json& lib) {
@@ -63,11 +99,17 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     out.push_back(c);
     return out;
   }
+  std::vector<const nlohmann::json*> optional;
   for (const auto& lib : report["libraries"]) {
     const std::string path = json_text(lib, "path");
     const std::string name = path.substr(path.rfind('/') + 1);
     if (lib.value("loaded", false)) {
-      out.push_back(load_result("library", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}", name, json_text(report, "torch"))));
+      out.push_back(load_result("library", Status::pass, fmt::format("{} loads (dlopen RTLD_NOW) in torch {}{}", name,
+                                                                     json_text(report, "torch"), loaded_after(lib))));
+      continue;
+    }
+    if (json_flag(lib, "optional")) {
+      optional.push_back(&lib);
       continue;
     }
     CheckResult c = load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib)));
@@ -100,6 +142,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     }
     out.push_back(c);
   }
+  if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
   return out;
 }
 

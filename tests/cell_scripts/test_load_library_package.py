@@ -1,0 +1,90 @@
+"""scripts/cell/load_library.py: a package's libraries loaded as its users load them. Its core
+library needs a sibling the package loads first (no RUNPATH to find it by: pip's layout, not the
+loader's, puts them together), and an optional backend needs a system library that is not
+installed here, which the package tries and skips at import. The load verdict is what a user of
+the package gets: the core loads after its sibling; the backend is optional, its missing system
+library named; torch's own libraries, loaded with torch, are never "missing"."""
+import os
+
+import pytest
+
+from conftest import CELL, cell_python_json, compile_or_fail, run_json
+
+INIT_PY = '''"""sibpkg: loads its core library (after its sibling), then tries its optional backend."""
+import ctypes
+import os
+
+_lib = os.path.join(os.path.dirname(__file__), "lib")
+ctypes.CDLL(os.path.join(_lib, "libsibcore.so"), mode=ctypes.RTLD_GLOBAL)
+_core = ctypes.CDLL(os.path.join(_lib, "_sib.so"))
+try:
+    ctypes.CDLL(os.path.join(_lib, "_sib_av.so"))
+    HAS_AV = True
+except OSError:
+    HAS_AV = False  # its AV backend needs libopm_absent_av.so.58, a system library
+
+
+def answer():
+    return _core.sib_answer()
+'''
+
+
+@pytest.fixture(scope="module")
+def sib_site(torch_info, cc, build_root):
+    site = build_root / "sib-site"
+    lib = site / "sibpkg" / "lib"
+    stub = build_root / "sib-stub"
+    lib.mkdir(parents=True, exist_ok=True)
+    stub.mkdir(exist_ok=True)
+    (site / "sibpkg" / "__init__.py").write_text(INIT_PY)
+    (lib / "core.c").write_text("int sib_core(void) { return 41; }\n")
+    (lib / "sib.c").write_text("int sib_core(void);\nint sib_answer(void) { return sib_core() + 1; }\n")
+    (lib / "av.c").write_text("int av_version(void);\nint sib_av(void) { return av_version(); }\n")
+    (stub / "stub.c").write_text("int av_version(void) { return 58; }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "core.c", "-o", "libsibcore.so", "-Wl,-soname,libsibcore.so"], "core", cwd=lib)
+    compile_or_fail([cc, "-shared", "-fPIC", "sib.c", "-o", "_sib.so", "-L.", "-lsibcore"], "_sib", cwd=lib)
+    compile_or_fail([cc, "-shared", "-fPIC", str(stub / "stub.c"), "-o", str(stub / "libopm_absent_av.so.58"),
+                     "-Wl,-soname,libopm_absent_av.so.58"], "the system library's stand-in")
+    compile_or_fail([cc, "-shared", "-fPIC", "av.c", "-o", "_sib_av.so", str(stub / "libopm_absent_av.so.58")],
+                    "_sib_av", cwd=lib)
+    for f in ("core.c", "sib.c", "av.c"):
+        (lib / f).unlink()
+    (stub / "libopm_absent_av.so.58").unlink()  # not installed here: the backend is optional
+    return site
+
+
+def test_a_package_loads_as_its_users_load_it(sib_site):
+    env = dict(os.environ, PYTHONPATH=str(sib_site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "sibpkg", "--find", str(sib_site / "sibpkg"), env=env)
+    assert out["import"]["ok"] is True, out["import"]
+    libs = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
+    assert libs["libsibcore.so"]["loaded"] is True
+    core = libs["_sib.so"]
+    assert core["loaded"] is True, core
+    assert [os.path.basename(p) for p in core["loaded_after"]] == ["libsibcore.so"]
+    av = libs["_sib_av.so"]
+    assert av["loaded"] is False and av["error_kind"] == "missing_library"
+    assert av["missing_libraries"] == ["libopm_absent_av.so.58"]
+    assert av["optional"] is True
+
+
+def test_a_library_already_loaded_is_never_missing(cc, build_root):
+    """A NEEDed soname this process has loaded already (as torch's libraries are once torch is
+    imported) is found by the loader, whatever ldd says from the file alone: a relative RPATH
+    into torch's folder that does not resolve from where pip put a package names no "missing"."""
+    d = build_root / "already-loaded"
+    (d / "elsewhere").mkdir(parents=True, exist_ok=True)
+    (d / "elsewhere" / "maker.c").write_text("int made(void) { return 1; }\n")
+    (d / "user.c").write_text("int made(void);\nint use(void) { return made(); }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "elsewhere/maker.c", "-o", "elsewhere/libopm_loaded.so",
+                     "-Wl,-soname,libopm_loaded.so"], "maker", cwd=d)
+    compile_or_fail([cc, "-shared", "-fPIC", "user.c", "-o", "libuser.so", "elsewhere/libopm_loaded.so"], "user", cwd=d)
+    code = ("import json, sys; sys.path.insert(0, %r); import load_library as L\n"
+            "dl = L.libc(); before = L.missing_libraries(dl, %r)\n"
+            "dl.dlopen(%r.encode(), L.RTLD_NOW | L.RTLD_GLOBAL)\n"
+            "print(json.dumps([before, L.missing_libraries(dl, %r), L.load_one(dl, %r)['loaded']]))"
+            % (str(CELL), str(d / "libuser.so"), str(d / "elsewhere" / "libopm_loaded.so"), str(d / "libuser.so"),
+               str(d / "libuser.so")))
+    before, after, loaded = cell_python_json(code, "cannot run load_library.py")
+    assert before == ["libopm_loaded.so"]
+    assert after == [] and loaded is True
