@@ -10,7 +10,7 @@ Prints {"checks": [...]}; never raises."""
 import re
 import sys
 
-from op_samples import (Cell, broken_sample, cell_targets, excerpt, fakes_unavailable, sample_devices,
+from op_samples import (RUNTIME_SAMPLE, Cell, broken_sample, cell_targets, excerpt, fakes_unavailable, sample_devices,
                         stdout_to_stderr, torchvision_targets)
 from script_check import result, run
 
@@ -80,7 +80,8 @@ def check_op(opcheck, which, name, samples, samples_file, no_fake=None):
             except Exception as e:  # noqa: BLE001 - torch's verdict, kept as its text
                 failures.append((s, e))
         if not failures:
-            out.append(result(CHECK, "pass", "%d sample(s) pass %s (%s)" % (len(samples), sub, which),
+            made = "; " + RUNTIME_SAMPLE if any(RUNTIME_SAMPLE in s.description for s in samples) else ""
+            out.append(result(CHECK, "pass", "%d sample(s) pass %s (%s%s)" % (len(samples), sub, which, made),
                               op=name, subtest=sub))
             continue
         first, e = failures[0]
