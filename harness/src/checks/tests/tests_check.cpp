@@ -5,6 +5,8 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
+#include "checks/requirements/missing_module.h"
+#include "checks/tests/collection_errors.h"
 #include "checks/tests/tests_judge.h"
 #include "util/atomic_write.h"
 #include "util/json_fields.h"
@@ -51,8 +53,21 @@ bool tests(CellContext& ctx, const StepSpec& spec) {
   };
   tc.log = read_text_file(ctx.log_path(spec.name));
   tc.seconds = r.seconds;
+  tc.resolved = ctx.notes.value("requirements", nlohmann::json::object()).value("resolved", nlohmann::json());
+  if (const CheckResult* req = failed_requirements(ctx.result.checks)) tc.requirements_failed = *req;
   for (auto& c : tests_results(j, tc)) ctx.add(std::move(c));
   return true;
+}
+
+CheckSpec tests_spec() {
+  CheckSpec spec{"tests", {"tests"}, "tests_results", CheckPer::cell,
+                 "the project's own test suite passes in the cell, test by test, against the installed library",
+                 "FAILED test/test_extension.py::TestMyAddOut::test_correctness - AssertionError",
+                 {"image_missing_prerequisite"}, true};
+  // Test files that need a module no requirement brings did not run for the matrix's want, not
+  // the library's: a limit, with the distribution to add to test_requires.
+  spec.limit_kinds = {kSuiteNeedsModule};
+  return spec;
 }
 
 const bool kRegistered =
@@ -60,10 +75,7 @@ const bool kRegistered =
                          3600, StepWhen::project_tests,
                          "runs the project's own test suite against the installed library, reading its JUnit XML",
                          false, tests}),
-     register_check(152, {"tests", {"tests"}, "tests_results", CheckPer::cell,
-                          "the project's own test suite passes in the cell, test by test, against the installed library",
-                          "FAILED test/test_extension.py::TestMyAddOut::test_correctness - AssertionError",
-                          {"image_missing_prerequisite"}, true}),
+     register_check(152, tests_spec()),
      true);
 
 }  // namespace
