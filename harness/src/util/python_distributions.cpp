@@ -61,11 +61,15 @@ bool falls_under(const std::string& module, const std::string& key) {
 
 }  // namespace
 
-ModuleDistribution distribution_of(const std::string& module) {
+const ModuleDistribution* known_distribution(const std::string& module) {
   const ModuleDistribution* best = nullptr;
   for (const auto& e : table())
     if (falls_under(module, e.module) && (!best || e.module.size() > best->module.size())) best = &e;
-  if (best) return *best;
+  return best;
+}
+
+ModuleDistribution distribution_of(const std::string& module) {
+  if (const ModuleDistribution* known = known_distribution(module)) return *known;
   const std::string top = module.substr(0, module.find('.'));
   static const std::string plugin = "pytest_";
   if (top.rfind(plugin, 0) == 0 && top.size() > plugin.size())

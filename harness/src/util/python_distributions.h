@@ -19,6 +19,10 @@ struct ModuleDistribution {
   std::string note;  // why, where the module is not the distribution's own ("" = none)
 };
 
+// The table's entry a dotted module falls under (the longest: "torch.testing._internal.common_utils"
+// under "torch.testing._internal"), or null where the table does not hold it.
+const ModuleDistribution* known_distribution(const std::string& module);
+
 // The entry for a dotted module ("google.protobuf.message" falls under "google.protobuf"; "cv2"
 // under "cv2"); for a module the table does not hold: its top name as module and distribution,
 // and pytest_NAME (a pytest plugin) as pytest-NAME.
