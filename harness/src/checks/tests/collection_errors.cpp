@@ -99,11 +99,10 @@ CheckResult module_result(const ModuleGroup& g, ModuleOrigin origin, const Tests
                        g.files, d);
   }
   d.kind = "required_module_missing";
-  d.fix = fmt::format("the project requires {}, and it was installed, yet '{}' cannot be imported: check that the "
-                      "release the cell got provides it for this Python and platform",
-                      dist, g.dist.module);
-  return cell_result(Status::fail, needs + fmt::format(", which its requirements provide ({}), and the cell still lacks it", dist),
-                     g.files, d);
+  d.fix = fmt::format("the project requires a distribution of '{}' ({}), and the requirements step got it, yet it "
+                      "cannot be imported: check that the release the cell got provides it for this Python and platform",
+                      g.dist.module, dist);
+  return cell_result(Status::fail, needs + ", which the project's requirements provide, and the cell still lacks it", g.files, d);
 }
 
 FileError read_error(const nlohmann::json& e) {
