@@ -135,9 +135,9 @@ def top_installed(module):
 
 def collection_error(tree, case, child, own_names):
     """A testcase pytest writes for a test file it could not import: its name is the file's
-    dotted path (tests.test_a for tests/test_a.py)."""
+    dotted path (tests.test_a for tests/test_a.py), its classname empty."""
     name = case.get("name", "")
-    path = name.replace(".", "/") + ".py"
+    path = case.get("file") or name.replace(".", "/") + ".py"  # junit_family=xunit1 writes file="..."
     test_file = path if os.path.isfile(os.path.join(tree, path)) else name
     text = child.text or ""
     module = missing_module(text)
