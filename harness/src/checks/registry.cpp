@@ -181,7 +181,6 @@ nlohmann::json registry_json() {
     j["weighs"] = to_string(c.weighs);
     if (!c.unexecuted.empty()) j["unexecuted"] = c.unexecuted;
     if (!c.wrong_result_kinds.empty()) j["wrong_result_kinds"] = c.wrong_result_kinds;
-    if (!c.limit_kinds.empty()) j["limit_kinds"] = c.limit_kinds;
     if (!c.fake_kernel_subtests.empty()) j["fake_kernel_subtests"] = c.fake_kernel_subtests;
     j["step"] = main ? main->name : "";
     j["script"] = main ? script_of(*main) : "";

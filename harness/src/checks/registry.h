@@ -90,10 +90,6 @@ struct CheckSpec {
   // Its sub-tests that run an op's fake kernel ("*": the whole check), whose outcome decides the
   // op's `meta` verdict where they ran (behaviour over presence: checks/load/load_rules.cpp).
   std::vector<std::string> fake_kernel_subtests = {};
-  // Diagnosis kinds of its skips that are limits of the matrix, not of the library: what did not
-  // run because the matrix does not install it (a test file that needs a module no requirement
-  // brings). Never a pass: the verdict names them, "◐ works with limits".
-  std::vector<std::string> limit_kinds = {};
 };
 
 // A rule over one cell's results once every step has run, before its expectations: where one

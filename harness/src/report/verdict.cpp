@@ -55,7 +55,9 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 // Skips a user of the cell must know of: the ops run without what was skipped. A library whose
 // build makes no compiled extension in this runtime, by design, runs its Python fallback.
 // An optional backend whose system library is not installed is unusable here, the rest works.
-const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable"};
+// Test files that need a module no requirement brings did not run for want of the matrix's
+// test_requires, not for the library's fault (checks/tests/collection_errors.h).
+const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable", "suite_needs_module"};
 
 bool limiting_skip(const CheckResult& c) {
   return c.diagnosis && std::any_of(std::begin(kLimitingSkips), std::end(kLimitingSkips),
@@ -104,20 +106,7 @@ bool wrong_result(const CheckResult& c) {
              spec->wrong_result_kinds.end();
 }
 
-namespace {
-
-// A skip its check names a limit of the matrix (CheckSpec::limit_kinds): the suite's test files
-// that need a module the matrix does not install.
-bool limit_skip(const CheckResult& c) {
-  const CheckSpec* spec = find_check(c.check);
-  return c.status == Status::skip && spec && c.diagnosis &&
-         std::find(spec->limit_kinds.begin(), spec->limit_kinds.end(), c.diagnosis->kind) != spec->limit_kinds.end();
-}
-
-}  // namespace
-
 Weight weight_of(const CheckResult& c) {
-  if (limit_skip(c)) return Weight::limits;
   if (c.status == Status::pass || c.status == Status::xpass || c.status == Status::skip) return Weight::none;
   if (wrong_result(c)) return Weight::breaks;  // a silent wrong result is never a mere limit
   const CheckSpec* spec = find_check(c.check);
@@ -139,7 +128,7 @@ CellVerdict assess(const CellResult& r) {
   std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
   std::vector<std::string> unexecuted, other_limits, unchecked;
   for (const auto& c : r.checks) {
-    if (c.status == Status::skip && !limit_skip(c)) {
+    if (c.status == Status::skip) {
       const CheckSpec* spec = find_check(c.check);
       if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(unexecuted, spec->unexecuted);
       if (limiting_skip(c)) add_once(other_limits, fmt::format("{}: {}", c.check, headline(c.message)));

@@ -10,8 +10,6 @@
 //    the op returned a wrong result (CheckSpec::wrong_result_kinds): that breaks the cell;
 //  - a skip of a check that needs a GPU, in a cell that promises CUDA: a limit ("CUDA kernels not
 //    executed (no GPU here)"), never a pass;
-//  - a skip whose diagnosis is one of its check's limit_kinds (test files that need a module the
-//    matrix does not install): a limit, named with its message;
 //  - any other skip means the check does not apply there.
 // Whether the results are the ones matrix.yaml declares is a separate fact (`as_declared`): it
 // gates a run, it does not make a broken cell work or a working one broken.
@@ -41,8 +39,7 @@ CellVerdict assess(const CellResult& r);
 
 // How one result counts, by its check's `weighs` (an unknown check breaks): not at all (pass,
 // xpass, skip — what a skip means depends on the cell: assess), as a limit, or as a break.
-// A result whose diagnosis is one of its check's wrong_result_kinds breaks, whatever the check weighs;
-// a skip whose diagnosis is one of its check's limit_kinds is a limit (of the matrix).
+// A result whose diagnosis is one of its check's wrong_result_kinds breaks, whatever the check weighs.
 enum class Weight { none, limits, breaks };
 Weight weight_of(const CheckResult& c);
 bool wrong_result(const CheckResult& c);

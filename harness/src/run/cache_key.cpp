@@ -52,12 +52,11 @@ std::string tree_hash(const std::string& repo_root, const std::vector<std::strin
 std::string cell_cache_key(const Cell& cell, const std::string& image, const std::string& sources) {
   if (image.empty()) return "";
   // The registry decides which checks run and how they are judged: a changed one is a new result.
-  // How the report weighs a result (weighs, unexecuted, limit_kinds) changes no result: left out.
+  // How the report weighs a result (weighs, unexecuted) changes no result: left out.
   nlohmann::json registry = registry_json();
   for (auto& check : registry["checks"]) {
     check.erase("weighs");
     check.erase("unexecuted");
-    check.erase("limit_kinds");
   }
   return Fnv64()
       .add("opmatrix-cache-v1")

@@ -128,7 +128,7 @@ TEST(Verdict, ATestFailureShowsWhatTheTestSaid) {
   EXPECT_EQ(v.broken, std::vector<std::string>{"nms · correctness: seed 1 threshold 0: kept 1, reference 34"});
 }
 
-// Test files that need a module the matrix does not install (the tests check's limit_kinds): a
+// Test files that need a module the matrix does not install (a limiting skip, suite_needs_module): a
 // limit of the matrix, named, never a pass; a plain skip of the same check stays nothing.
 TEST(Verdict, ASuiteThatNeedsAModuleTheMatrixDoesNotInstallIsALimit) {
   CheckResult needs = result("", "tests", Status::skip,

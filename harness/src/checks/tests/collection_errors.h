@@ -29,7 +29,8 @@ struct CollectionJudgement {
   NotCollected not_collected;
 };
 
-// The diagnosis kind of a module the matrix does not install (a `tests` limit: CheckSpec::limit_kinds).
+// The diagnosis kind of a module the matrix does not install: a skip the verdict names as a limit
+// (report/verdict.cpp's limiting skips).
 inline constexpr const char* kSuiteNeedsModule = "suite_needs_module";
 
 CollectionJudgement judge_collection_errors(const nlohmann::json& errors, const TestsContext& ctx);

@@ -6,7 +6,6 @@
 #include "checks/cell_context.h"
 #include "checks/registry.h"
 #include "checks/requirements/missing_module.h"
-#include "checks/tests/collection_errors.h"
 #include "checks/tests/tests_judge.h"
 #include "util/atomic_write.h"
 #include "util/json_fields.h"
@@ -59,23 +58,15 @@ bool tests(CellContext& ctx, const StepSpec& spec) {
   return true;
 }
 
-CheckSpec tests_spec() {
-  CheckSpec spec{"tests", {"tests"}, "tests_results", CheckPer::cell,
-                 "the project's own test suite passes in the cell, test by test, against the installed library",
-                 "FAILED test/test_extension.py::TestMyAddOut::test_correctness - AssertionError",
-                 {"image_missing_prerequisite"}, true};
-  // Test files that need a module no requirement brings did not run for the matrix's want, not
-  // the library's: a limit, with the distribution to add to test_requires.
-  spec.limit_kinds = {kSuiteNeedsModule};
-  return spec;
-}
-
 const bool kRegistered =
     (register_step(112, {"tests", "run_tests.py", "the project's tests: command (pytest), from a copy of its folder",
                          3600, StepWhen::project_tests,
                          "runs the project's own test suite against the installed library, reading its JUnit XML",
                          false, tests}),
-     register_check(152, tests_spec()),
+     register_check(152, {"tests", {"tests"}, "tests_results", CheckPer::cell,
+                          "the project's own test suite passes in the cell, test by test, against the installed library",
+                          "FAILED test/test_extension.py::TestMyAddOut::test_correctness - AssertionError",
+                          {"image_missing_prerequisite"}, true}),
      true);
 
 }  // namespace
