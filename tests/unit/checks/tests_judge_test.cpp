@@ -131,7 +131,7 @@ TEST(TestsCollection, AModuleTheMatrixDoesNotInstallIsOneLimitPerModule) {
   EXPECT_EQ(out[0].diagnosis->repro, "run tests/test_cv1.py");
   EXPECT_NE(out[0].diagnosis->fix.find("test_requires"), std::string::npos);
   EXPECT_EQ(out[1].message.substr(0, 73), "the suite needs the module 'scipy' (distribution scipy) in 2 test files (");
-  EXPECT_EQ(out[2].message.substr(0, 69), "the suite needs the module 'onnx' (distribution onnx) in 1 test file (");
+  EXPECT_EQ(out[2].message.substr(0, 70), "the suite needs the module 'onnx' (distribution onnx) in 1 test file (");
   EXPECT_EQ(out[3].status, Status::pass);
   EXPECT_EQ(out[3].message, "12 tests pass; 8 test files not collected: the suite needs cv2, scipy, onnx, which the "
                             "matrix does not install");
