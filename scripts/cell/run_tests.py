@@ -12,11 +12,21 @@ where they were, so its relative imports and fixtures work as on the maintainer'
 way tox tests an installed package). ARGV runs in TREE.
 
 Without --junit the command's exit status is this script's (the smoke). With --junit a pytest
-command gets --junitxml=FILE (any other command may write JUnit XML to $OPMATRIX_JUNIT_XML), and
-stdout's last line is one JSON object: {"ok": true, "exit_code", "junit": bool, "argv",
-"counts": {passed, failed, error, skipped}, "tests": [{"id", "outcome", "message"}]}, ids as
-pytest names them (path::Class::test); exit 0 whenever the tests ran, passed or not."""
+command gets --junitxml=FILE and --continue-on-collection-errors (a test file that cannot be
+imported does not stop the files that can; any other command may write JUnit XML to
+$OPMATRIX_JUNIT_XML), and stdout's last line is one JSON object: {"ok": true, "exit_code",
+"junit": bool, "argv", "counts": {passed, failed, error, skipped, not_collected}, "tests": [{"id",
+"outcome", "message"}], "collection_errors": [{"file", "module", "own", "top_installed", "message"}]}, ids as pytest
+names them (path::Class::test); exit 0 whenever the tests ran, passed or not.
+
+A collection error is a test file pytest could not import (a testcase with <error
+message="collection failure">): it is no test, so it is left out of "tests" and counted as
+not_collected. "module" is the module its import lacked ("No module named 'cv2'"; "" when the
+error is another), "own" whether that module is the library's or the suite's own (the installed
+library's names, a file or folder of the tree beside the test file or above it), not something
+the cell lacks, and "top_installed" whether the cell has the top of a dotted one it lacks."""
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -29,6 +39,8 @@ from build_wheel import copy_tree
 
 SKIP_IN_SITE = ("bin", "__pycache__")
 MESSAGE_CHARS = 400
+COLLECTION_FAILURE = "collection failure"  # pytest's <error message=...> for a file it cannot import
+NO_MODULE = re.compile(r"No module named (?:'([A-Za-z_][\w.]*)'|([A-Za-z_][\w.]*))")
 
 
 def installed_names(site):
@@ -62,6 +74,7 @@ def make_tree(source, tree, site):
 
 
 def is_pytest(argv):
+    """pytest run as itself (pytest, py.test, a path to either) or as `python -m pytest`."""
     first = os.path.basename(argv[0])
     return first in ("pytest", "py.test") or any(a == "-m" and b == "pytest" for a, b in zip(argv, argv[1:]))
 
@@ -81,9 +94,67 @@ def first_words(text):
     return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS - 1] + "…"
 
 
-def read_junit(path, tree):
-    tests, counts = [], {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+def missing_module(text):
+    """The dotted module of the last "No module named 'X'" (ModuleNotFoundError, or an ImportError
+    of Python 2's form without quotes) in a traceback; "" when it lacks none."""
+    found = NO_MODULE.findall(text or "")
+    return next((quoted or bare for quoted, bare in reversed(found)), "")
+
+
+def last_error_line(text):
+    """What pytest's traceback ends with: its `E   ...` lines, else its last line."""
+    lines = [l.strip() for l in (text or "").strip().splitlines()]
+    errors = [l[1:].strip() for l in lines if l.startswith("E ")]
+    return errors[-1] if errors else (lines[-1] if lines else "")
+
+
+def is_own(module, test_file, tree, own_names):
+    """Whether the module is the library's (what its wheel installed) or the suite's own: a
+    module or package at the tree's top or beside the test file or in a folder above it, where
+    pytest's rootdir insertion would find it."""
+    top = module.split(".")[0]
+    if top in own_names:
+        return True
+    folder = os.path.dirname(os.path.join(tree, test_file))
+    while True:
+        if os.path.isfile(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top)):
+            return True
+        if os.path.abspath(folder) == os.path.abspath(tree) or os.path.dirname(folder) == folder:
+            return False
+        folder = os.path.dirname(folder)
+
+
+def top_installed(module):
+    """Whether the cell has the top of a dotted module it lacks (mmcv of 'mmcv._ext': a package
+    installed without its built part, not a distribution the cell lacks)."""
+    try:
+        return importlib.util.find_spec(module.split(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def collection_error(tree, case, child, own_names):
+    """A testcase pytest writes for a test file it could not import: its name is the file's
+    dotted path (tests.test_a for tests/test_a.py), its classname empty."""
+    name = case.get("name", "")
+    path = case.get("file") or name.replace(".", "/") + ".py"  # junit_family=xunit1 writes file="..."
+    test_file = path if os.path.isfile(os.path.join(tree, path)) else name
+    text = child.text or ""
+    module = missing_module(text)
+    return {"file": test_file, "module": module, "own": bool(module) and is_own(module, test_file, tree, own_names),
+            "top_installed": bool(module) and "." in module and top_installed(module),
+            "message": first_words(last_error_line(text))}
+
+
+def read_junit(path, tree, own_names=()):
+    tests, errors = [], []
+    counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0, "not_collected": 0}
     for case in ET.parse(path).getroot().iter("testcase"):
+        error = case.find("error")
+        if error is not None and error.get("message") == COLLECTION_FAILURE:
+            counts["not_collected"] += 1
+            errors.append(collection_error(tree, case, error, own_names))
+            continue
         outcome, message = "passed", ""
         for kind in ("failure", "error", "skipped"):
             child = case.find(kind)
@@ -95,7 +166,7 @@ def read_junit(path, tree):
         counts[outcome] += 1
         tests.append({"id": node_id(tree, case.get("classname", ""), case.get("name", "")), "outcome": outcome,
                       "message": first_words(message)})
-    return tests, counts
+    return tests, counts, errors
 
 
 def main():
@@ -119,6 +190,8 @@ def main():
             os.unlink(args.junit)
         if is_pytest(argv):
             argv = argv + ["--junitxml=" + args.junit, "-p", "no:cacheprovider", "-rs"]
+            if "--continue-on-collection-errors" not in argv:
+                argv.append("--continue-on-collection-errors")
         env["OPMATRIX_JUNIT_XML"] = args.junit
     print("+ (in %s)" % args.tree, " ".join(argv), file=sys.stderr, flush=True)
     try:
@@ -128,11 +201,12 @@ def main():
         rc = 127
     if not args.junit:
         return rc
-    out = {"ok": True, "exit_code": rc, "junit": False, "argv": argv, "tests": [],
-           "counts": {"passed": 0, "failed": 0, "error": 0, "skipped": 0}}
+    out = {"ok": True, "exit_code": rc, "junit": False, "argv": argv, "tests": [], "collection_errors": [],
+           "counts": {"passed": 0, "failed": 0, "error": 0, "skipped": 0, "not_collected": 0}}
     if os.path.isfile(args.junit):
         try:
-            out["tests"], out["counts"] = read_junit(args.junit, args.tree)
+            own = installed_names(args.site) | {os.path.splitext(e)[0] for e in left_out}
+            out["tests"], out["counts"], out["collection_errors"] = read_junit(args.junit, args.tree, own)
             out["junit"] = True
         except ET.ParseError as e:
             out["junit_error"] = "%s is not JUnit XML: %s" % (args.junit, e)

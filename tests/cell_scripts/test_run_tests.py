@@ -44,7 +44,7 @@ def test_the_installed_library_is_tested_test_by_test(library):
                       "--", CELL_PYTHON, "-m", "pytest", "-q", "test", env=cell_env(PYTHONPATH=str(site)))
     assert out["junit"] is True, r.stderr[-2000:]
     assert out["exit_code"] == 1
-    assert out["counts"] == {"passed": 2, "failed": 1, "error": 0, "skipped": 1}, out
+    assert out["counts"] == {"passed": 2, "failed": 1, "error": 0, "skipped": 1, "not_collected": 0}, out
     by_id = {t["id"]: t for t in out["tests"]}
     assert by_id["test/test_double.py::test_broken"]["outcome"] == "failed"
     assert "two doubled" in by_id["test/test_double.py::test_broken"]["message"]
@@ -76,3 +76,41 @@ def test_a_command_that_writes_no_junit_is_reported_so(library):
     out, _ = run_json(SCRIPT, "--source", src, "--tree", tmp / "tree", "--site", site, "--junit", tmp / "j.xml",
                       "--", CELL_PYTHON, "-c", "import sys; sys.exit(2)")
     assert out["junit"] is False and out["exit_code"] == 2 and out["tests"] == []
+
+
+def test_a_test_file_that_cannot_be_imported_is_a_collection_error_and_the_rest_still_runs(tmp_path):
+    """A real pytest on a tiny suite: one file imports a module the cell lacks, one a helper of
+    the suite's own that is missing, one raises at import; the passing test still runs and
+    counts, and each file that could not be collected says why, per file."""
+    src = tmp_path / "src"
+    (src / "tests" / "sub").mkdir(parents=True)
+    (src / "tests" / "test_ok.py").write_text("def test_one():\n    assert True\n")
+    (src / "tests" / "test_cv.py").write_text("import opmatrix_surely_missing_cv2\n\ndef test_x():\n    pass\n")
+    (src / "tests" / "sub" / "test_parts.py").write_text(
+        "from opmatrix_surely_missing_parts.helper import x\n\ndef test_y():\n    pass\n")
+    (src / "tests" / "test_boom.py").write_text("raise RuntimeError('boom at import')\n")
+    (src / "tests" / "helpers").mkdir()
+    (src / "tests" / "test_helpers.py").write_text("from helpers.nothing import y\n\ndef test_z():\n    pass\n")
+    out, r = run_json(SCRIPT, "--source", src, "--tree", tmp_path / "tree", "--junit", tmp_path / "junit.xml",
+                      "--", CELL_PYTHON, "-m", "pytest", "-q", "tests", env=cell_env())
+    assert out["junit"] is True, r.stderr[-2000:]
+    assert "--continue-on-collection-errors" in out["argv"]
+    assert out["counts"]["passed"] == 1 and out["counts"]["not_collected"] == 4, out
+    assert [t["id"] for t in out["tests"]] == ["tests/test_ok.py::test_one"]
+    by_file = {e["file"]: e for e in out["collection_errors"]}
+    assert sorted(by_file) == ["tests/sub/test_parts.py", "tests/test_boom.py", "tests/test_cv.py",
+                               "tests/test_helpers.py"], out["collection_errors"]
+    cv = by_file["tests/test_cv.py"]
+    assert (cv["module"], cv["own"]) == ("opmatrix_surely_missing_cv2", False)
+    assert "No module named 'opmatrix_surely_missing_cv2'" in cv["message"]
+    assert by_file["tests/sub/test_parts.py"]["module"] == "opmatrix_surely_missing_parts"
+    assert by_file["tests/test_boom.py"]["module"] == "" and "boom at import" in by_file["tests/test_boom.py"]["message"]
+    # helpers/ lies beside the test file: the suite's own module, no distribution the cell lacks
+    assert (by_file["tests/test_helpers.py"]["module"], by_file["tests/test_helpers.py"]["own"]) == ("helpers.nothing", True)
+
+
+def test_only_pytest_gets_pytests_options(library):
+    src, site, tmp = library
+    out, _ = run_json(SCRIPT, "--source", src, "--tree", tmp / "tree", "--site", site, "--junit", tmp / "j.xml",
+                      "--", CELL_PYTHON, "-c", "import sys; sys.exit(0)")
+    assert "--continue-on-collection-errors" not in out["argv"] and out["collection_errors"] == []

@@ -92,7 +92,10 @@ LibrarySurvey survey_library(const fs::path& dir, const SourceLimits& limits) {
     s.import = find_import_module(dir, facts, s.pybind11_only());
   }
   s.smoke_py = fs::is_regular_file(dir / "smoke.py");
-  s.tests = find_test_suite(dir, files.python);
+  std::vector<std::string> own = facts.packages;
+  if (!s.import.module.empty()) own.push_back(s.import.module.substr(0, s.import.module.find('.')));
+  for (const auto& ext : facts.extensions) own.push_back(ext.substr(0, ext.find('.')));
+  s.tests = find_test_suite(dir, own);
   return s;
 }
 

@@ -1,12 +1,19 @@
 #include "init/test_suite.h"
 
 #include <algorithm>
-#include <map>
+#include <optional>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "init/declared_requirements.h"
+#include "init/python_stdlib.h"
+#include "init/source_files.h"
+#include "init/source_lexer.h"
 #include "util/atomic_write.h"
+#include "util/python_distributions.h"
 
 namespace fs = std::filesystem;
 
@@ -24,79 +31,128 @@ const std::vector<std::string> kRequirementFiles = {
     "test_requirements.txt",  "requirements-tests.txt", "requirements/test.txt",
     "requirements/tests.txt", "test/requirements.txt",  "tests/requirements.txt"};
 
-// What a test file's import needs from PyPI that no torch brings: import name -> (requirement,
-// why). torch's own test helpers import expecttest, which torch does not require.
-struct Needs {
-  const char* requirement;
-  const char* via;  // "" = the module itself
-};
-const std::map<std::string, Needs>& import_table() {
-  static const std::map<std::string, Needs> table = {
-      {"torch.testing._internal", {"expecttest", "torch.testing._internal, which imports expecttest"}},
-      {"expecttest", {"expecttest", ""}},
-      {"hypothesis", {"hypothesis", ""}},
-      {"parameterized", {"parameterized", ""}},
-      {"numpy", {"numpy", ""}},
-      {"scipy", {"scipy", ""}},
-      {"einops", {"einops", ""}},
-      {"yaml", {"pyyaml", ""}},
-      {"PIL", {"pillow", ""}},
-      {"pandas", {"pandas", ""}},
-      {"pytest_benchmark", {"pytest-benchmark", ""}},
-      {"xdist", {"pytest-xdist", ""}},
-  };
-  return table;
-}
+// Modules a cell has whatever the tests need: torch and its family (the matrix's), pytest (the
+// run installs it with tests) and what pytest brings.
+const std::vector<std::string> kCellHas = {"torch", "torchvision", "torchaudio", "triton", "pytest", "_pytest", "py"};
 
 bool is_test_file(const fs::path& p) {
   const std::string name = p.filename().string();
   return p.extension() == ".py" && (name.rfind("test_", 0) == 0 || (name.size() > 8 && name.compare(name.size() - 8, 8, "_test.py") == 0));
 }
 
-// "torch.testing._internal.common_utils" -> the table's longest key it starts with.
-const std::pair<const std::string, Needs>* table_entry(const std::string& module) {
-  const std::pair<const std::string, Needs>* best = nullptr;
-  for (const auto& entry : import_table())
-    if ((module == entry.first || module.rfind(entry.first + ".", 0) == 0) &&
-        (!best || entry.first.size() > best->first.size()))
-      best = &entry;
-  return best;
+std::string top_of(const std::string& module) { return module.substr(0, module.find('.')); }
+
+// The test files and conftest.py files under a test folder, every one, in a stable order.
+std::vector<fs::path> suite_files(const fs::path& folder) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory() && is_skipped_folder(it->path().filename().string())) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && (is_test_file(it->path()) || it->path().filename() == "conftest.py"))
+      files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The modules a Python file imports (`import a, b.c as d`, `from e.f import g`; not the relative
+// `from . import x`), read from its code without comments and strings.
+std::vector<std::string> imported_modules(const std::string& text) {
+  static const std::regex import_line(R"((?:^|\n)[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([^\n;]+)))");
+  static const std::regex one_name(R"(^\s*([A-Za-z_][\w.]*))");
+  const std::string code = lex_python(text).code;
+  std::vector<std::string> out;
+  for (std::sregex_iterator it(code.begin(), code.end(), import_line), end; it != end; ++it) {
+    if ((*it)[1].matched) {
+      out.push_back((*it)[1]);
+      continue;
+    }
+    std::stringstream names((*it)[2].str());
+    std::smatch m;
+    for (std::string name; std::getline(names, name, ',');)
+      if (std::regex_search(name, m, one_name)) out.push_back(m[1]);
+  }
+  return out;
+}
+
+// Whether a module is the library's or its suite's own: one it installs, or a module or package in
+// the library's folder (its root, src/) or beside the importing file or above it, up to the root.
+bool own_module(const std::string& top, const fs::path& dir, const fs::path& file,
+                const std::vector<std::string>& own_packages) {
+  if (std::find(own_packages.begin(), own_packages.end(), top) != own_packages.end()) return true;
+  auto holds = [&](const fs::path& folder) {
+    return fs::exists(folder / (top + ".py")) || fs::is_directory(folder / top);
+  };
+  if (holds(dir / "src")) return true;
+  for (fs::path folder = file.parent_path(); !folder.empty(); folder = folder.parent_path()) {
+    if (holds(folder)) return true;
+    if (folder == dir || folder == folder.parent_path()) break;
+  }
+  return holds(dir);
+}
+
+// The distribution a test file's import needs, or null where the cell has it or no cell needs it.
+std::optional<ModuleDistribution> needed(const std::string& module, const fs::path& dir, const fs::path& file,
+                                         const std::vector<std::string>& own_packages,
+                                         const std::vector<std::string>& declared) {
+  // The table first: torch's own test helpers need expecttest, which torch does not require.
+  if (const ModuleDistribution* known = known_distribution(module))
+    return provided_by(known->module, declared) ? std::nullopt : std::optional<ModuleDistribution>(*known);
+  const std::string top = top_of(module);
+  if (is_stdlib_module(top) || std::find(kCellHas.begin(), kCellHas.end(), top) != kCellHas.end() ||
+      own_module(top, dir, file, own_packages) || provided_by(top, declared))
+    return std::nullopt;
+  return distribution_of(module);
+}
+
+// "cv2 in test/a.py, test/b.py, test/c.py and 2 more"
+std::string why_needed(const TestRequirement& r, const std::string& note) {
+  const std::size_t shown = std::min<std::size_t>(r.files.size(), 3);
+  std::string files = fmt::format("{}", fmt::join(r.files.begin(), r.files.begin() + static_cast<std::ptrdiff_t>(shown), ", "));
+  if (r.files.size() > shown) files += fmt::format(" and {} more", r.files.size() - shown);
+  return note.empty() ? fmt::format("{} in {}", r.module, files) : fmt::format("{} ({}) in {}", r.module, note, files);
+}
+
+// What the suite's files import that a cell lacks, each distribution with the files importing it.
+std::vector<TestRequirement> suite_requirements(const fs::path& dir, const std::vector<fs::path>& files,
+                                                const std::vector<std::string>& own_packages) {
+  const std::vector<std::string> declared = declared_requirements(dir, kRequirementFiles);
+  std::vector<TestRequirement> out;
+  std::vector<std::string> notes;
+  for (const auto& file : files) {
+    const std::string rel = file.lexically_relative(dir).generic_string();
+    for (const auto& module : imported_modules(read_text_file(file.string()))) {
+      const auto dist = needed(module, dir, file, own_packages, declared);
+      if (!dist) continue;
+      auto r = std::find_if(out.begin(), out.end(), [&](const TestRequirement& x) { return x.requirement == dist->distribution; });
+      if (r == out.end()) {
+        out.push_back({dist->distribution, dist->module, {}, ""});
+        notes.push_back(dist->note);
+        r = out.end() - 1;
+      }
+      if (std::find(r->files.begin(), r->files.end(), rel) == r->files.end()) r->files.push_back(rel);
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].why = why_needed(out[i], notes[i]);
+  return out;
 }
 
 }  // namespace
 
 const std::vector<std::string>& test_requirement_files() { return kRequirementFiles; }
 
-TestSuite find_test_suite(const fs::path& dir, const std::vector<fs::path>& python_files) {
+TestSuite find_test_suite(const fs::path& dir, const std::vector<std::string>& own_packages) {
   TestSuite suite;
   for (const auto& folder : kTestFolders) {
-    std::vector<fs::path> tests;
-    for (const auto& f : python_files) {
-      // init's list holds dir/..., however dir was spelled; a bare relative path is under dir.
-      const fs::path rel = f.lexically_normal().lexically_relative(dir.lexically_normal());
-      const fs::path under = rel.empty() || *rel.begin() == ".." ? f.lexically_normal() : rel;
-      if (under.begin() != under.end() && *under.begin() == folder && (is_test_file(f) || f.filename() == "conftest.py"))
-        tests.push_back(dir / under);
-    }
-    if (std::none_of(tests.begin(), tests.end(), is_test_file)) continue;
+    const std::vector<fs::path> files = suite_files(dir / folder);
+    const auto tests = std::count_if(files.begin(), files.end(), [](const fs::path& f) { return is_test_file(f); });
+    if (tests == 0) continue;
     suite.folder = folder;
-    suite.files = static_cast<int>(std::count_if(tests.begin(), tests.end(), is_test_file));
-    static const std::regex import_line(R"((?:^|\n)[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w.]*)))");
-    for (const auto& file : tests) {
-      const std::string text = read_text_file(file.string());
-      for (std::sregex_iterator it(text.begin(), text.end(), import_line), end; it != end; ++it) {
-        const std::string module = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
-        const auto* entry = table_entry(module);
-        if (!entry) continue;
-        const std::string req = entry->second.requirement;
-        if (std::any_of(suite.requires.begin(), suite.requires.end(),
-                        [&](const TestRequirement& r) { return r.requirement == req; }))
-          continue;
-        const std::string rel = file.lexically_relative(dir).string();
-        suite.requires.push_back({req, *entry->second.via ? fmt::format("{} imports {}", rel, entry->second.via)
-                                                          : fmt::format("{} imports {}", rel, entry->first)});
-      }
-    }
+    suite.files = static_cast<int>(tests);
+    suite.requires = suite_requirements(dir, files, own_packages);
     break;
   }
   for (const auto& f : kRequirementFiles)

@@ -116,6 +116,23 @@ TEST(MissingModule, OtherImportFailuresAreLeftAlone) {
   EXPECT_EQ(checks[0].diagnosis->kind, "python_import_error");
 }
 
+// The one rule of where a missing module should have come from, the tests check's too.
+TEST(MissingModule, ItsOriginIsTheRequirementsStepsOutcome) {
+  const json resolved = {{"ok", true}, {"requirements", {"opencv-python>=4", "scikit-image"}},
+                         {"install", {{{"name", "scipy"}, {"version", "1.14.1"}}}}};
+  EXPECT_EQ(module_origin("cv2", resolved, false), ModuleOrigin::required);
+  EXPECT_EQ(module_origin("scipy", resolved, false), ModuleOrigin::required) << "what pip brought with a requirement";
+  EXPECT_EQ(module_origin("onnx", resolved, false), ModuleOrigin::not_required);
+  EXPECT_EQ(module_origin("onnx", nullptr, false), ModuleOrigin::not_required);
+  EXPECT_EQ(module_origin("cv2", resolved, true), ModuleOrigin::requirements_failed);
+}
+
+TEST(MissingModule, AnImportThatLacksAModuleItsRequirementsProvideKeepsItsOwnDiagnosis) {
+  auto checks = failed_import("ModuleNotFoundError: No module named 'cv2'");
+  name_missing_requirement("p", {{"ok", true}, {"requirements", {"opencv-python"}}}, checks);
+  EXPECT_EQ(checks[0].diagnosis->kind, "python_import_error");
+}
+
 }  // namespace opmatrix
 
 namespace opmatrix {

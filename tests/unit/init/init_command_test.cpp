@@ -355,7 +355,8 @@ TEST(InitCommand, ATestFolderBecomesTestsWithWhatItsFilesImport) {
   const YAML::Node p = YAML::Load(text)["defaults"]["project"];
   EXPECT_EQ(p["tests"].as<std::string>(), "test") << text;
   EXPECT_EQ(strings(p["test_requires"]), (std::vector<std::string>{"hypothesis", "numpy", "expecttest"})) << text;
-  EXPECT_TRUE(contains(text, "# torch.testing._internal, which imports expecttest\n")) << text;
+  EXPECT_TRUE(contains(text, "# hypothesis in test/conftest.py; numpy in test/test_ops.py; torch.testing._internal")) << text;
+  EXPECT_TRUE(contains(text, "imports expecttest) in test/test_ops.py\n")) << text;
   EXPECT_TRUE(contains(text, "# requirements-test.txt is read too")) << text;
   expect_loads(dir.path / "opmatrix.yaml");
 }

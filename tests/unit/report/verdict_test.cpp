@@ -128,6 +128,19 @@ TEST(Verdict, ATestFailureShowsWhatTheTestSaid) {
   EXPECT_EQ(v.broken, std::vector<std::string>{"nms · correctness: seed 1 threshold 0: kept 1, reference 34"});
 }
 
+// Test files that need a module the matrix does not install (a limiting skip, suite_needs_module): a
+// limit of the matrix, named, never a pass; a plain skip of the same check stays nothing.
+TEST(Verdict, ASuiteThatNeedsAModuleTheMatrixDoesNotInstallIsALimit) {
+  CheckResult needs = result("", "tests", Status::skip,
+                             "the suite needs the module 'cv2' (distribution opencv-python-headless) in 5 test files");
+  needs.diagnosis = Diagnosis{"suite_needs_module", needs.message, "add it to test_requires", "", ""};
+  const CellVerdict v = assess(cell("none", {result("", "tests", Status::pass, "12 tests pass"), needs,
+                                             result("", "tests", Status::skip, "2 tests skipped by the suite")}));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  ASSERT_EQ(v.limits.size(), 1u);
+  EXPECT_EQ(v.limits[0].rfind("tests: the suite needs the module 'cv2'", 0), 0u) << v.limits[0];
+}
+
 TEST(Verdict, AnInfrastructureFailureIsNotRunNotBroken) {
   CheckResult build = result("", "build", Status::error, "podman build failed: network unreachable");
   build.diagnosis = Diagnosis{"image_error", "the image did not build", "", "", ""};

@@ -1883,6 +1883,38 @@ TEST_F(RunCell, ProjectRequirementsAreFetchedWithNetworkAndInstalledWithout) {
   EXPECT_TRUE(r.meets_expectations) << all_checks(r);
 }
 
+// Test files pytest could not collect: a module nothing the project requires provides is the
+// matrix's limit (a skip the verdict names), one its requirements provide a red; the tests that
+// collected count.
+TEST_F(RunCell, TestFilesThatLackAModuleNameItsDistributionByTheRequirements) {
+  Cell c = setuptools_project_cell();
+  c.project->tests = {"python3", "-m", "pytest", "-q", "test"};
+  script_passing_project(c, {"/build/site/boxops/_C.so"});
+  engine_->on("requirements", CannedStep::prints(json({{"ok", true}, {"requirements", {"scipy>=1.10"}}, {"install", json::array()}})
+                                                     .dump() + "\n"));
+  engine_->on("requirements-install", CannedStep::prints(json({{"ok", true}}).dump() + "\n"));
+  auto error = [](const std::string& file, const std::string& module) {
+    return json{{"file", file}, {"module", module}, {"own", false}, {"top_installed", false},
+                {"message", "ModuleNotFoundError: No module named '" + module + "'"}};
+  };
+  engine_->on("tests", CannedStep::prints(json({{"ok", true}, {"exit_code", 1}, {"junit", true},
+                                                {"tests", {{{"id", "test/test_boxops.py::test_box_area"}, {"outcome", "passed"}}}},
+                                                {"collection_errors", {error("test/test_vis.py", "cv2"), error("test/test_fit.py", "scipy")}}})
+                                               .dump() + "\n"));
+  const CellResult r = run(c);
+  const CheckResult *cv2 = nullptr, *scipy = nullptr;
+  for (const auto& t : r.checks)
+    if (t.check == "tests" && t.message.find("module 'cv2'") != std::string::npos) cv2 = &t;
+    else if (t.check == "tests" && t.message.find("module 'scipy'") != std::string::npos) scipy = &t;
+  ASSERT_TRUE(cv2 && cv2->diagnosis && scipy && scipy->diagnosis) << all_checks(r);
+  EXPECT_EQ(cv2->status, Status::skip);
+  EXPECT_EQ(cv2->diagnosis->kind, "suite_needs_module");
+  EXPECT_NE(cv2->message.find("add opencv-python-headless to test_requires"), std::string::npos) << cv2->message;
+  EXPECT_EQ(scipy->status, Status::fail);
+  EXPECT_EQ(scipy->diagnosis->kind, "required_module_missing");
+  EXPECT_NE(scipy->diagnosis->repro.find("test/test_fit.py"), std::string::npos) << scipy->diagnosis->repro;
+}
+
 // A failing test of the project's own suite is a finding by its id, with a command that runs it.
 TEST_F(RunCell, AFailingTestOfTheProjectIsAFindingByItsId) {
   Cell c = cmake_project_cell();

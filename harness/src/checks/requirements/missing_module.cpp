@@ -8,6 +8,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
+#include "util/python_distributions.h"
 
 namespace opmatrix {
 
@@ -16,6 +17,24 @@ std::string missing_module(const std::string& text) {
   std::smatch m;
   if (!std::regex_search(text, m, no_module) || m[1] == "torch") return "";
   return m[1];
+}
+
+const CheckResult* failed_requirements(const std::vector<CheckResult>& checks) {
+  const auto req = std::find_if(checks.begin(), checks.end(),
+                                [](const CheckResult& c) { return c.check == "requirements" && is_bad(c.status); });
+  return req == checks.end() ? nullptr : &*req;
+}
+
+ModuleOrigin module_origin(const std::string& module, const nlohmann::json& resolved, bool requirements_failed) {
+  if (requirements_failed) return ModuleOrigin::requirements_failed;
+  if (!resolved.is_object()) return ModuleOrigin::not_required;
+  // What was asked for, and what pip brought with it (scikit-image brings scipy).
+  std::vector<std::string> got;
+  for (const auto& r : resolved.value("requirements", nlohmann::json::array()))
+    if (r.is_string()) got.push_back(r.get<std::string>());
+  for (const auto& i : resolved.value("install", nlohmann::json::array()))
+    if (i.is_object() && i.contains("name") && i["name"].is_string()) got.push_back(i["name"].get<std::string>());
+  return provided_by(module, got) ? ModuleOrigin::required : ModuleOrigin::not_required;
 }
 
 void name_missing_requirement(const std::string& project, const nlohmann::json& resolved,
@@ -27,9 +46,10 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
   const std::string module = missing_module(import->message + "\n" + import->diagnosis->evidence);
   if (module.empty()) return;
   Diagnosis& d = *import->diagnosis;
-  const auto req = std::find_if(checks.begin(), checks.end(),
-                                [](const CheckResult& c) { return c.check == "requirements" && is_bad(c.status); });
-  if (req != checks.end()) {
+  const CheckResult* req = failed_requirements(checks);
+  const ModuleOrigin origin = module_origin(module, resolved, req != nullptr);
+  if (origin == ModuleOrigin::required) return;  // not where the module should come from: the import's own cause
+  if (origin == ModuleOrigin::requirements_failed) {
     d.kind = "requirement_not_installed";
     d.summary = fmt::format("the import needs the module '{}', and the cell could not get the project's requirements "
                             "(see requirements: {})", module, req->message.substr(0, 200));

@@ -1,7 +1,8 @@
 // A cell rule of the requirements module: where the project's import fails with "No module named
 // 'X'", the one cause is named with its one fix — the requirement the cell could not get (the
 // requirements check says why), or a module the library needs at import but does not require
-// (its users' pip install does not bring it either: add it to install_requires).
+// (its users' pip install does not bring it either: add it to install_requires). Where a
+// requirement does provide it, the import's own diagnosis stands.
 #pragma once
 
 #include <string>
@@ -16,6 +17,18 @@ namespace opmatrix {
 // The top-level module of "No module named 'scipy.sparse'" ("scipy"); "" when the text has none
 // or names torch's own (torch.export: a torch too old, the torch rules' to say).
 std::string missing_module(const std::string& text);
+
+// Where a module the cell lacks should have come from, by what the requirements step got: the
+// one rule for the library's import (below) and for its test files (checks/tests).
+enum class ModuleOrigin {
+  requirements_failed,  // the cell could not get the project's requirements: the requirements check says why
+  required,             // a requirement the cell got provides it (util/python_distributions), yet it is missing
+  not_required,         // nothing the project requires (its test requirements and test_requires included) provides it
+};
+ModuleOrigin module_origin(const std::string& module, const nlohmann::json& resolved, bool requirements_failed);
+
+// The requirements check's failed result among a cell's results, or null.
+const CheckResult* failed_requirements(const std::vector<CheckResult>& checks);
 
 // `resolved`: requirements.py's report (null where the step did not run). Rewrites the failed
 // import's diagnosis in place.

@@ -5,6 +5,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
+#include "checks/requirements/missing_module.h"
 #include "checks/tests/tests_judge.h"
 #include "util/atomic_write.h"
 #include "util/json_fields.h"
@@ -51,6 +52,8 @@ bool tests(CellContext& ctx, const StepSpec& spec) {
   };
   tc.log = read_text_file(ctx.log_path(spec.name));
   tc.seconds = r.seconds;
+  tc.resolved = ctx.notes.value("requirements", nlohmann::json::object()).value("resolved", nlohmann::json());
+  if (const CheckResult* req = failed_requirements(ctx.result.checks)) tc.requirements_failed = *req;
   for (auto& c : tests_results(j, tc)) ctx.add(std::move(c));
   return true;
 }

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/tests/collection_errors.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -87,6 +89,31 @@ CheckResult command_failed(const TestsContext& ctx, std::string summary) {
   d.evidence = ctx.log.size() > 2000 ? ctx.log.substr(ctx.log.size() - 2000) : ctx.log;
   c.diagnosis = d;
   return c;
+}
+
+struct SuiteCounts {
+  int passed = 0, failed = 0, skipped = 0, exit_code = 0;
+};
+
+// The suite as a whole, where no failure speaks for it: what ran ("12 tests pass"), and what was
+// not collected and why; "0 tests ran" said where none did.
+std::optional<CheckResult> suite_summary(const SuiteCounts& n, const NotCollected& nc, const TestsContext& ctx) {
+  const std::string unrun = not_collected_clause(nc);
+  if (n.failed > 0) return std::nullopt;  // the failing tests say it
+  if (nc.broken_files > 0) {  // the files that fail at import say it; that nothing ran, said here
+    if (n.passed + n.skipped > 0) return std::nullopt;
+    return result("", Status::skip, "0 tests ran: " + unrun, {}, ctx.seconds);
+  }
+  if (n.exit_code != 0 && nc.files == 0)
+    return command_failed(ctx, fmt::format("the test command exited {} with no failing test in its JUnit "
+                                           "XML{}", n.exit_code, n.exit_code == 5 ? " (pytest: no tests collected)" : ""));
+  const std::string skipped = n.skipped ? fmt::format(" ({} skipped)", n.skipped) : "";
+  if (n.passed == 0)
+    return result("", Status::skip, unrun.empty() ? "no test ran (every test skipped)" : "0 tests ran: " + unrun, {},
+                  ctx.seconds);
+  if (unrun.empty()) return result("", Status::pass, fmt::format("all {} tests pass{}", n.passed, skipped), {}, ctx.seconds);
+  return result("", Status::pass, fmt::format("{} test{} pass{}; {}", n.passed, n.passed == 1 ? "" : "s", skipped, unrun), {},
+                ctx.seconds);
 }
 
 }  // namespace
@@ -188,17 +215,11 @@ std::vector<CheckResult> tests_results(const nlohmann::json& report, const Tests
   if (!other_skips.empty())
     out.push_back(result("", Status::skip, fmt::format("{} tests skipped by the suite: {}", other_skips.size(), reasons(other_skips)),
                          ids_of(other_skips), 0));
-  if (failed == 0 && exit_code != 0)
-    out.push_back(command_failed(ctx, fmt::format("the test command exited {} with no failing test in its JUnit "
-                                                          "XML{}", exit_code, exit_code == 5 ? " (pytest: no tests collected)" : "")));
-  else if (failed == 0)
-    out.push_back(result("", passed > 0 ? Status::pass : Status::skip,
-                         passed > 0 ? fmt::format("all {} tests pass{}", passed,
-                                                  gpu_skips.size() + other_skips.size()
-                                                      ? fmt::format(" ({} skipped)", gpu_skips.size() + other_skips.size())
-                                                      : "")
-                                    : "no test ran (every test skipped)",
-                         {}, ctx.seconds));
+  CollectionJudgement collection = judge_collection_errors(report.value("collection_errors", nlohmann::json::array()), ctx);
+  out.insert(out.end(), collection.results.begin(), collection.results.end());
+  const SuiteCounts counts{passed, failed, static_cast<int>(gpu_skips.size() + other_skips.size()), exit_code};
+  if (std::optional<CheckResult> summary = suite_summary(counts, collection.not_collected, ctx))
+    out.push_back(std::move(*summary));
   return out;
 }
 

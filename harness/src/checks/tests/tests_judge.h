@@ -1,10 +1,12 @@
 // Turns what scripts/cell/run_tests.py reports (a project's own test command, its JUnit XML read
 // back) into `tests` results: each failing test a finding with its id, its message and a command
 // that runs it alone; passing tests counted per op where their names name the op; tests that
-// skip for want of a GPU said so, neither failures nor passes. A pure function, unit-tested.
+// skip for want of a GPU said so, neither failures nor passes; test files pytest could not
+// collect judged by collection_errors.h. A pure function, unit-tested.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,10 @@ struct TestsContext {
   std::string repro;                                         // the whole command
   std::string log;                                           // the step's log (evidence)
   double seconds = 0;
+  // What the requirements step got (requirements.py's report; null where it did not run) and its
+  // failed result, if it failed: where a module a test file lacks should have come from.
+  nlohmann::json resolved;
+  std::optional<CheckResult> requirements_failed;
 };
 
 std::vector<CheckResult> tests_results(const nlohmann::json& report, const TestsContext& ctx);
