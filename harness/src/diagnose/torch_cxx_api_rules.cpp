@@ -39,59 +39,61 @@ std::string not_in_namespace(const std::string& ns, const std::string& names) {
 // such file or directory"; clang: "'c10/util/variant.h' file not found"; EDG: 'cannot open source
 // file "c10/util/variant.h"'.
 std::string missing_header(const std::string& path) {
-  return "(?:^|\\s|'|\")" + path + "(?:'|\")?:? (?:No such file or directory|file not found)|cannot open source file \"" +
-         path + "\"";
+  return "(?:^|\\s|'|\")" + path + "(?:'|\")?:? (?:No such file or directory|file not found)" +
+         "|cannot open source file \"" + path + "\"";
 }
 
 // One C++ API change that breaks compiling an op library. Every version was read from the headers
 // that release's PyPI wheel installs (torch/include), the last release that has the API next to
-// the first without it, and for the rows our test sources cover (tests/data/torch_cxx_api), by
-// compiling that source with g++ 12 against both (-fsyntax-only): it compiles with the first and
-// fails with the second, with the words `words` matches.
+// the first without it, and then confirmed by compiling the row's source (tests/data/torch_cxx_api)
+// with g++ 12 against both (-fsyntax-only): it compiles with the first and fails with the second,
+// in the words `words` matches; nvcc 13.0's words come from compiling it against the second
+// (AT_CHECK: against 1.5 and 1.13 only, 1.4's headers predate g++ 12).
 struct CxxApiChange {
   const char* api;            // the API as code writes it
   std::vector<std::string> words;  // what g++ and nvcc say where it is used: one regex each
-  const char* replacement;    // what compiles instead, with every torch from 1.13 on
+  const char* replacement;    // what to write instead (it compiles with torch 1.13 too)
   const char* breaks_in;      // the first torch release whose headers reject it
-  const char* deprecated_in;  // the oldest release checked (1.4, 1.13) that marks it deprecated, or nullptr
+  const char* deprecated_in;  // the oldest release checked (1.4) that marks it deprecated, or nullptr
 };
 
 const std::vector<CxxApiChange>& cxx_api_changes() {
   static const std::vector<CxxApiChange> changes = {
       // Dispatch.h's `detail::scalar_type(const at::DeprecatedTypeProperties&)` (deprecated by
       // pytorch PR #17996; it warns in 1.4 and 1.13): in 2.5.1, not in 2.6.0.
-      {"Tensor::type() passed to an AT_DISPATCH macro",
+      {"AT_DISPATCH_*(x.type(), …) (the dispatch macros' at::DeprecatedTypeProperties overload)",
        {R"(DeprecatedTypeProperties\W* to \W*(?:c10|at)::ScalarType)"},
        "pass `x.scalar_type()` instead of `x.type()`", "2.6", "1.4"},
       // Dispatch.h's deprecated macros: AT_DISPATCH_ALL_TYPES_AND_HALF in 2.5.1, not in 2.6.0.
       {"AT_DISPATCH_ALL_TYPES_AND_HALF",
        {undeclared("AT_DISPATCH_ALL_TYPES_AND_HALF")},
-       "AT_DISPATCH_ALL_TYPES_AND(at::ScalarType::Half, x.scalar_type(), NAME, …)", "2.6", "1.4"},
+       "use AT_DISPATCH_ALL_TYPES_AND(at::ScalarType::Half, x.scalar_type(), NAME, …) instead", "2.6", "1.4"},
       // TensorBody.h's `bool is_variable() const`: in 2.13.0, not in 2.14.1.
       {"Tensor::is_variable()",
        {no_member("at::Tensor", "is_variable")},
-       "drop the test: every tensor is a variable (since torch 1.0)", "2.14", "1.4"},
+       "drop the call: every tensor is a variable (since torch 1.0)", "2.14", "1.4"},
       // c10/core/ScalarType.h's one-argument isIntegralType: in 2.13.0, not in 2.14.1. nvcc says
       // "too few arguments in function call": the call is on the source line it echoes.
       {"isIntegralType(ScalarType) without includeBool",
-       {R"((?:too few arguments to function|no matching function for call to) \W*(?:bool )?(?:c10::|at::)?isIntegralType\b)",
+       {R"((?:too few arguments to function|no matching function for call to) \W*(?:bool )?(?:c10::|at::)?)"
+        R"(isIntegralType\b)",
         R"(too few arguments in function call\n.*\bisIntegralType\s*\()"},
-       "`isIntegralType(t, /*includeBool=*/false)`", "2.14", "1.4"},
+       "call `isIntegralType(t, /*includeBool=*/false)`", "2.14", "1.4"},
       // c10/util/variant.h: in 2.1.2, not in 2.2.2, and no c10::variant alias is left.
       {"c10::variant (c10/util/variant.h)",
        {missing_header("c10/util/variant\\.h"),
         not_in_namespace("c10", "variant|holds_alternative|get_if|visit|monostate")},
-       "std::variant, std::holds_alternative, std::get, std::visit from <variant>", "2.2", nullptr},
+       "use std::variant, std::holds_alternative, std::get, std::visit from <variant> instead", "2.2", nullptr},
       // torch/csrc/utils/auto_gil.h (AutoGIL, AutoNoGIL): in 2.1.2, not in 2.2.2.
       {"AutoGIL / AutoNoGIL (torch/csrc/utils/auto_gil.h)",
        {missing_header("torch/csrc/utils/auto_gil\\.h"), undeclared("Auto(?:No)?GIL")},
-       "pybind11::gil_scoped_acquire / pybind11::gil_scoped_release", "2.2", nullptr},
+       "use pybind11::gil_scoped_acquire / pybind11::gil_scoped_release instead", "2.2", nullptr},
       // c10/util/Exception.h's AT_CHECK: defined in 1.4.0 (marked deprecated, its warning switched
       // off), not in 1.5.0 nor in 1.13 (whose g++ error our test compiles): older than every torch a
       // matrix has, but old code still uses it.
       {"AT_CHECK",
        {undeclared("AT_CHECK")},
-       "TORCH_CHECK(cond, message…)", "1.5", "1.4"},
+       "use TORCH_CHECK(cond, message…) instead", "1.5", "1.4"},
   };
   return changes;
 }
@@ -172,13 +174,12 @@ const CxxApiChange& change_for(const std::string& api) {
 void explain_removed_cxx_api(const StepFailure&, const Evidence& e, Diagnosis& d) {
   const CxxApiChange& change = change_for(e.what);
   d.kind = "torch_api_removed";
-  d.summary = fmt::format("{} is gone from torch's C++ API since torch {}{}; {} uses it", change.api,
+  d.summary = fmt::format("{} uses {}, which torch {} removed from its C++ API{}", e.how, change.api,
                           change.breaks_in,
                           change.deprecated_in ? fmt::format(" (deprecated already in torch {})", change.deprecated_in)
-                                               : std::string(),
-                          e.how);
-  d.fix = fmt::format("at {}: {}; or declare `torch<{}` and expect this cell to fail. `opmatrix bisect --cells "
-                      "'<this project's cells>-*' --check build` confirms the first torch where it breaks",
+                                               : std::string());
+  d.fix = fmt::format("at {}: {}; or declare `torch<{}` and expect this cell to fail. Confirm the first torch "
+                      "where the cell breaks with `opmatrix bisect --cells '<project>-*' --check build`",
                       e.how, change.replacement, change.breaks_in);
 }
 
