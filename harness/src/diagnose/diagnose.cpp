@@ -122,9 +122,10 @@ Diagnosis diagnose_step(const StepFailure& f) {
   d.repro = f.repro;
   if (f.timed_out) return explain_timeout(f, d);
   if (const int sig = ending_signal(f)) return explain_signal(f, sig, d);
-  // The families in order (step_rules.h): what the image lacks before what the compiler says of it.
+  // The families in order (step_rules.h): what the image lacks before what the compiler says of it,
+  // and a compile error that names a C++ API torch removed before the compile error in general.
   for (const auto* family : {&step_rules::environment_rules(), &step_rules::torch_rules(),
-                             &step_rules::toolchain_rules()})
+                             &step_rules::torch_cxx_api_rules(), &step_rules::toolchain_rules()})
     for (const StepRule& rule : *family) {
       Evidence e;
       if (!step_rules::finds(rule, f.log, e)) continue;

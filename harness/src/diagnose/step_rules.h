@@ -1,5 +1,6 @@
 // The rules diagnose_step tries on a failed step's log, in families (one file each): what the
-// machine or image lacks, what the code needs of its torch, what the compiler and linker say.
+// machine or image lacks, what the code needs of its torch, which C++ API of torch a compile error
+// is about, what the compiler and linker say.
 // Internal to diagnose/.
 #pragma once
 
@@ -41,6 +42,7 @@ bool finds(const StepRule& rule, const std::string& log, Evidence& e);
 // order too): the first rule that finds its evidence explains the failure.
 const std::vector<StepRule>& environment_rules();  // the machine or the cell image lacks something
 const std::vector<StepRule>& torch_rules();        // the code and its torch disagree
+const std::vector<StepRule>& torch_cxx_api_rules();  // a compile error from a C++ API torch removed
 const std::vector<StepRule>& toolchain_rules();    // compile, link and configure errors
 
 // Helpers the families share.

@@ -2,6 +2,8 @@
 // errors, link errors, symbols a library cannot load, a failed configure.
 #include <fmt/format.h>
 
+#include <regex>
+
 #include "diagnose/step_rules.h"
 
 namespace opmatrix::step_rules {
@@ -43,7 +45,37 @@ void explain_nvcc_error(const StepFailure&, const Evidence& e, Diagnosis& d) {
   d.kind = "compile_error";
   d.summary = fmt::format("CUDA compile error in {}:{}: {}", e.m[1].str(), e.m[2].str(), e.m[3].str());
   d.evidence = trimmed(e.line);
-  d.fix = "fix the CUDA code at that line for this toolkit/torch (nvcc and host compiler versions must agree)";
+  // A host compiler nvcc does not support has its own words (explain_unsupported_host_compiler):
+  // an error at a line of the code is about the code, and torch's C++ API is what most often moves.
+  d.fix = "fix the CUDA code at that line for this torch (its C++ API differs between releases) and this CUDA "
+          "toolkit, or guard it with TORCH_VERSION_MAJOR/MINOR or CUDA_VERSION";
+}
+
+// nvcc's crt/host_config.h refuses a gcc newer than its CUDA release supports: "#error --
+// unsupported GNU version! gcc versions later than 12 are not supported!". The gcc the build gave
+// nvcc is in CMake's words (the CUDA host compiler before the C++ compiler) or gcc's, where the log
+// has them.
+std::string host_gcc_version(const std::string& log) {
+  static const std::regex said[] = {
+      std::regex(R"(The CUDA host compiler identification is GNU (\d+))"),
+      std::regex(R"(The CXX compiler identification is GNU (\d+))"),
+      std::regex(R"(\bgcc version (\d+))"),
+  };
+  std::smatch m;
+  for (const auto& re : said)
+    if (std::regex_search(log, m, re)) return m[1].str();
+  return "";
+}
+
+void explain_unsupported_host_compiler(const StepFailure& f, const Evidence& e, Diagnosis& d) {
+  const std::string used = host_gcc_version(f.log);
+  d.kind = "unsupported_host_compiler";
+  d.summary = fmt::format("this CUDA toolkit's nvcc does not support the host compiler{}: it takes gcc up to {}",
+                          used.empty() ? "" : " (gcc " + used + ")", e.m[1].str());
+  d.fix = fmt::format("give nvcc gcc {} or older as its host compiler (-ccbin g++-{}, CUDAHOSTCXX or "
+                      "CMAKE_CUDA_HOST_COMPILER), or use a CUDA toolkit that supports gcc{}", e.m[1].str(),
+                      e.m[1].str(), used.empty() ? "" : " " + used);
+  d.evidence = trimmed(e.line);
 }
 
 void explain_libstdcxx_mismatch(const StepFailure&, const Evidence& e, Diagnosis& d) {
@@ -113,6 +145,9 @@ const std::vector<StepRule>& toolchain_rules() {
                 explain_unsupported_arch),
       line_rule(R"((No CMAKE_CUDA_COMPILER could be found|Failed to find nvcc|Could not find nvcc|no CUDA compiler))",
                 explain_no_nvcc),
+      // Before compile errors: host_config.h's #error is one, at a line of the toolkit's header.
+      line_rule(R"(unsupported GNU version! gcc versions later than (\d+))",
+                explain_unsupported_host_compiler),
       line_rule(R"(^\s*(\S+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$)", explain_compile_error),  // pip indents
       line_rule(R"(^\s*(\S+?)\((\d+)\): error: (.*)$)", explain_nvcc_error),
       // Before any undefined reference: symbols only newer libstdc++ releases define (GCC 14:

@@ -1,0 +1,214 @@
+// Compile errors from C++ APIs torch removed (diagnose/torch_cxx_api_rules.cpp): each row of the
+// table on the compiler's own words, g++ and nvcc; and each old-API source of
+// tests/data/torch_cxx_api on the log that compiling it against the first torch without the API
+// really gave (g++ 12 here, nvcc 13.0 on a GPU machine; see that folder's README.md).
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "diagnose/diagnose.h"
+
+namespace opmatrix {
+
+namespace {
+
+Diagnosis build_step(const std::string& log) {
+  StepFailure f;
+  f.step = "build";
+  f.log = log;
+  f.exit_code = 1;
+  f.repro = "pip wheel --no-deps /src";
+  return diagnose_step(f);
+}
+
+void expect_in(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "\"" << part << "\" not in: " << text;
+}
+
+// One row of the table, one compiler's words for it.
+struct RowCase {
+  const char* name;
+  const char* log;
+  const char* api;          // in the summary
+  const char* breaks_in;    // "torch X removed" in the summary, "torch<X" in the fix
+  const char* where;        // file:line of the code, in summary and fix
+  const char* replacement;  // in the fix
+};
+void PrintTo(const RowCase& c, std::ostream* os) { *os << c.name; }
+
+const RowCase kRows[] = {
+    {"DispatchTypeGxx",
+     "/src/csrc/ops.cpp: In lambda function:\n"
+     "/usr/local/lib/python3.12/site-packages/torch/include/ATen/Dispatch.h:199:48: error: cannot convert "
+     "‘const at::DeprecatedTypeProperties’ to ‘c10::ScalarType’\n"
+     "/usr/local/lib/python3.12/site-packages/torch/include/ATen/Dispatch.h:219:3: note: in expansion of macro "
+     "‘AT_DISPATCH_SWITCH’\n"
+     "/src/csrc/ops.cpp:12:3: note: in expansion of macro ‘AT_DISPATCH_FLOATING_TYPES’\n",
+     "AT_DISPATCH_*(x.type(), …)", "2.6", "/src/csrc/ops.cpp:12", "x.scalar_type()"},
+    // The real case (a multi-scale deformable attention kernel, torch 2.15 from PyPI).
+    {"DispatchTypeNvcc",
+     "/tmp/pip-req-build/src/cuda/ms_deform_attn_cuda.cu(65): error: no suitable conversion function from "
+     "\"const at::DeprecatedTypeProperties\" to \"c10::ScalarType\" exists\n",
+     "AT_DISPATCH_*(x.type(), …)", "2.6", "/tmp/pip-req-build/src/cuda/ms_deform_attn_cuda.cu:65",
+     "x.scalar_type()"},
+    {"DispatchAndHalfGxx",
+     "/src/csrc/ops.cpp:5:3: error: 'AT_DISPATCH_ALL_TYPES_AND_HALF' was not declared in this scope; did you "
+     "mean 'AT_DISPATCH_ALL_TYPES_AND2'?\n",
+     "AT_DISPATCH_ALL_TYPES_AND_HALF", "2.6", "/src/csrc/ops.cpp:5", "AT_DISPATCH_ALL_TYPES_AND(at::ScalarType::Half"},
+    {"DispatchAndHalfNvcc",
+     "/src/csrc/ops.cu(5): error: identifier \"AT_DISPATCH_ALL_TYPES_AND_HALF\" is undefined\n",
+     "AT_DISPATCH_ALL_TYPES_AND_HALF", "2.6", "/src/csrc/ops.cu:5", "AT_DISPATCH_ALL_TYPES_AND(at::ScalarType::Half"},
+    {"IsVariableGxx",
+     "/src/csrc/ops.cpp:4:50: error: ‘const class at::Tensor’ has no member named ‘is_variable’\n",
+     "Tensor::is_variable()", "2.14", "/src/csrc/ops.cpp:4", "every tensor is a variable"},
+    {"IsVariableNvcc", "/src/csrc/ops.cu(4): error: class \"at::Tensor\" has no member \"is_variable\"\n",
+     "Tensor::is_variable()", "2.14", "/src/csrc/ops.cu:4", "every tensor is a variable"},
+    {"IsIntegralTypeGxx",
+     "/src/csrc/ops.cpp:4:66: error: too few arguments to function ‘bool c10::isIntegralType(ScalarType, bool)’\n",
+     "isIntegralType(ScalarType) without includeBool", "2.14", "/src/csrc/ops.cpp:4", "/*includeBool=*/false"},
+    {"IsIntegralTypeNvcc",
+     "/src/csrc/ops.cu(4): error: too few arguments in function call\n"
+     "  bool is_integral(const at::Tensor& x) { return at::isIntegralType(x.scalar_type()); }\n",
+     "isIntegralType(ScalarType) without includeBool", "2.14", "/src/csrc/ops.cu:4", "/*includeBool=*/false"},
+    {"VariantHeaderGxx",
+     "/src/csrc/ops.cpp:2:10: fatal error: c10/util/variant.h: No such file or directory\n",
+     "c10::variant (c10/util/variant.h)", "2.2", "/src/csrc/ops.cpp:2", "std::variant"},
+    {"VariantHeaderClang", "/src/csrc/ops.cpp:2:10: fatal error: 'c10/util/variant.h' file not found\n",
+     "c10::variant (c10/util/variant.h)", "2.2", "/src/csrc/ops.cpp:2", "std::variant"},
+    {"VariantNameGxx",
+     "/src/csrc/ops.cpp:6:21: error: ‘variant’ in namespace ‘c10’ does not name a template type\n",
+     "c10::variant (c10/util/variant.h)", "2.2", "/src/csrc/ops.cpp:6", "std::variant"},
+    {"VariantNameNvcc", "/src/csrc/ops.cu(6): error: namespace \"c10\" has no member \"variant\"\n",
+     "c10::variant (c10/util/variant.h)", "2.2", "/src/csrc/ops.cu:6", "std::variant"},
+    {"HoldsAlternativeGxx", "/src/csrc/ops.cpp:9:14: error: 'holds_alternative' is not a member of 'c10'\n",
+     "c10::variant (c10/util/variant.h)", "2.2", "/src/csrc/ops.cpp:9", "std::holds_alternative"},
+    {"AutoGilHeaderGxx",
+     "/src/csrc/ops.cpp:2:10: fatal error: torch/csrc/utils/auto_gil.h: No such file or directory\n",
+     "AutoGIL / AutoNoGIL (torch/csrc/utils/auto_gil.h)", "2.2", "/src/csrc/ops.cpp:2", "pybind11::gil_scoped_acquire"},
+    {"AutoNoGilNameNvcc", "/src/csrc/ops.cu(30): error: identifier \"AutoNoGIL\" is undefined\n",
+     "AutoGIL / AutoNoGIL (torch/csrc/utils/auto_gil.h)", "2.2", "/src/csrc/ops.cu:30",
+     "pybind11::gil_scoped_release"},
+    {"AtCheckGxx",
+     "/src/csrc/ops.cpp:4:42: error: ‘AT_CHECK’ was not declared in this scope; did you mean ‘DCHECK’?\n",
+     "AT_CHECK", "1.5", "/src/csrc/ops.cpp:4", "TORCH_CHECK"},
+    {"AtCheckNvcc", "/src/csrc/ops.cu(4): error: identifier \"AT_CHECK\" is undefined\n", "AT_CHECK", "1.5",
+     "/src/csrc/ops.cu:4", "TORCH_CHECK"},
+};
+
+class TorchCxxApiRow : public ::testing::TestWithParam<RowCase> {};
+
+TEST_P(TorchCxxApiRow, NamesTheApiTheFirstTorchAndTheReplacement) {
+  const RowCase& c = GetParam();
+  const Diagnosis d = build_step(c.log);
+  EXPECT_EQ(d.kind, "torch_api_removed");
+  expect_in(d.summary, c.api);
+  expect_in(d.summary, std::string("torch ") + c.breaks_in + " removed");
+  expect_in(d.summary, c.where);
+  expect_in(d.fix, c.replacement);
+  expect_in(d.fix, std::string("`torch<") + c.breaks_in + "`");
+  expect_in(d.fix, c.where);
+  expect_in(d.fix, "opmatrix bisect --cells");
+  expect_in(d.fix, "--check build");
+}
+
+INSTANTIATE_TEST_SUITE_P(Diagnose, TorchCxxApiRow, ::testing::ValuesIn(kRows),
+                         [](const ::testing::TestParamInfo<RowCase>& i) { return std::string(i.param.name); });
+
+// A log recorded from compiling one of tests/data/torch_cxx_api's sources.
+struct RecordedLog {
+  const char* file;    // under tests/data/torch_cxx_api
+  const char* api;     // the row it must be diagnosed as
+  const char* where;   // the source's file:line, as the log names it
+};
+void PrintTo(const RecordedLog& c, std::ostream* os) { *os << c.file; }
+
+const RecordedLog kRecorded[] = {
+    {"dispatch_type.gxx-2.6.0.log", "AT_DISPATCH_*(x.type(), …)", "/src/csrc/dispatch_type.cpp:5"},
+    {"dispatch_type.nvcc-2.6.0.log", "AT_DISPATCH_*(x.type(), …)", "/src/csrc/dispatch_type.cu:5"},
+    // Both compilers first say scalar_t is undeclared: the macro's own error comes second.
+    {"dispatch_and_half.gxx-2.6.0.log", "AT_DISPATCH_ALL_TYPES_AND_HALF", "/src/csrc/dispatch_and_half.cpp:5"},
+    {"dispatch_and_half.nvcc-2.6.0.log", "AT_DISPATCH_ALL_TYPES_AND_HALF", "/src/csrc/dispatch_and_half.cu:5"},
+    {"is_variable.gxx-2.14.1.log", "Tensor::is_variable()", "/src/csrc/is_variable.cpp:4"},
+    {"is_variable.nvcc-2.14.1.log", "Tensor::is_variable()", "/src/csrc/is_variable.cu:4"},
+    {"is_integral_type.gxx-2.14.1.log", "isIntegralType(ScalarType)", "/src/csrc/is_integral_type.cpp:4"},
+    {"is_integral_type.nvcc-2.14.1.log", "isIntegralType(ScalarType)", "/src/csrc/is_integral_type.cu:4"},
+    {"c10_variant.gxx-2.2.2.log", "c10::variant", "/src/csrc/c10_variant.cpp:2"},
+    {"c10_variant.nvcc-2.2.2.log", "c10::variant", "/src/csrc/c10_variant.cu:2"},
+    {"c10_variant_no_header.gxx-2.2.2.log", "c10::variant", "/src/csrc/c10_variant_no_header.cpp:6"},
+    {"c10_variant_no_header.nvcc-2.2.2.log", "c10::variant", "/src/csrc/c10_variant_no_header.cu:6"},
+    {"auto_gil.gxx-2.2.2.log", "AutoGIL", "/src/csrc/auto_gil.cpp:2"},
+    {"auto_gil.nvcc-2.2.2.log", "AutoGIL", "/src/csrc/auto_gil.cu:2"},
+    {"at_check.gxx-1.13.log", "AT_CHECK", "/src/csrc/at_check.cpp:4"},
+    {"at_check.nvcc-2.6.0.log", "AT_CHECK", "/src/csrc/at_check.cu:4"},
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class TorchCxxApiRecorded : public ::testing::TestWithParam<RecordedLog> {};
+
+TEST_P(TorchCxxApiRecorded, TheSourcesRealCompilerOutputIsDiagnosedAsItsRow) {
+  const RecordedLog& c = GetParam();
+  const std::string log = read_text(std::string(OPMATRIX_TEST_DATA) + "/torch_cxx_api/" + c.file);
+  ASSERT_FALSE(log.empty()) << c.file;
+  const Diagnosis d = build_step(log);
+  EXPECT_EQ(d.kind, "torch_api_removed");
+  expect_in(d.summary, c.api);
+  expect_in(d.summary, c.where);
+}
+
+INSTANTIATE_TEST_SUITE_P(Diagnose, TorchCxxApiRecorded, ::testing::ValuesIn(kRecorded),
+                         [](const ::testing::TestParamInfo<RecordedLog>& i) {
+                           std::string name = i.param.file;
+                           for (char& ch : name)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+TEST(Diagnose, OtherCompileErrorsStayCompileErrors) {
+  // A name torch never had, and a torch API that still exists: no row claims them.
+  EXPECT_EQ(build_step("/src/csrc/ops.cpp:42:7: error: 'foo' was not declared in this scope\n").kind, "compile_error");
+  EXPECT_EQ(build_step("/src/csrc/ops.cu(7): error: identifier \"AT_CHECKED\" is undefined\n").kind, "compile_error");
+  EXPECT_EQ(build_step("/src/csrc/ops.cpp:3:10: fatal error: c10/util/variant_other.h: No such file or "
+                       "directory\n").kind, "compile_error");
+}
+
+TEST(Diagnose, NvccErrorsNoLongerBlameTheHostCompiler) {
+  const Diagnosis d = build_step("/src/csrc/ops.cu(12): error: expected a \";\"\n");
+  EXPECT_EQ(d.kind, "compile_error");
+  EXPECT_EQ(d.fix.find("host compiler"), std::string::npos) << d.fix;
+  expect_in(d.fix, "its C++ API differs between releases");
+}
+
+TEST(Diagnose, UnsupportedHostCompilerHasItsOwnDiagnosis) {
+  // CMake names the compiler it found; nvcc 12.4's host_config.h takes gcc up to 13.
+  const Diagnosis d = build_step(
+      "-- The CXX compiler identification is GNU 14.2.0\n"
+      "-- The CUDA compiler identification is NVIDIA 12.4.131\n"
+      "/usr/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions later than 13 "
+      "are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; "
+      "however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. "
+      "Use at your own risk.\n");
+  EXPECT_EQ(d.kind, "unsupported_host_compiler");
+  expect_in(d.summary, "(gcc 14)");
+  expect_in(d.summary, "gcc up to 13");
+  expect_in(d.fix, "-ccbin g++-13");
+  expect_in(d.fix, "supports gcc 14");
+  // Without CMake's words: the limit alone.
+  const Diagnosis bare = build_step(
+      "/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- unsupported GNU version! gcc versions later "
+      "than 12 are not supported!\n");
+  EXPECT_EQ(bare.kind, "unsupported_host_compiler");
+  expect_in(bare.summary, "gcc up to 12");
+}
+
+}  // namespace
+
+}  // namespace opmatrix
