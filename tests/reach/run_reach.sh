@@ -7,7 +7,8 @@
 #                                  function pointer, checked on a sample made from its runtime schema;
 #   cudagated-trixie-torch2.6-cpu  setup.py builds its CUDA-only extension only with CUDA: no
 #                                  extension here, by design — a limit naming setup.py's line, never
-#                                  an error; the import and its own test pass.
+#                                  an error; the import and its own test pass, and its test file
+#                                  that imports onnx (required by nothing) is one limit naming it.
 #   run_reach.sh OPMATRIX WORK_DIR
 # Needs podman and the trixie cell image (never built here) and PyPI (pytest for the suites);
 # exit 77 with the reason otherwise.
