@@ -144,6 +144,27 @@ TEST(CudaOnlyReference, KernelsUnderOtherKeysAreNamedAsSuchAndStayRed) {
   EXPECT_EQ(moved.diagnosis->repro, "repro");
 }
 
+// Its wheel pins torch==2.4.0, which neither torch 2.4.1 nor 2.5.1 meets: the 2.4 cell is still
+// the torch it was built for, not the newest (2.5.1, where it loads and its kernels moved).
+TEST(CudaOnlyReference, AWheelPinnedToAnotherPatchReleaseHasItsReferenceOnThatRelease) {
+  std::vector<CellResult> cells = {cell("t24", "2.4.1", "12.4"), cell("t25", "2.5.1", "12.4")};
+  for (auto& r : cells) {
+    CheckResult wheel = check("wheel", Status::fail, "xformers.whl requires torch==2.4.0, but this cell's torch is " +
+                                                         r.cell.value("torch", ""));
+    wheel.diagnosis = Diagnosis{"torch_requirement", wheel.message, "", "", "Requires-Dist: torch==2.4.0"};
+    r.checks.push_back(wheel);
+  }
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("fmha_fwd", {"CPU"}, true));
+  const ReferenceCell ref = reference_cell({&cells[0], &cells[1]});
+  EXPECT_EQ(ref.cell, &cells[0]);
+  EXPECT_EQ(ref.why, "the torch release its wheel pins (Requires-Dist torch==…), the newest of it where it loads");
+  apply_reference_promises(cells);
+  ASSERT_TRUE(cells[1].checks.back().diagnosis);
+  EXPECT_EQ(cells[1].checks.back().diagnosis->kind, kKernelsUnderOtherKeys);
+  EXPECT_EQ(cells[0].checks.back().status, Status::pass);
+}
+
 TEST(CudaOnlyReference, ALibraryWithCpuKernelsInItsReferenceIsJudgedAsBefore) {
   std::vector<CellResult> cells = {cell("ref", "2.6.0", "12.4"), cell("old", "2.5.1", "12.4")};
   cells[0].checks.push_back(registration("both", {"CPU", "CUDA", "Meta"}, true));

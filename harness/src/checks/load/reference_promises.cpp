@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -27,6 +28,20 @@ bool passed(const CellResult& r, const std::string& check) {
 
 bool torch_newer(const CellResult* a, const CellResult* b) {
   return version_less(b->cell.value("torch", ""), a->cell.value("torch", ""));
+}
+
+// Whether the cell's torch is of the release a wheel pins exactly ("torch==2.4.0" and torch
+// 2.4.1): the wheel check refuses it, but a binary built for 2.4.0 is built for that release.
+bool on_pinned_line(const CellResult& r) {
+  static const std::regex pin(R"(torch\s*\(?\s*==\s*(\d+\.\d+))");
+  const std::string torch = r.cell.value("torch", "");
+  for (const auto& c : r.checks) {
+    std::smatch m;
+    if (c.check == "wheel" && c.diagnosis && c.diagnosis->kind == "torch_requirement" &&
+        std::regex_search(c.diagnosis->evidence, m, pin))
+      return torch == m[1].str() || torch.rfind(m[1].str() + ".", 0) == 0;
+  }
+  return false;
 }
 
 const CheckResult* registration(const CellResult& r, const std::string& op) {
@@ -154,14 +169,19 @@ ReferenceCell reference_cell(const std::vector<const CellResult*>& cells) {
     if (passed(*r, "build") && passed(*r, "load")) works.push_back(r);
   if (works.empty()) return {};
   const bool wheel = works.front()->cell.contains("project") && works.front()->cell["project"].contains("wheel");
-  std::vector<const CellResult*> accepted;
+  std::vector<const CellResult*> accepted, pinned_line;
   if (wheel)
     for (const CellResult* r : works)
       if (passed(*r, "wheel")) accepted.push_back(r);
-  const auto& pool = accepted.empty() ? works : accepted;
-  const CellResult* best = *std::min_element(pool.begin(), pool.end(), torch_newer);
-  return {best, !accepted.empty() ? "a torch its wheel's Requires-Dist accepts, the newest where it loads"
-                                  : "the newest torch where it builds and loads"};
+      else if (on_pinned_line(*r)) pinned_line.push_back(r);
+  // The torch the wheel was built for, the nearest the cells come to it, else the newest.
+  const std::pair<const std::vector<const CellResult*>*, const char*> pools[] = {
+      {&accepted, "a torch its wheel's Requires-Dist accepts, the newest where it loads"},
+      {&pinned_line, "the torch release its wheel pins (Requires-Dist torch==…), the newest of it where it loads"},
+      {&works, "the newest torch where it builds and loads"}};
+  for (const auto& [pool, why] : pools)
+    if (!pool->empty()) return {*std::min_element(pool->begin(), pool->end(), torch_newer), why};
+  return {};
 }
 
 void apply_reference_promises(std::vector<CellResult>& cells) {
