@@ -138,6 +138,7 @@ void judge_op(CellResult& cell, CheckResult& c, const CellResult& ref, const std
     return;
   }
   std::vector<std::string> inherited, lost;
+  // What the cell's own promise (declared, or a CPU variant's) already excuses is not missing.
   for (const auto& key : c.missing_kernels)
     // A CPU reference cannot say whether the library has CUDA kernels.
     (contains(*has, key) || (key == "CUDA" && !has_cuda(ref)) ? lost : inherited).push_back(key);
@@ -177,7 +178,7 @@ ReferenceCell reference_cell(const std::vector<const CellResult*>& cells) {
   // The torch the wheel was built for, the nearest the cells come to it, else the newest.
   const std::pair<const std::vector<const CellResult*>*, const char*> pools[] = {
       {&accepted, "a torch its wheel's Requires-Dist accepts, the newest where it loads"},
-      {&pinned_line, "the torch release its wheel pins (Requires-Dist torch==…), the newest of it where it loads"},
+      {&pinned_line, "the torch release its wheel was built for, by its Requires-Dist pin"},
       {&works, "the newest torch where it builds and loads"}};
   for (const auto& [pool, why] : pools)
     if (!pool->empty()) return {*std::min_element(pool->begin(), pool->end(), torch_newer), why};
