@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "checks/registry.h"
+#include "report/library_findings.h"
 #include "report/render.h"
 #include "report/results_set.h"
 #include "util/cuda_arch.h"
@@ -113,6 +114,61 @@ Weight weight_of(const CheckResult& c) {
   return spec && spec->weighs == Weighs::limits ? Weight::limits : Weight::breaks;
 }
 
+namespace {
+
+// What a cell's results come to before they are put in order: each non-pass where it belongs.
+struct Tally {
+  std::set<std::string, decltype(&version_less)> archs{&version_less};
+  std::vector<std::string> op_order;
+  std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
+  std::vector<std::string> unexecuted, other_limits, unchecked;
+};
+
+void weigh(const CheckResult& c, bool promises_cuda, CellVerdict& v, Tally& t) {
+  if (c.status == Status::skip) {
+    const CheckSpec* spec = find_check(c.check);
+    if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(t.unexecuted, spec->unexecuted);
+    if (limiting_skip(c)) add_once(t.other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
+    return;
+  }
+  const Weight w = weight_of(c);
+  if (w == Weight::none) return;
+  if (infrastructure(c)) {
+    add_once(t.unchecked, fmt::format("{} not checked: {}", check_label(c), headline(c.message)));
+  } else if (w == Weight::breaks) {
+    add_once(v.broken, broken_reason(c));
+    if (c.status != Status::xfail) v.known_broken = false;
+  } else if (!c.arch.empty()) {
+    t.archs.insert(c.arch);
+  } else if (!c.op.empty()) {
+    if (!t.op_limits.count(c.op)) t.op_order.push_back(c.op);
+    add_once(t.op_limits[c.op], check_and_subtest(c));
+  } else {
+    add_once(t.other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
+  }
+}
+
+// The library's findings (report/library_findings.h): its breaks lead (they name the cause the
+// per-op reds share), its limits follow the per-op ones. Returns the line of a finding that
+// leaves nothing of the library to judge here, if any.
+std::string add_library_findings(const CellResult& r, CellVerdict& v, std::vector<std::string>& limits) {
+  std::vector<std::string> breaks;
+  std::string nothing_to_judge;
+  for (const auto& f : library_findings(r)) {
+    if (f.role == FindingRole::breaks) {
+      breaks.push_back(f.line);
+      if (!f.declared) v.known_broken = false;
+      continue;
+    }
+    if (f.role == FindingRole::unobservable && f.every_op) nothing_to_judge = f.line;
+    limits.push_back(f.line);
+  }
+  v.broken.insert(v.broken.begin(), breaks.begin(), breaks.end());
+  return nothing_to_judge;
+}
+
+}  // namespace
+
 CellVerdict assess(const CellResult& r) {
   CellVerdict v;
   v.as_declared = r.meets_expectations;
@@ -123,50 +179,27 @@ CellVerdict assess(const CellResult& r) {
     return v;
   }
   const bool promises_cuda = r.cell.value("cuda", "none") != "none";
-  std::set<std::string, decltype(&version_less)> archs(&version_less);
-  std::vector<std::string> op_order;
-  std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
-  std::vector<std::string> unexecuted, other_limits, unchecked;
-  for (const auto& c : r.checks) {
-    if (c.status == Status::skip) {
-      const CheckSpec* spec = find_check(c.check);
-      if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(unexecuted, spec->unexecuted);
-      if (limiting_skip(c)) add_once(other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
-      continue;
-    }
-    const Weight w = weight_of(c);
-    if (w == Weight::none) continue;
-    if (infrastructure(c)) {
-      add_once(unchecked, fmt::format("{} not checked: {}", check_label(c), headline(c.message)));
-      continue;
-    }
-    if (w == Weight::breaks) {
-      add_once(v.broken, broken_reason(c));
-      if (c.status != Status::xfail) v.known_broken = false;
-    } else if (!c.arch.empty()) {
-      archs.insert(c.arch);
-    } else if (!c.op.empty()) {
-      if (!op_limits.count(c.op)) op_order.push_back(c.op);
-      add_once(op_limits[c.op], check_and_subtest(c));
-    } else {
-      add_once(other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
-    }
-  }
-  if (!archs.empty()) {
+  Tally t;
+  for (const auto& c : r.checks)
+    if (!part_of_library_finding(c)) weigh(c, promises_cuda, v, t);
+  if (!t.archs.empty()) {
     std::vector<std::string> sms;
-    for (const auto& a : archs) sms.push_back(sm_name(a));
+    for (const auto& a : t.archs) sms.push_back(sm_name(a));
     v.limits.push_back(fmt::format("no {} support", fmt::join(sms, ", ")));
   }
-  v.limits.insert(v.limits.end(), unexecuted.begin(), unexecuted.end());
-  for (const auto& op : op_order) v.limits.push_back(fmt::format("{}: {}", op, fmt::join(op_limits[op], ", ")));
-  v.limits.insert(v.limits.end(), other_limits.begin(), other_limits.end());
+  v.limits.insert(v.limits.end(), t.unexecuted.begin(), t.unexecuted.end());
+  for (const auto& op : t.op_order) v.limits.push_back(fmt::format("{}: {}", op, fmt::join(t.op_limits[op], ", ")));
+  const std::string nothing_to_judge = add_library_findings(r, v, v.limits);
+  v.limits.insert(v.limits.end(), t.other_limits.begin(), t.other_limits.end());
   if (!v.broken.empty()) {
     v.verdict = Verdict::broken;
     v.known_broken = v.known_broken && v.as_declared;
-  } else if (!unchecked.empty()) {
-    // The infrastructure failed before the ops could be judged: neither broken nor working.
+  } else if (!t.unchecked.empty() || (!nothing_to_judge.empty() && v.limits.size() == 1)) {
+    // The infrastructure failed before the ops could be judged, or no op can be seen here:
+    // neither broken nor working.
     v.verdict = Verdict::not_run;
-    v.not_run = unchecked.front();
+    v.not_run = !t.unchecked.empty() ? t.unchecked.front() : nothing_to_judge;
+    if (t.unchecked.empty()) v.limits.clear();
   } else {
     v.verdict = v.limits.empty() ? Verdict::works : Verdict::works_with_limits;
   }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/load/reference_kernels.h"
 #include "matrix/versions.h"
 
 namespace opmatrix {
@@ -28,6 +30,20 @@ bool torch_newer(const CellResult* a, const CellResult* b) {
   return version_less(b->cell.value("torch", ""), a->cell.value("torch", ""));
 }
 
+// Whether the cell's torch is of the release a wheel pins exactly ("torch==2.4.0" and torch
+// 2.4.1): the wheel check refuses it, but a binary built for 2.4.0 is built for that release.
+bool on_pinned_line(const CellResult& r) {
+  static const std::regex pin(R"(torch\s*\(?\s*==\s*(\d+\.\d+))");
+  const std::string torch = r.cell.value("torch", "");
+  for (const auto& c : r.checks) {
+    std::smatch m;
+    if (c.check == "wheel" && c.diagnosis && c.diagnosis->kind == "torch_requirement" &&
+        std::regex_search(c.diagnosis->evidence, m, pin))
+      return torch == m[1].str() || torch.rfind(m[1].str() + ".", 0) == 0;
+  }
+  return false;
+}
+
 const CheckResult* registration(const CellResult& r, const std::string& op) {
   for (const auto& c : r.checks)
     if (c.check == "registration" && c.op == op) return &c;
@@ -43,29 +59,105 @@ const std::vector<std::string>* reference_kernels(const CellResult& ref, const s
   return c && (!c->kernels.empty() || !c->missing_kernels.empty()) ? &c->kernels : nullptr;
 }
 
-void judge_against(CellResult& cell, const CellResult& ref, const std::string& why) {
-  for (auto& c : cell.checks) {
-    if (c.check != "registration" || !is_bad(c.status) || !c.diagnosis || c.diagnosis->kind != "not_registered" ||
-        c.missing_kernels.empty())
-      continue;
-    const std::vector<std::string>* has = reference_kernels(ref, c.op);
-    if (!has) continue;
-    std::vector<std::string> inherited, lost;
-    // What the cell's own promise (declared, or a CPU variant's) already excuses is not missing.
-    for (const auto& key : c.missing_kernels)
-      // A CPU reference cannot say whether the library has CUDA kernels.
-      (contains(*has, key) || (key == "CUDA" && !has_cuda(ref)) ? lost : inherited).push_back(key);
-    const std::string ref_name = fmt::format("the reference cell {} (torch {}, {})", ref.cell.value("id", ""),
-                                             ref.cell.value("torch", ""), why);
-    if (lost.empty()) {
-      c.status = Status::pass;
-      c.message += fmt::format(" — as in {}, where it has no {} kernel either: not a promise of the library "
-                               "(the reference cell judges it)", ref_name, fmt::join(inherited, ", "));
-      c.diagnosis.reset();
-    } else if (std::any_of(lost.begin(), lost.end(), [&](const std::string& k) { return contains(*has, k); })) {
-      c.message += fmt::format(" — {} has it: lost here", ref_name);
-    }
+std::string reference_name(const CellResult& ref, const std::string& why) {
+  return fmt::format("the reference cell {} (torch {}, {})", ref.cell.value("id", ""), ref.cell.value("torch", ""), why);
+}
+
+// "ns::op": the project's namespace, else what the message starts with ("ns::op: no CPU kernel").
+std::string qualified(const CellResult& r, const CheckResult& c) {
+  const std::string ns = r.cell.contains("project") ? r.cell["project"].value("namespace", "") : "";
+  return ns.empty() ? c.message.substr(0, c.message.find(": ")) : ns + "::" + c.op;
+}
+
+std::string namespace_of(const CellResult& r, const CheckResult& c) {
+  const std::string q = qualified(r, c);
+  return q.substr(0, q.find("::"));
+}
+
+// A missing-kernel red these rules may judge: a kernel the promise asks for, measured lacking.
+bool judgeable(const CheckResult& c) {
+  return c.check == "registration" && is_bad(c.status) && c.diagnosis && c.diagnosis->kind == "not_registered" &&
+         !c.missing_kernels.empty() && c.message.find(": lost here") == std::string::npos;
+}
+
+// A CUDA-only op no longer owes a CPU kernel: what is left of `missing` is what it lacks.
+void excuse_cpu(CheckResult& c) {
+  c.missing_kernels.erase(std::remove(c.missing_kernels.begin(), c.missing_kernels.end(), "CPU"),
+                          c.missing_kernels.end());
+}
+
+void pass_as_cuda_only(CellResult& cell, CheckResult& c, const std::string& where) {
+  c.status = Status::pass;
+  c.message = fmt::format("{} has {} kernels (no CPU kernel, as its library promises: CUDA-only by design — {} it has "
+                          "a CUDA kernel and no CPU kernel, and the build holds device code)",
+                          qualified(cell, c), fmt::join(c.kernels, ", "), where);
+  c.diagnosis.reset();
+}
+
+// In the reference cell itself: an op with a CUDA kernel and no CPU one, in a build with device
+// code, is CUDA-only by design (the mirror of a CPU variant); any other missing kernel stays red.
+void judge_reference(CellResult& ref) {
+  for (auto& c : ref.checks) {
+    if (!judgeable(c) || !contains(c.missing_kernels, "CPU") || !cuda_only_by_design(ref, c.kernels)) continue;
+    excuse_cpu(c);
+    if (c.missing_kernels.empty()) pass_as_cuda_only(ref, c, "in this cell (its library's reference)");
   }
+}
+
+// Kernels that sit under other keys than the reference's: still red, with the cause said once per
+// library (the verdict groups the results by their diagnosis).
+void mark_swapped(CellResult& cell, CheckResult& c, const KeySwap& swap, const std::string& ref_name) {
+  const std::string summary = swap_summary(swap, ref_name, namespace_of(cell, c));
+  c.message = fmt::format("{}: its {}", qualified(cell, c), summary);
+  c.diagnosis = Diagnosis{kKernelsUnderOtherKeys, summary,
+                          "install the release of the library built for this torch (or this release's own torch): "
+                          "a binary registers its kernels under the dispatch keys of the torch it was compiled "
+                          "against",
+                          c.diagnosis->repro, fmt::format("kernels here: {}", fmt::join(c.kernels, ", "))};
+}
+
+void judge_op(CellResult& cell, CheckResult& c, const CellResult& ref, const std::string& ref_name) {
+  const std::vector<std::string>* has = reference_kernels(ref, c.op);
+  if (!has) return;
+  if (const auto swap = has_cuda(cell) ? keys_swapped(*has, c.kernels) : std::nullopt) {
+    mark_swapped(cell, c, *swap, ref_name);
+    return;
+  }
+  const bool cuda_only = cuda_only_by_design(ref, *has);
+  if (cuda_only) excuse_cpu(c);
+  if (cuda_only && c.missing_kernels.empty()) {
+    if (has_cuda(cell)) {
+      pass_as_cuda_only(cell, c, "in " + ref_name);
+      return;
+    }
+    // A runtime without CUDA cannot show a CUDA kernel: nothing to judge, said once (the verdict).
+    c.status = Status::skip;
+    c.message = fmt::format("{} (in {} it has a CUDA kernel and no CPU kernel); this runtime has no CUDA, so its CUDA "
+                            "kernel cannot be seen; measured: {}", kCudaOnlyUnobservable, ref_name, c.message);
+    c.diagnosis.reset();
+    return;
+  }
+  std::vector<std::string> inherited, lost;
+  // What the cell's own promise (declared, or a CPU variant's) already excuses is not missing.
+  for (const auto& key : c.missing_kernels)
+    // A CPU reference cannot say whether the library has CUDA kernels.
+    (contains(*has, key) || (key == "CUDA" && !has_cuda(ref)) ? lost : inherited).push_back(key);
+  if (lost.empty()) {
+    c.status = Status::pass;
+    c.message += fmt::format(" — as in {}, where it has no {} kernel either: not a promise of the library "
+                             "(the reference cell judges it)", ref_name, fmt::join(inherited, ", "));
+    c.diagnosis.reset();
+  } else if (std::any_of(lost.begin(), lost.end(), [&](const std::string& k) { return contains(*has, k); })) {
+    if (cuda_only) c.message = fmt::format("{}: no {} kernel", qualified(cell, c), fmt::join(c.missing_kernels, ", "));
+    c.message += fmt::format(" — {} has it: lost here{}", ref_name,
+                             cuda_only ? " (no CPU kernel there either: CUDA-only by design)" : "");
+  }
+}
+
+void judge_against(CellResult& cell, const CellResult& ref, const std::string& why) {
+  const std::string ref_name = reference_name(ref, why);
+  for (auto& c : cell.checks)
+    if (judgeable(c)) judge_op(cell, c, ref, ref_name);
 }
 
 }  // namespace
@@ -78,14 +170,19 @@ ReferenceCell reference_cell(const std::vector<const CellResult*>& cells) {
     if (passed(*r, "build") && passed(*r, "load")) works.push_back(r);
   if (works.empty()) return {};
   const bool wheel = works.front()->cell.contains("project") && works.front()->cell["project"].contains("wheel");
-  std::vector<const CellResult*> accepted;
+  std::vector<const CellResult*> accepted, pinned_line;
   if (wheel)
     for (const CellResult* r : works)
       if (passed(*r, "wheel")) accepted.push_back(r);
-  const auto& pool = accepted.empty() ? works : accepted;
-  const CellResult* best = *std::min_element(pool.begin(), pool.end(), torch_newer);
-  return {best, !accepted.empty() ? "a torch its wheel's Requires-Dist accepts, the newest where it loads"
-                                  : "the newest torch where it builds and loads"};
+      else if (on_pinned_line(*r)) pinned_line.push_back(r);
+  // The torch the wheel was built for, the nearest the cells come to it, else the newest.
+  const std::pair<const std::vector<const CellResult*>*, const char*> pools[] = {
+      {&accepted, "a torch its wheel's Requires-Dist accepts, the newest where it loads"},
+      {&pinned_line, "the torch release its wheel was built for, by its Requires-Dist pin"},
+      {&works, "the newest torch where it builds and loads"}};
+  for (const auto& [pool, why] : pools)
+    if (!pool->empty()) return {*std::min_element(pool->begin(), pool->end(), torch_newer), why};
+  return {};
 }
 
 void apply_reference_promises(std::vector<CellResult>& cells) {
@@ -93,11 +190,12 @@ void apply_reference_promises(std::vector<CellResult>& cells) {
   for (const auto& r : cells)
     if (!subject_of(r).empty()) libraries[subject_of(r)].push_back(&r);
   for (const auto& [label, members] : libraries) {
-    if (members.size() < 2) continue;
     const ReferenceCell ref = reference_cell(members);
     if (!ref.cell) continue;
+    // The reference's own CUDA-only ops hold with one cell too; the rest compares cells.
     for (auto& r : cells)
-      if (subject_of(r) == label && &r != ref.cell) judge_against(r, *ref.cell, ref.why);
+      if (&r == ref.cell) judge_reference(r);
+      else if (subject_of(r) == label) judge_against(r, *ref.cell, ref.why);
   }
 }
 

@@ -2,6 +2,9 @@
 // what the library measurably has in its reference cell is what it promises in its other cells.
 // A kernel it lacks there too is by design, not a break (one red, in the reference cell itself,
 // where the default promise still judges it); a kernel it has there and lacks elsewhere is lost.
+// An op with a CUDA kernel and no CPU kernel in a CUDA reference whose build holds device code is
+// CUDA-only by design, there too; kernels under other keys than there are named as such
+// (reference_kernels.h).
 // Applied over all of a library's cells together, when results are read for a report.
 #pragma once
 
@@ -19,7 +22,8 @@ struct ReferenceCell {
 
 // One library's cells (one project label): the cell marked `reference: true`, else among the
 // cells where it builds and loads — for a wheel, preferring those whose torch its Requires-Dist
-// accepts (the torch it was built for) — the one of the newest torch.
+// accepts (the torch it was built for), then those of the release it pins (==2.4.0: 2.4.x) —
+// the one of the newest torch.
 ReferenceCell reference_cell(const std::vector<const CellResult*>& cells);
 
 // Every library of `cells` at once: missing-kernel reds of its non-reference cells judged

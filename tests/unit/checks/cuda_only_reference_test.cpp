@@ -1,0 +1,206 @@
+// A CUDA-only library judged by its reference cell (checks/load/reference_kernels.h): an op with
+// a CUDA kernel and no CPU kernel, in a reference whose build holds device code, is CUDA-only by
+// design in every cell; a kernel the reference has is still lost elsewhere; kernels that moved
+// to other dispatch keys are named as such. Shaped after xformers 0.0.27.post2 / 0.0.28.post3.
+#include <gtest/gtest.h>
+
+#include "checks/load/reference_kernels.h"
+#include "checks/load/reference_promises.h"
+
+namespace opmatrix {
+namespace {
+
+CheckResult check(const std::string& name, Status s, const std::string& message = "") {
+  CheckResult c;
+  c.check = name;
+  c.status = s;
+  c.message = message;
+  return c;
+}
+
+// registration of xformers::`op` as load_judge.cpp writes it: a fail where CPU (or, in a CUDA
+// cell, CUDA) is missing.
+CheckResult registration(const std::string& op, std::vector<std::string> kernels, bool cuda_cell) {
+  CheckResult c = check("registration", Status::pass, "xformers::" + op + " has kernels");
+  c.op = op;
+  c.kernels = kernels;
+  auto has = [&](const char* k) { return std::find(kernels.begin(), kernels.end(), k) != kernels.end(); };
+  if (!has("CPU")) c.missing_kernels.push_back("CPU");
+  if (cuda_cell && !has("CUDA")) c.missing_kernels.push_back("CUDA");
+  if (!c.missing_kernels.empty()) {
+    c.status = Status::fail;
+    c.message = "xformers::" + op + ": no " + (c.missing_kernels.size() == 2 ? "CPU, CUDA" : c.missing_kernels[0]) +
+                " kernel";
+    c.diagnosis = Diagnosis{"not_registered", "users get Could not run", "register the kernel", "repro", ""};
+  }
+  return c;
+}
+
+// A wheel cell of xformers; in a CUDA cell with `device_code`, fatbin found SASS.
+CellResult cell(const std::string& id, const std::string& torch, const std::string& cuda, bool device_code = true) {
+  CellResult r;
+  r.cell = {{"id", id}, {"torch", torch}, {"cuda", cuda},
+            {"project", {{"label", "pypi xformers"}, {"wheel", "xformers==0.0.28.post3"}, {"namespace", "xformers"}}}};
+  r.checks = {check("build", Status::pass), check("load", Status::pass)};
+  if (cuda != "none") {
+    CheckResult fatbin = check("fatbin", device_code ? Status::pass : Status::fail,
+                               device_code ? "libxformers.so holds SASS sm_90 for sm_90"
+                                           : "libxformers.so holds no code for sm_90 (SASS: none; PTX: none)");
+    fatbin.arch = "9.0";
+    r.checks.push_back(fatbin);
+  }
+  return r;
+}
+
+bool has_text(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(CudaOnlyReference, TheReferenceOfACudaOnlyLibraryIsNotBrokenForLackingCpuKernels) {
+  std::vector<CellResult> cells = {cell("ref", "2.5.1", "12.4"), cell("old", "2.4.1", "12.4")};
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[0].checks.push_back(registration("fmha_bwd", {"CUDA"}, true));
+  cells[0].checks.push_back(registration("schema_only", {}, true));  // no CUDA kernel either: as today
+  cells[0].cell["reference"] = true;
+  apply_reference_promises(cells);
+  const CheckResult& fwd = cells[0].checks[3];
+  EXPECT_EQ(fwd.status, Status::pass) << fwd.message;
+  EXPECT_FALSE(fwd.diagnosis);
+  EXPECT_TRUE(fwd.missing_kernels.empty());
+  EXPECT_EQ(fwd.message, "xformers::fmha_fwd has CUDA, Meta kernels (no CPU kernel, as its library promises: "
+                         "CUDA-only by design — in this cell (its library's reference) it has a CUDA kernel and no "
+                         "CPU kernel, and the build holds device code)");
+  EXPECT_EQ(cells[0].checks[4].status, Status::pass);
+  EXPECT_EQ(cells[0].checks[5].status, Status::fail) << "no CUDA kernel there either: judged as today";
+}
+
+TEST(CudaOnlyReference, WithoutDeviceCodeInItsBuildTheReferenceIsJudgedAsToday) {
+  std::vector<CellResult> cells = {cell("ref", "2.5.1", "12.4", false)};
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  apply_reference_promises(cells);
+  EXPECT_EQ(cells[0].checks.back().status, Status::fail);
+  EXPECT_EQ(cells[0].checks.back().message, "xformers::fmha_fwd: no CPU kernel");
+}
+
+TEST(CudaOnlyReference, OneCellIsItsOwnReference) {
+  std::vector<CellResult> cells = {cell("only", "2.5.1", "12.4")};
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  apply_reference_promises(cells);
+  EXPECT_EQ(cells[0].checks.back().status, Status::pass) << cells[0].checks.back().message;
+}
+
+TEST(CudaOnlyReference, AnotherTorchWithoutTheCpuKernelPassesAndOneThatLostItsCudaKernelIsRed) {
+  std::vector<CellResult> cells = {cell("ref", "2.5.1", "12.4"), cell("next", "2.6.0", "12.6")};
+  cells[0].cell["reference"] = true;
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[0].checks.push_back(registration("fmha_bwd", {"CUDA"}, true));
+  cells[1].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("fmha_bwd", {"Meta"}, true));
+  apply_reference_promises(cells);
+  const CheckResult& kept = cells[1].checks[3];
+  EXPECT_EQ(kept.status, Status::pass);
+  EXPECT_TRUE(has_text(kept.message, "CUDA-only by design — in the reference cell ref (torch 2.5.1, declared in "
+                                     "matrix.yaml) it has a CUDA kernel and no CPU kernel"))
+      << kept.message;
+  const CheckResult& lost = cells[1].checks[4];
+  EXPECT_EQ(lost.status, Status::fail);
+  EXPECT_EQ(lost.missing_kernels, std::vector<std::string>{"CUDA"});
+  EXPECT_EQ(lost.message, "xformers::fmha_bwd: no CUDA kernel — the reference cell ref (torch 2.5.1, declared in "
+                          "matrix.yaml) has it: lost here (no CPU kernel there either: CUDA-only by design)");
+  ASSERT_TRUE(lost.diagnosis);
+  EXPECT_EQ(lost.diagnosis->kind, "not_registered");
+}
+
+TEST(CudaOnlyReference, ARuntimeWithoutCudaCannotShowTheCudaKernel) {
+  std::vector<CellResult> cells = {cell("ref", "2.5.1", "12.4"), cell("cpu", "2.5.1", "none")};
+  cells[0].cell["reference"] = true;
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("fmha_fwd", {"Meta"}, false));
+  apply_reference_promises(cells);
+  const CheckResult& unseen = cells[1].checks.back();
+  EXPECT_EQ(unseen.status, Status::skip);
+  EXPECT_EQ(unseen.message.rfind(kCudaOnlyUnobservable, 0), 0u) << unseen.message;
+  EXPECT_TRUE(has_text(unseen.message, "this runtime has no CUDA, so its CUDA kernel cannot be seen")) << unseen.message;
+  EXPECT_FALSE(unseen.diagnosis);
+}
+
+// xformers 0.0.27.post2: built for torch 2.4; in torch 2.5.1 the same .so loads and its CUDA
+// kernels appear under CPU, the Meta ones gone.
+TEST(CudaOnlyReference, KernelsUnderOtherKeysAreNamedAsSuchAndStayRed) {
+  std::vector<CellResult> cells = {cell("t24", "2.4.1", "12.4"), cell("t25", "2.5.1", "12.4")};
+  cells[0].cell["reference"] = true;
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("fmha_fwd", {"CPU"}, true));
+  apply_reference_promises(cells);
+  const CheckResult& moved = cells[1].checks.back();
+  EXPECT_EQ(moved.status, Status::fail);
+  EXPECT_EQ(moved.message,
+            "xformers::fmha_fwd: its kernels register under CPU here where the reference cell t24 (torch 2.4.1, "
+            "declared in matrix.yaml) has them under CUDA and Meta: registered under other dispatch keys than they "
+            "were written for (a binary built for another torch) — users get \"Could not run 'xformers::…' with "
+            "arguments from the 'CUDA' backend\"");
+  ASSERT_TRUE(moved.diagnosis);
+  EXPECT_EQ(moved.diagnosis->kind, kKernelsUnderOtherKeys);
+  EXPECT_EQ(moved.diagnosis->repro, "repro");
+}
+
+// Its wheel pins torch==2.4.0, which neither torch 2.4.1 nor 2.5.1 meets: the 2.4 cell is still
+// the torch it was built for, not the newest (2.5.1, where it loads and its kernels moved).
+TEST(CudaOnlyReference, AWheelPinnedToAnotherPatchReleaseHasItsReferenceOnThatRelease) {
+  std::vector<CellResult> cells = {cell("t24", "2.4.1", "12.4"), cell("t25", "2.5.1", "12.4")};
+  for (auto& r : cells) {
+    CheckResult wheel = check("wheel", Status::fail, "xformers.whl requires torch==2.4.0, but this cell's torch is " +
+                                                         r.cell.value("torch", ""));
+    wheel.diagnosis = Diagnosis{"torch_requirement", wheel.message, "", "", "Requires-Dist: torch==2.4.0"};
+    r.checks.push_back(wheel);
+  }
+  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("fmha_fwd", {"CPU"}, true));
+  const ReferenceCell ref = reference_cell({&cells[0], &cells[1]});
+  EXPECT_EQ(ref.cell, &cells[0]);
+  EXPECT_EQ(ref.why, "the torch release its wheel was built for, by its Requires-Dist pin");
+  apply_reference_promises(cells);
+  ASSERT_TRUE(cells[1].checks.back().diagnosis);
+  EXPECT_EQ(cells[1].checks.back().diagnosis->kind, kKernelsUnderOtherKeys);
+  EXPECT_EQ(cells[0].checks.back().status, Status::pass);
+}
+
+TEST(CudaOnlyReference, ALibraryWithCpuKernelsInItsReferenceIsJudgedAsBefore) {
+  std::vector<CellResult> cells = {cell("ref", "2.6.0", "12.4"), cell("old", "2.5.1", "12.4")};
+  cells[0].checks.push_back(registration("both", {"CPU", "CUDA", "Meta"}, true));
+  cells[0].checks.push_back(registration("cpu_op", {"CPU", "Meta"}, true));
+  cells[1].checks.push_back(registration("both", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("cpu_op", {"CPU", "Meta"}, true));
+  apply_reference_promises(cells);
+  EXPECT_EQ(cells[0].checks[4].status, Status::fail) << "no CUDA kernel in the reference: its own red stays";
+  EXPECT_EQ(cells[1].checks[3].status, Status::fail);
+  EXPECT_EQ(cells[1].checks[3].message, "xformers::both: no CPU kernel — the reference cell ref (torch 2.6.0, the "
+                                        "newest torch where it builds and loads) has it: lost here");
+  EXPECT_EQ(cells[1].checks[4].status, Status::pass);
+  EXPECT_TRUE(has_text(cells[1].checks[4].message, "(the reference cell judges it)"));
+}
+
+TEST(CudaOnlyReference, ReadingTheResultsAgainChangesNothing) {
+  std::vector<CellResult> cells = {cell("ref", "2.5.1", "12.4"), cell("next", "2.6.0", "12.6"),
+                                   cell("cpu", "2.6.0", "none")};
+  cells[0].cell["reference"] = true;
+  cells[0].checks.push_back(registration("a", {"CUDA", "Meta"}, true));
+  cells[1].checks.push_back(registration("a", {"Meta"}, true));
+  cells[2].checks.push_back(registration("a", {"Meta"}, false));
+  apply_reference_promises(cells);
+  const std::vector<CellResult> once = cells;
+  apply_reference_promises(cells);  // a report JSON read back holds results already judged
+  for (std::size_t i = 0; i < cells.size(); ++i) EXPECT_EQ(cells[i].checks.back().message, once[i].checks.back().message);
+}
+
+TEST(ReferenceKernels, KeysSwappedNeedsCudaGoneAndCpuAppeared) {
+  const auto swap = keys_swapped({"CUDA", "Meta", "Autograd"}, {"CPU", "Autograd"});
+  ASSERT_TRUE(swap);
+  EXPECT_EQ(swap->gone, (std::vector<std::string>{"CUDA", "Meta"}));
+  EXPECT_EQ(swap->appeared, std::vector<std::string>{"CPU"});
+  EXPECT_FALSE(keys_swapped({"CUDA", "Meta"}, {"Meta"}));
+  EXPECT_FALSE(keys_swapped({"CPU", "CUDA"}, {"CPU"}));
+  EXPECT_EQ(and_list({"CUDA", "Meta", "Autograd"}), "CUDA, Meta and Autograd");
+}
+
+}  // namespace opmatrix
