@@ -163,9 +163,15 @@ TEST(Verdict, LongMessagesAreCutToTheirHeadline) {
   // Never inside a token: a symbol, path or number that crosses the limit is left out whole.
   EXPECT_EQ(v.broken, std::vector<std::string>{"libfoo.so: undefined symbol: …"});
   const CellVerdict path = assess(cell("none", {result("", "build", Status::fail,
-      "CUDA compile error in models/dino/ops/src/cuda/ms_deform_attn_cuda_forward_and_backward_for_every_level.cu:65: "
+      "CUDA compile error in models/dino/ops/src/cuda/ms_deform_attn_cuda_forward_and_backward_at_every_feature_level.cu:65: "
       "no suitable conversion function")}));
   EXPECT_EQ(path.broken, std::vector<std::string>{"CUDA compile error in …"});
+  // A location that ends before the limit stays whole, its line number included.
+  const CellVerdict line = assess(cell("none", {result("", "build", Status::fail,
+      "CUDA compile error in groundingdino/models/GroundingDINO/csrc/MsDeformAttn/ms_deform_attn_cuda.cu:65: no "
+      "suitable conversion function from \"const at::DeprecatedTypeProperties\" to \"c10::ScalarType\" exists")}));
+  EXPECT_EQ(line.broken, std::vector<std::string>{"CUDA compile error in groundingdino/models/GroundingDINO/csrc/"
+                                                  "MsDeformAttn/ms_deform_attn_cuda.cu:65: no …"});
   // Cut at a word, never at the first ": " (the why comes after it).
   const CellVerdict cpu_only = assess(cell("13.2", {result("", "load", Status::fail,
       "CUDA promised, built CPU-only: no built library holds device code; every op runs on the CPU kernels and "
