@@ -112,7 +112,7 @@ std::optional<CheckResult> suite_summary(const SuiteCounts& n, const NotCollecte
     return result("", Status::skip, unrun.empty() ? "no test ran (every test skipped)" : "0 tests ran: " + unrun, {},
                   ctx.seconds);
   if (unrun.empty()) return result("", Status::pass, fmt::format("all {} tests pass{}", n.passed, skipped), {}, ctx.seconds);
-  return result("", Status::pass, fmt::format("{} test{} pass{}; {}", n.passed, n.passed == 1 ? "" : "s", skipped, unrun), {},
+  return result("", Status::pass, fmt::format("{} {}{}; {}", n.passed, n.passed == 1 ? "test passes" : "tests pass", skipped, unrun), {},
                 ctx.seconds);
 }
 
