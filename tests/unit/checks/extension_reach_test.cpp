@@ -55,30 +55,40 @@ TEST(ExtensionReach, OpsRegisteredOnceTheExtensionModuleIsImportedSaySo) {
 TEST(ExtensionReach, NoExtensionByDesignIsASkipNamingSetupPysLine) {
   const auto report = nlohmann::json::parse(R"({"torch": "2.6.0", "libraries": [], "error": null,
     "import": {"module": "cudagated", "ok": true}})");
-  const auto checks = load_checks(report, "r", gated_build());
-  ASSERT_EQ(checks.size(), 1u);
-  EXPECT_EQ(checks[0].status, Status::skip);
-  EXPECT_EQ(checks[0].subtest, "library");
-  ASSERT_TRUE(checks[0].diagnosis);
-  EXPECT_EQ(checks[0].diagnosis->kind, "no_extension_by_design");
-  EXPECT_NE(checks[0].message.find("no compiled extension in this runtime, by design: setup.py:8 `if "
-                                   "torch.cuda.is_available() and CUDA_HOME is not None:` builds it only there (it "
-                                   "says 'Compiling without CUDA')"),
-            std::string::npos) << checks[0].message;
+  ASSERT_TRUE(no_library_built(report));
+  const CheckResult c = no_library_result(gated_build(), /*cuda_cell=*/false, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  EXPECT_EQ(c.subtest, "library");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "no_extension_by_design");
+  EXPECT_NE(c.message.find("no compiled extension in this runtime, by design: setup.py:8 `if "
+                           "torch.cuda.is_available() and CUDA_HOME is not None:` builds it only there (it "
+                           "says 'Compiling without CUDA')"),
+            std::string::npos) << c.message;
   const auto ops = no_extension_checks({"scale_boxes"}, "cudagated", no_extension_reason(gated_build()));
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].status, Status::skip);
   EXPECT_EQ(ops[0].message.rfind("cudagated::scale_boxes not checked here: no compiled extension", 0), 0u);
 }
 
+// The same setup.py in a runtime that promises CUDA: the build saw no GPU (none has one) and made
+// no extension, so the CUDA promise is broken — never "by design".
+TEST(ExtensionReach, NoExtensionInACudaRuntimeIsTheCpuOnlyBuild) {
+  const CheckResult c = no_library_result(gated_build(), /*cuda_cell=*/true, "r");
+  EXPECT_EQ(c.status, Status::fail);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "built_cpu_only");
+  EXPECT_NE(c.message.find("CUDA promised, built without its extension: setup.py:8"), std::string::npos) << c.message;
+}
+
 TEST(ExtensionReach, NoLibraryWithoutAReasonStaysARed) {
-  const auto report = nlohmann::json::parse(R"({"libraries": [], "error": null, "import": {"module": "x", "ok": true}})");
-  const auto checks = load_checks(report, "r", nlohmann::json::parse(R"({"ok": true, "libraries": [], "no_extension": null})"));
-  ASSERT_EQ(checks.size(), 1u);
-  EXPECT_EQ(checks[0].status, Status::fail);
-  ASSERT_TRUE(checks[0].diagnosis);
-  EXPECT_EQ(checks[0].diagnosis->kind, "no_library_built");
+  const CheckResult c = no_library_result(nlohmann::json::parse(R"({"ok": true, "libraries": [], "no_extension": null})"),
+                                          false, "r");
+  EXPECT_EQ(c.status, Status::fail);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "no_library_built");
   EXPECT_EQ(no_extension_reason(nlohmann::json::object()), "");
+  EXPECT_FALSE(no_library_built(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})")));
 }
 
 // A package's libraries as its users load them: the core after its sibling, an optional

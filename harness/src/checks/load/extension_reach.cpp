@@ -20,6 +20,39 @@ std::string no_extension_reason(const nlohmann::json& build) {
                      words.empty() ? "" : fmt::format(" (it says '{}')", words));
 }
 
+bool no_library_built(const nlohmann::json& report) {
+  return json_text(report, "error").empty() && report.contains("libraries") && report["libraries"].empty() &&
+         report.contains("import");
+}
+
+CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro) {
+  const std::string why = no_extension_reason(build);
+  CheckResult c = make_check("", "load", "", Status::fail, "");
+  c.subtest = "library";
+  if (why.empty()) {
+    c.message = "the build made no compiled library, and the project's setup.py does not say why (no branch on CUDA "
+                "or a GPU)";
+    c.diagnosis = make_diagnosis("no_library_built", c.message,
+                                 "check that setup.py's ext_modules is not empty in this runtime (pip wheel -v shows "
+                                 "what it builds)", repro);
+  } else if (cuda_cell) {
+    const nlohmann::json& gate = build["no_extension"];
+    c.message = fmt::format("CUDA promised, built without its extension: {} `{}` decides, and this build (no GPU "
+                            "visible, as on build machines and CI runners) made none",
+                            json_text(gate, "where"), json_text(gate, "line"));
+    c.diagnosis = make_diagnosis("built_cpu_only", c.message,
+                                 "build the CUDA extension when FORCE_CUDA=1 or CUDA_HOME is set "
+                                 "(torch.utils.cpp_extension.CUDA_HOME), not only when a GPU is visible", repro);
+  } else {
+    c.status = Status::skip;
+    c.message = why + "; its import and its own tests are what run here";
+    c.diagnosis = make_diagnosis("no_extension_by_design", c.message,
+                                 "nothing to fix: the library builds its extension only where it says; declare "
+                                 "`promises: {backends: [cuda]}` to say so in matrix.yaml", repro);
+  }
+  return c;
+}
+
 std::vector<CheckResult> no_extension_checks(const std::vector<std::string>& ops, const std::string& ns,
                                              const std::string& why) {
   std::vector<CheckResult> out;

@@ -32,7 +32,10 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   std::string repro;
   nlohmann::json j = ctx.script_json(spec.name, spec.script, load_args(ctx), "load", &repro, ctx.project_env());
   if (!j.is_object()) return true;
-  for (auto& c : load_checks(j, repro, ctx.build.wheel)) ctx.add(std::move(c));
+  if (no_library_built(j))
+    ctx.add(no_library_result(ctx.build.wheel, ctx.cell.has_cuda(), repro));
+  else
+    for (auto& c : load_checks(j, repro)) ctx.add(std::move(c));
   if (j.contains("libraries"))
     for (const auto& lib : j["libraries"]) ctx.build.libraries.push_back(lib.value("path", ""));
   if (j.contains("import")) {
@@ -42,8 +45,9 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   }
   const Project* p = ctx.project();
   const std::string no_extension = no_extension_reason(ctx.build.wheel);
-  if (p && !p->ns.empty() && !no_extension.empty() && j.contains("libraries") && j["libraries"].empty())
-    for (auto& c : no_extension_checks(p->ops, p->ns, no_extension)) ctx.add(std::move(c));
+  if (p && !p->ns.empty() && !no_extension.empty() && no_library_built(j))
+    for (auto& c : no_extension_checks(p->ops, p->ns, ctx.cell.has_cuda() ? "no compiled extension built (see load)"
+                                                                          : no_extension)) ctx.add(std::move(c));
   else if (p && !p->ns.empty())
     for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro, &p->promises)) ctx.add(std::move(c));
   else if (p)

@@ -73,26 +73,8 @@ std::string load_failure_summary(const nlohmann::json& lib) {
   return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
 }
 
-std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro,
-                                     const nlohmann::json& build) {
+std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
-  const bool none_built = json_text(report, "error").empty() && report.contains("libraries") &&
-                          report["libraries"].empty() && report.contains("import");
-  if (none_built) {
-    const std::string why = no_extension_reason(build);
-    CheckResult c = load_result("library", why.empty() ? Status::fail : Status::skip,
-                                why.empty() ? "the build made no compiled library, and the project's setup.py does "
-                                              "not say why (no branch on CUDA or a GPU)"
-                                            : why + "; its import and its own tests are what run here");
-    c.diagnosis = make_diagnosis(why.empty() ? "no_library_built" : "no_extension_by_design", c.message,
-                                 why.empty() ? "check that setup.py's ext_modules is not empty in this runtime "
-                                               "(pip wheel -v shows what it builds)"
-                                             : "nothing to fix: the library builds its extension only where it "
-                                               "says; declare `promises: {backends: [cuda]}` to say so in matrix.yaml",
-                                 repro);
-    out.push_back(c);
-    return out;
-  }
   if (!json_text(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
     CheckResult c = make_check("", "load", "", Status::error, json_text(report, "error").empty() ? "no library was loaded" : json_text(report, "error"));
     c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro);

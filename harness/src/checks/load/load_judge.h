@@ -15,11 +15,17 @@
 namespace opmatrix {
 
 // One `load` check per library: loads with RTLD_NOW, or the undefined symbols (demangled)
-// / missing libraries that stop it. `repro` is the command that shows it again. A package whose
-// build made no compiled library (`build`, build_wheel.py's report) gets one `load` skip saying
-// so — by design where its setup.py says why (no_extension_reason), else a fail.
-std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro,
-                                     const nlohmann::json& build = nlohmann::json());
+// / missing libraries that stop it. `repro` is the command that shows it again.
+std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro);
+
+// Whether the build made no compiled library and the project's module is what there is to load.
+bool no_library_built(const nlohmann::json& report);
+
+// The one `load` result where no_library_built(): by design in a runtime without CUDA where the
+// project's setup.py says why (no_extension_reason: a limit, never an error); in a CUDA runtime
+// the same line is the CUDA promise broken (`built_cpu_only`: it builds only with a visible GPU,
+// which build machines lack); a red where setup.py does not say.
+CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro);
 
 // "no compiled extension in this runtime, by design: setup.py:42 `if torch.cuda.is_available():`
 // builds it only there (it says 'Compiling without CUDA')" from build_wheel.py's report, or ""
