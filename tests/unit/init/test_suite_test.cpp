@@ -8,6 +8,7 @@
 #include "init/python_stdlib.h"
 #include "init/test_suite.h"
 #include "temp_folder.h"
+#include "told_apart.h"
 
 namespace opmatrix {
 
@@ -72,12 +73,7 @@ TEST(InitTestSuite, WhatItsOwnRequirementsBringIsLeftOut) {
 }
 
 TEST(InitTestSuite, TheStandardLibraryIsKnownByItsTopNames) {
-  EXPECT_TRUE(is_stdlib_module("os"));
-  EXPECT_TRUE(is_stdlib_module("unittest"));
-  EXPECT_TRUE(is_stdlib_module("__future__"));
-  EXPECT_TRUE(is_stdlib_module("distutils"));
-  EXPECT_FALSE(is_stdlib_module("numpy"));
-  EXPECT_FALSE(is_stdlib_module(""));
+  testbed::expect_told_apart(is_stdlib_module, {"os", "unittest", "__future__", "distutils"}, {"numpy", ""});
 }
 
 }  // namespace opmatrix
