@@ -8,6 +8,7 @@
 #include "init/python_stdlib.h"
 #include "init/test_suite.h"
 #include "temp_folder.h"
+#include "testbed.h"
 #include "told_apart.h"
 
 namespace opmatrix {
@@ -15,9 +16,7 @@ namespace opmatrix {
 namespace {
 
 std::vector<std::string> names(const TestSuite& s) {
-  std::vector<std::string> out;
-  for (const auto& r : s.requires) out.push_back(r.requirement);
-  return out;
+  return testbed::members_of(s.requires, &TestRequirement::requirement);
 }
 
 const TestRequirement* find(const TestSuite& s, const std::string& requirement) {
