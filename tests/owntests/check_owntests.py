@@ -1,26 +1,17 @@
 """The assertions of run_owntests.sh on the two cells' results and the run's JUnit report.
 Prints each expectation; exits 1 naming those that do not hold."""
-import json
 import os
 import sys
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from fixture_checks import expect, finish, of, read_cell  # noqa: E402
+
 results, junit = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def expect(what, ok, detail=""):
-    print("%-4s %s%s" % ("ok" if ok else "FAIL", what, (": %s" % (detail,)) if not ok else ""))
-    if not ok:
-        failures.append(what)
 
 
 def cell(name):
-    return json.load(open(os.path.join(results, name + ".json")))
-
-
-def of(r, check, op=None):
-    return [c for c in r["checks"] if c["check"] == check and (op is None or c.get("op", "") == op)]
+    return read_cell(results, name)
 
 
 good, broken = cell("tallyops-trixie-torch2.6-cpu"), cell("tallyops-broken-trixie-torch2.6-cpu")
@@ -60,4 +51,4 @@ cases = [c for c in ET.parse(junit).getroot().iter("testcase") if test_id in (c.
                                                                               + " ".join(f.get("message", "") for f in c.iter("failure")))]
 expect("the JUnit report has a failing testcase naming the test", cases and cases[0].find("failure") is not None,
        len(cases))
-sys.exit(1 if failures else 0)
+finish()

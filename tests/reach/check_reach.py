@@ -4,22 +4,14 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from fixture_checks import expect, finish, of, read_cell  # noqa: E402
+
 results, report = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def expect(what, ok, detail=""):
-    print("%-4s %s%s" % ("ok" if ok else "FAIL", what, (": %s" % (detail,)) if not ok else ""))
-    if not ok:
-        failures.append(what)
 
 
 def cell(name):
-    return json.load(open(os.path.join(results, name + ".json")))
-
-
-def of(r, check, op=None):
-    return [c for c in r["checks"] if c["check"] == check and (op is None or c.get("op", "") == op)]
+    return read_cell(results, name)
 
 
 def verdict(cell_id):
@@ -84,4 +76,4 @@ expect("cudagated: works with limits, naming the missing extension and the modul
        v.get("verdict") == "limits" and any("no compiled extension in this runtime" in l for l in v.get("limits", []))
        and any("onnx" in l for l in v.get("limits", [])), v)
 expect("no cell is an error", all(cell(n)["status"] != "error" for n in ("reachops-trixie-torch2.6-cpu", "cudagated-trixie-torch2.6-cpu")))
-sys.exit(1 if failures else 0)
+finish()

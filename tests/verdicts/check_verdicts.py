@@ -1,23 +1,20 @@
-"""The assertions of run_verdicts.sh on one results file and its report: each op of verdictops
-gets the verdict its rule gives (docs/results.md). Prints each op's line; exits 1 on the first
-contradiction, naming it."""
+"""The assertions of run_verdicts.sh on its one cell's results and the run's JSON report: each
+op of verdictops gets the verdict its rule gives (docs/results.md). Prints each expectation;
+exits 1 naming those that do not hold."""
 import json
+import os
 import sys
 
-results, report = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from fixture_checks import expect, finish, read_cell  # noqa: E402
+
+results, report = read_cell(sys.argv[1], "verdicts-trixie-torch2.6-cpu"), json.load(open(sys.argv[2]))
 checks = results["checks"]
-failures = []
 
 
 def of(op, check, subtest=None):
     return [c for c in checks if c.get("op") == op and c["check"] == check
             and (subtest is None or c.get("subtest") == subtest)]
-
-
-def expect(what, ok, detail=""):
-    print("%-4s %s%s" % ("ok" if ok else "FAIL", what, (": " + detail) if detail and not ok else ""))
-    if not ok:
-        failures.append(what)
 
 
 def statuses(op):
@@ -58,4 +55,4 @@ expect("the cell is broken, and only by wrong_fake",
        verdict["text"])
 expect("count_positive's missing fake kernel is a limit", any("count_positive" in l for l in verdict["limits"]),
        verdict["limits"])
-sys.exit(1 if failures else 0)
+finish()

@@ -14,19 +14,7 @@
 #   run_verdicts.sh OPMATRIX WORK_DIR
 # Needs podman and the trixie cell image (never built here); exit 77 with the reason otherwise.
 set -uo pipefail
-opmatrix=$1 work=$2
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-matrix=$repo/tests/verdicts/matrix.yaml
-cell=verdicts-trixie-torch2.6-cpu
-export CONTAINERS_CONF=$repo/containers/podman/containers.conf
-source "$repo/tests/scripts/prebuilt_images.sh"
-rm -rf "$work"
-require_prebuilt_images "$opmatrix" "$matrix" "$repo" "$work"
-
-"$opmatrix" run --matrix "$matrix" --repo-root "$repo" --results "$work/results" --work-dir "$work/cells" \
-  --no-cache --no-cross-load --yes >"$work/run.stdout" 2>"$work/run.stderr"
-rc=$?
-sed 's/^/  | /' "$work/run.stdout"
-[ "$rc" = 1 ] || { tail -20 "$work/run.stderr"; echo "FAIL: opmatrix exited $rc, expected 1 (wrong_fake breaks the cell, no expect entries)"; exit 1; }
-"$opmatrix" report --results "$work/results" --format json -o "$work/report.json" || { echo "FAIL: no report"; exit 1; }
-python3 "$repo/tests/verdicts/check_verdicts.py" "$work/results/$cell.json" "$work/report.json"
+source "$repo/tests/scripts/fixture_run.sh"
+run_fixture "$1" "$2" "$repo/tests/verdicts/matrix.yaml" 1 "wrong_fake breaks the cell, no expect entries" json \
+  "$repo/tests/verdicts/check_verdicts.py"

@@ -17,6 +17,14 @@ namespace {
 
 const char* kMatrixHelp = "matrix file to read (default: ./opmatrix.yaml, else ./matrix.yaml)";
 
+// A subcommand that reads a matrix file, named by --matrix (into `matrix`), as most do.
+CLI::App* add_matrix_subcommand(CLI::App& app, const std::string& name, const std::string& help,
+                                std::string& matrix) {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->add_option("--matrix", matrix, kMatrixHelp);
+  return sub;
+}
+
 std::vector<std::string> option_names(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options())
@@ -99,15 +107,14 @@ void add_init(CLI::App& app, CommandOptions& o, Wiring& w) {
 }
 
 void add_validate(CLI::App& app, CommandOptions& o, Wiring& w) {
-  auto* v = app.add_subcommand("validate", "check matrix.yaml; errors as FILE:LINE:COL: error: MESSAGE");
-  v->add_option("--matrix", o.validate.matrix, kMatrixHelp);
+  auto* v = add_matrix_subcommand(app, "validate", "check matrix.yaml; errors as FILE:LINE:COL: error: MESSAGE",
+                                  o.validate.matrix);
   v->add_flag("--werror", o.validate.werror, "treat warnings as errors");
   w.on_parse(v, validate_command, o.validate);
 }
 
 void add_list(CLI::App& app, CommandOptions& o, Wiring& w) {
-  auto* l = app.add_subcommand("list", "list the expanded cells");
-  l->add_option("--matrix", o.list.matrix, kMatrixHelp);
+  auto* l = add_matrix_subcommand(app, "list", "list the expanded cells", o.list.matrix);
   l->add_option("--where", o.list.where, "local | github | gpu | default (the local default run) | all")
       ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
   l->add_flag("--json", o.list.json, "print a JSON array of cell objects");
@@ -115,8 +122,8 @@ void add_list(CLI::App& app, CommandOptions& o, Wiring& w) {
 }
 
 void add_github_matrix(CLI::App& app, CommandOptions& o, Wiring& w) {
-  auto* g = app.add_subcommand("github-matrix", "print {\"include\":[...]} for strategy.matrix: ${{ fromJSON(...) }}");
-  g->add_option("--matrix", o.gh.matrix, kMatrixHelp);
+  auto* g = add_matrix_subcommand(app, "github-matrix",
+                                  "print {\"include\":[...]} for strategy.matrix: ${{ fromJSON(...) }}", o.gh.matrix);
   g->add_option("--where", o.gh.where, "github | local | gpu | all (default: github)")
       ->check(CLI::IsMember({"github", "local", "gpu", "all"}));
   g->add_flag("--cross-load", o.gh.cross_load, "print the cross-load jobs instead: one per runtime cell, each loading "
@@ -142,8 +149,8 @@ void add_run_places(CLI::App* r, RunOptions& run) {
 
 void add_run(CLI::App& app, CommandOptions& o, Wiring& w) {
   RunOptions& run = o.run;
-  auto* r = app.add_subcommand("run", "build and test each cell in its container; writes results/<cell>.json");
-  r->add_option("--matrix", run.matrix, kMatrixHelp);
+  auto* r = add_matrix_subcommand(app, "run", "build and test each cell in its container; writes results/<cell>.json",
+                                  run.matrix);
   r->add_option("--cell", run.cells, "run this cell (repeatable); default: every cell, those that cannot run here "
                                      "reported as skipped");
   r->add_option("--where", run.where, "run the cells of one place: local | github | gpu | default | all")
@@ -175,9 +182,10 @@ void add_cell_places(CLI::App* cmd, RunOptions& run, const char* results_help, c
 
 void add_bisect(CLI::App& app, CommandOptions& o, Wiring& w) {
   BisectOptions& bisect = o.bisect;
-  auto* bs = app.add_subcommand("bisect", "along an ordered axis of cells (torch versions), run the fewest cells to "
-                                          "name the first one where a check breaks");
-  bs->add_option("--matrix", bisect.run.matrix, kMatrixHelp);
+  auto* bs = add_matrix_subcommand(app, "bisect",
+                                   "along an ordered axis of cells (torch versions), run the fewest cells to name the "
+                                   "first one where a check breaks",
+                                   bisect.run.matrix);
   bs->add_option("--cells", bisect.cells, "glob(s) of the cell ids on the axis, e.g. 'chamferdist-*'")->required();
   bs->add_option("--axis", bisect.axis, "what orders the cells: torch (default) | torchvision | cuda")
       ->check(CLI::IsMember({"torch", "torchvision", "cuda"}));
@@ -195,9 +203,10 @@ void add_bisect(CLI::App& app, CommandOptions& o, Wiring& w) {
 
 void add_cross_load(CLI::App& app, CommandOptions& o, Wiring& w) {
   CrossLoadOptions& xload = o.xload;
-  auto* x = app.add_subcommand("cross-load", "load the op library built in each cell in every other cell's runtime "
-                                             "(from the cells' last results); writes results/_cross-load.json");
-  x->add_option("--matrix", xload.run.matrix, kMatrixHelp);
+  auto* x = add_matrix_subcommand(app, "cross-load",
+                                  "load the op library built in each cell in every other cell's runtime (from the "
+                                  "cells' last results); writes results/_cross-load.json",
+                                  xload.run.matrix);
   add_cell_places(x, xload.run, "folder of results/<cell>.json (default: ./results)",
                   "per-cell build folders (default: build/opmatrix)");
   x->add_flag("--no-cache", xload.run.no_cache, "load again even where the runtime and the builds are unchanged");

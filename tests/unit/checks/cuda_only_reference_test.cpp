@@ -4,25 +4,17 @@
 // to other dispatch keys are named as such. Shaped after xformers 0.0.27.post2 / 0.0.28.post3.
 #include <gtest/gtest.h>
 
+#include "../results/check_result_fixture.h"
 #include "checks/load/reference_kernels.h"
 #include "checks/load/reference_promises.h"
 
 namespace opmatrix {
 namespace {
 
-CheckResult check(const std::string& name, Status s, const std::string& message = "") {
-  CheckResult c;
-  c.check = name;
-  c.status = s;
-  c.message = message;
-  return c;
-}
-
 // registration of xformers::`op` as load_judge.cpp writes it: a fail where CPU (or, in a CUDA
 // cell, CUDA) is missing.
 CheckResult registration(const std::string& op, std::vector<std::string> kernels, bool cuda_cell) {
-  CheckResult c = check("registration", Status::pass, "xformers::" + op + " has kernels");
-  c.op = op;
+  CheckResult c = check_result(op, "registration", Status::pass, "xformers::" + op + " has kernels");
   c.kernels = kernels;
   auto has = [&](const char* k) { return std::find(kernels.begin(), kernels.end(), k) != kernels.end(); };
   if (!has("CPU")) c.missing_kernels.push_back("CPU");
@@ -41,15 +33,24 @@ CellResult cell(const std::string& id, const std::string& torch, const std::stri
   CellResult r;
   r.cell = {{"id", id}, {"torch", torch}, {"cuda", cuda},
             {"project", {{"label", "pypi xformers"}, {"wheel", "xformers==0.0.28.post3"}, {"namespace", "xformers"}}}};
-  r.checks = {check("build", Status::pass), check("load", Status::pass)};
-  if (cuda != "none") {
-    CheckResult fatbin = check("fatbin", device_code ? Status::pass : Status::fail,
-                               device_code ? "libxformers.so holds SASS sm_90 for sm_90"
-                                           : "libxformers.so holds no code for sm_90 (SASS: none; PTX: none)");
-    fatbin.arch = "9.0";
-    r.checks.push_back(fatbin);
-  }
+  r.checks = {check_result("", "build", Status::pass), check_result("", "load", Status::pass)};
+  if (cuda != "none")
+    r.checks.push_back(check_result("", "fatbin", device_code ? Status::pass : Status::fail,
+                                    device_code ? "libxformers.so holds SASS sm_90 for sm_90"
+                                                : "libxformers.so holds no code for sm_90 (SASS: none; PTX: none)",
+                                    "", "9.0"));
   return r;
+}
+
+// xformers::fmha_fwd registered with `ref_kernels` in the reference cell (the first) and with
+// `kernels` in the other, then judged: the other cell's registration result.
+CheckResult judged_fmha_fwd(std::vector<CellResult> cells, const std::vector<std::string>& ref_kernels,
+                            const std::vector<std::string>& kernels) {
+  cells[0].cell["reference"] = true;
+  cells[0].checks.push_back(registration("fmha_fwd", ref_kernels, true));
+  cells[1].checks.push_back(registration("fmha_fwd", kernels, cells[1].cell.value("cuda", "none") != "none"));
+  apply_reference_promises(cells);
+  return cells[1].checks.back();
 }
 
 bool has_text(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -112,12 +113,8 @@ TEST(CudaOnlyReference, AnotherTorchWithoutTheCpuKernelPassesAndOneThatLostItsCu
 }
 
 TEST(CudaOnlyReference, ARuntimeWithoutCudaCannotShowTheCudaKernel) {
-  std::vector<CellResult> cells = {cell("ref", "2.5.1", "12.4"), cell("cpu", "2.5.1", "none")};
-  cells[0].cell["reference"] = true;
-  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
-  cells[1].checks.push_back(registration("fmha_fwd", {"Meta"}, false));
-  apply_reference_promises(cells);
-  const CheckResult& unseen = cells[1].checks.back();
+  const CheckResult unseen =
+      judged_fmha_fwd({cell("ref", "2.5.1", "12.4"), cell("cpu", "2.5.1", "none")}, {"CUDA", "Meta"}, {"Meta"});
   EXPECT_EQ(unseen.status, Status::skip);
   EXPECT_EQ(unseen.message.rfind(kCudaOnlyUnobservable, 0), 0u) << unseen.message;
   EXPECT_TRUE(has_text(unseen.message, "this runtime has no CUDA, so its CUDA kernel cannot be seen")) << unseen.message;
@@ -127,12 +124,8 @@ TEST(CudaOnlyReference, ARuntimeWithoutCudaCannotShowTheCudaKernel) {
 // xformers 0.0.27.post2: built for torch 2.4; in torch 2.5.1 the same .so loads and its CUDA
 // kernels appear under CPU, the Meta ones gone.
 TEST(CudaOnlyReference, KernelsUnderOtherKeysAreNamedAsSuchAndStayRed) {
-  std::vector<CellResult> cells = {cell("t24", "2.4.1", "12.4"), cell("t25", "2.5.1", "12.4")};
-  cells[0].cell["reference"] = true;
-  cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
-  cells[1].checks.push_back(registration("fmha_fwd", {"CPU"}, true));
-  apply_reference_promises(cells);
-  const CheckResult& moved = cells[1].checks.back();
+  const CheckResult moved =
+      judged_fmha_fwd({cell("t24", "2.4.1", "12.4"), cell("t25", "2.5.1", "12.4")}, {"CUDA", "Meta"}, {"CPU"});
   EXPECT_EQ(moved.status, Status::fail);
   EXPECT_EQ(moved.message,
             "xformers::fmha_fwd: its kernels register under CPU here where the reference cell t24 (torch 2.4.1, "
@@ -149,8 +142,9 @@ TEST(CudaOnlyReference, KernelsUnderOtherKeysAreNamedAsSuchAndStayRed) {
 TEST(CudaOnlyReference, AWheelPinnedToAnotherPatchReleaseHasItsReferenceOnThatRelease) {
   std::vector<CellResult> cells = {cell("t24", "2.4.1", "12.4"), cell("t25", "2.5.1", "12.4")};
   for (auto& r : cells) {
-    CheckResult wheel = check("wheel", Status::fail, "xformers.whl requires torch==2.4.0, but this cell's torch is " +
-                                                         r.cell.value("torch", ""));
+    CheckResult wheel = check_result("", "wheel", Status::fail,
+                                     "xformers.whl requires torch==2.4.0, but this cell's torch is " +
+                                         r.cell.value("torch", ""));
     wheel.diagnosis = Diagnosis{"torch_requirement", wheel.message, "", "", "Requires-Dist: torch==2.4.0"};
     r.checks.push_back(wheel);
   }

@@ -9,10 +9,11 @@ namespace {
 
 using json = nlohmann::json;
 
-// FetchContext's fields in their order: project, repro, log, downloads_dir, seconds, timed_out, exit_code.
+// FetchContext's fields in their order: {project, repro, log, seconds}, downloads_dir, timed_out,
+// exit_code.
 FetchContext context() {
-  return FetchContext{"pypi torch-scatter==2.1.2", "podman run ... fetch_pypi.py", "fetch_pypi.py: something\n",
-                      "/work/downloads", 0, false, 1};
+  return FetchContext{{"pypi torch-scatter==2.1.2", "podman run ... fetch_pypi.py", "fetch_pypi.py: something\n", 0},
+                      "/work/downloads", false, 1};
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/tests/tests_judge.h"
+#include "told_apart.h"
 
 namespace opmatrix {
 namespace {
@@ -64,11 +65,8 @@ TEST(TestsNamingOps, AnOpStandsInATestsNameAsAWordTheLongestWinning) {
 }
 
 TEST(TestsNamingOps, GpuSkipsAreToldFromOtherSkips) {
-  EXPECT_TRUE(skipped_for_gpu("requires CUDA"));
-  EXPECT_TRUE(skipped_for_gpu("no GPU available"));
-  EXPECT_TRUE(skipped_for_gpu("Skipped: cuda not available"));
-  EXPECT_FALSE(skipped_for_gpu("slow test; run with --runslow"));
-  EXPECT_FALSE(skipped_for_gpu("scudaxx"));
+  testbed::expect_told_apart(skipped_for_gpu, {"requires CUDA", "no GPU available", "Skipped: cuda not available"},
+                             {"slow test; run with --runslow", "scudaxx"});
 }
 
 TEST(TestsCheck, EachFailingTestIsAFindingWithItsIdMessageAndCommand) {

@@ -3,15 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "init/source_lexer.h"
+#include "testbed.h"
 
 namespace opmatrix {
 
 namespace {
-std::vector<std::string> values(const LexedSource& s) {
-  std::vector<std::string> out;
-  for (const auto& l : s.literals) out.push_back(l.value);
-  return out;
-}
+std::vector<std::string> values(const LexedSource& s) { return testbed::members_of(s.literals, &StringLiteral::value); }
 }  // namespace
 
 TEST(CppLexer, CommentsAreBlankedAndLiteralsLifted) {

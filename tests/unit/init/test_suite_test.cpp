@@ -8,15 +8,15 @@
 #include "init/python_stdlib.h"
 #include "init/test_suite.h"
 #include "temp_folder.h"
+#include "testbed.h"
+#include "told_apart.h"
 
 namespace opmatrix {
 
 namespace {
 
 std::vector<std::string> names(const TestSuite& s) {
-  std::vector<std::string> out;
-  for (const auto& r : s.requires) out.push_back(r.requirement);
-  return out;
+  return testbed::members_of(s.requires, &TestRequirement::requirement);
 }
 
 const TestRequirement* find(const TestSuite& s, const std::string& requirement) {
@@ -72,12 +72,7 @@ TEST(InitTestSuite, WhatItsOwnRequirementsBringIsLeftOut) {
 }
 
 TEST(InitTestSuite, TheStandardLibraryIsKnownByItsTopNames) {
-  EXPECT_TRUE(is_stdlib_module("os"));
-  EXPECT_TRUE(is_stdlib_module("unittest"));
-  EXPECT_TRUE(is_stdlib_module("__future__"));
-  EXPECT_TRUE(is_stdlib_module("distutils"));
-  EXPECT_FALSE(is_stdlib_module("numpy"));
-  EXPECT_FALSE(is_stdlib_module(""));
+  testbed::expect_told_apart(is_stdlib_module, {"os", "unittest", "__future__", "distutils"}, {"numpy", ""});
 }
 
 }  // namespace opmatrix

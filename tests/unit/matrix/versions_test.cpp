@@ -3,29 +3,22 @@
 #include <gtest/gtest.h>
 
 #include "matrix/versions.h"
+#include "told_apart.h"
 
 namespace opmatrix {
 
 TEST(Versions, AcceptsReleasesDebianAndLocalVersions) {
-  for (const char* v : {"2.6.0", "1.13.1", "2.11.0+cu130", "1.13.0a0", "2.8.0rc1", "0.21", "2.5.1.post1"})
-    EXPECT_TRUE(is_package_version(v)) << v;
-  for (const char* v : {"", "2", "v2.6.0", "2.6.0;rm -rf /", "2.6.x", "$(id)", "../2.6", "2.6.0 "})
-    EXPECT_FALSE(is_package_version(v)) << v;
+  testbed::expect_told_apart(is_package_version,
+                             {"2.6.0", "1.13.1", "2.11.0+cu130", "1.13.0a0", "2.8.0rc1", "0.21", "2.5.1.post1"},
+                             {"", "2", "v2.6.0", "2.6.0;rm -rf /", "2.6.x", "$(id)", "../2.6", "2.6.0 "});
 }
 
 TEST(Versions, CudaIsMajorMinorOrNone) {
-  EXPECT_TRUE(is_cuda_version("12.4"));
-  EXPECT_TRUE(is_cuda_version("none"));
-  EXPECT_FALSE(is_cuda_version("12.4.1"));
-  EXPECT_FALSE(is_cuda_version("cu124"));
+  testbed::expect_told_apart(is_cuda_version, {"12.4", "none"}, {"12.4.1", "cu124"});
 }
 
 TEST(Versions, ArchSyntaxAndKnownList) {
-  EXPECT_TRUE(is_arch_syntax("8.0"));
-  EXPECT_TRUE(is_arch_syntax("9.0a"));
-  EXPECT_TRUE(is_arch_syntax("10.0f"));
-  EXPECT_FALSE(is_arch_syntax("sm_80"));
-  EXPECT_FALSE(is_arch_syntax("80"));
+  testbed::expect_told_apart(is_arch_syntax, {"8.0", "9.0a", "10.0f"}, {"sm_80", "80"});
   const auto& known = known_archs();
   EXPECT_NE(std::find(known.begin(), known.end(), "12.0"), known.end());
   EXPECT_EQ(std::find(known.begin(), known.end(), "8.1"), known.end());

@@ -2,6 +2,8 @@
 // checks/load/reference_promises.h): its reference works, what every op shares is said once.
 #include <gtest/gtest.h>
 
+#include "../results/check_result_fixture.h"
+#include "one_limit.h"
 #include "checks/load/reference_kernels.h"
 #include "checks/load/reference_promises.h"
 #include "report/library_findings.h"
@@ -10,20 +12,11 @@
 namespace opmatrix {
 namespace {
 
-CheckResult check(const std::string& op, const std::string& name, Status s, const std::string& message = "") {
-  CheckResult c;
-  c.op = op;
-  c.check = name;
-  c.status = s;
-  c.message = message;
-  return c;
-}
-
 // An op's registration and meta results as the load step writes them, after the cell rules.
 void add_op(CellResult& r, const std::string& op, std::vector<std::string> kernels) {
   const bool cuda_cell = r.cell.value("cuda", "none") != "none";
   auto has = [&](const char* k) { return std::find(kernels.begin(), kernels.end(), k) != kernels.end(); };
-  CheckResult reg = check(op, "registration", Status::pass, "xformers::" + op + " has kernels");
+  CheckResult reg = check_result(op, "registration", Status::pass, "xformers::" + op + " has kernels");
   reg.kernels = kernels;
   if (!has("CPU")) reg.missing_kernels.push_back("CPU");
   if (cuda_cell && !has("CUDA")) reg.missing_kernels.push_back("CUDA");
@@ -33,7 +26,7 @@ void add_op(CellResult& r, const std::string& op, std::vector<std::string> kerne
     reg.diagnosis = Diagnosis{"not_registered", "users get Could not run", "register it", "", ""};
   }
   r.checks.push_back(reg);
-  CheckResult meta = check(op, "meta", has("Meta") ? Status::pass : Status::fail);
+  CheckResult meta = check_result(op, "meta", has("Meta") ? Status::pass : Status::fail);
   meta.message = "xformers::" + op + (has("Meta") ? " has a Meta kernel" : " has no Meta kernel: FakeTensor, torch.compile "
                                                   "and export cannot trace it (judged by presence only: nothing ran "
                                                   "its fake kernel here)");
@@ -45,11 +38,10 @@ CellResult cell(const std::string& id, const std::string& torch, const std::stri
   CellResult r;
   r.cell = {{"id", id}, {"torch", torch}, {"cuda", cuda},
             {"project", {{"label", "pypi xformers"}, {"wheel", "xformers"}, {"namespace", "xformers"}}}};
-  r.checks = {check("", "build", Status::pass), check("", "load", Status::pass)};
-  if (cuda != "none") {
-    r.checks.push_back(check("", "fatbin", Status::pass, "libxformers.so holds SASS sm_90 for sm_90"));
-    r.checks.back().arch = "9.0";
-  }
+  r.checks = {check_result("", "build", Status::pass), check_result("", "load", Status::pass)};
+  if (cuda != "none")
+    r.checks.push_back(
+        check_result("", "fatbin", Status::pass, "libxformers.so holds SASS sm_90 for sm_90", "", "9.0"));
   r.status = Status::pass;
   return r;
 }
@@ -69,8 +61,7 @@ TEST(LibraryFindings, ACudaOnlyReferenceWorksAndItsMissingMetaKernelsAreOneLimit
   for (const char* op : {"rope", "swiglu", "sparse24", "tile"}) add_op(cells[0], op, {"CUDA"});
   apply_reference_promises(cells);
   const CellVerdict v = verdict_of(cells, "ref");
-  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
-  ASSERT_EQ(v.limits.size(), 1u);
+  expect_one_limit(v, "no Meta kernel for 4 of 6 ops");
   EXPECT_EQ(verdict_line(v, kTableItems),
             "◐ works with limits: no Meta kernel for 4 of 6 ops (rope, swiglu, sparse24, +1): judged by presence "
             "only; torch.compile / export of these need a fake kernel");
@@ -113,20 +104,17 @@ TEST(LibraryFindings, ACpuRuntimeOfACudaOnlyLibraryHasNothingToJudge) {
                          "kernels and no CPU kernels), and this runtime has no CUDA to show them");
   add_op(cells[0], "cpu_op", {"CPU", "CUDA", "Meta"});
   add_op(cells[1], "cpu_op", {"CPU", "Meta"});
-  const CellVerdict some = verdict_of(cells, "cpu");
-  EXPECT_EQ(some.verdict, Verdict::works_with_limits);
-  ASSERT_EQ(some.limits.size(), 1u);
-  EXPECT_EQ(some.limits[0].rfind("2 of 3 ops (a, b) not checked here", 0), 0u) << some.limits[0];
+  expect_one_limit(verdict_of(cells, "cpu"), "2 of 3 ops (a, b) not checked here");
 }
 
 TEST(LibraryFindings, OnlyResultsTheyDescribeArePartOfThem) {
-  CheckResult fake = check("op", "meta", Status::fail, "lib::op cannot run on fake tensors");
+  CheckResult fake = check_result("op", "meta", Status::fail, "lib::op cannot run on fake tensors");
   fake.diagnosis = Diagnosis{"no_fake_kernel", "", "", "", ""};
   EXPECT_FALSE(part_of_library_finding(fake)) << "a fake kernel that ran and failed is the op's own limit";
-  CheckResult tv = check("torchvision::nms", "meta", Status::fail);
+  CheckResult tv = check_result("torchvision::nms", "meta", Status::fail);
   tv.diagnosis = Diagnosis{"no_meta_kernel", "", "", "", ""};
   EXPECT_FALSE(part_of_library_finding(tv)) << "torchvision's ops are another library";
-  CheckResult passed = check("op", "registration", Status::pass);
+  CheckResult passed = check_result("op", "registration", Status::pass);
   passed.diagnosis = Diagnosis{kKernelsUnderOtherKeys, "", "", "", ""};
   EXPECT_FALSE(part_of_library_finding(passed));
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../results/check_result_fixture.h"
+#include "one_limit.h"
 #include "report/extra_tables.h"
 #include "report/render.h"
 #include "report/results_set.h"
@@ -136,9 +137,7 @@ TEST(Verdict, ASuiteThatNeedsAModuleTheMatrixDoesNotInstallIsALimit) {
   needs.diagnosis = Diagnosis{"suite_needs_module", needs.message, "add it to test_requires", "", ""};
   const CellVerdict v = assess(cell("none", {result("", "tests", Status::pass, "12 tests pass"), needs,
                                              result("", "tests", Status::skip, "2 tests skipped by the suite")}));
-  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
-  ASSERT_EQ(v.limits.size(), 1u);
-  EXPECT_EQ(v.limits[0].rfind("tests: the suite needs the module 'cv2'", 0), 0u) << v.limits[0];
+  expect_one_limit(v, "tests: the suite needs the module 'cv2'");
 }
 
 TEST(Verdict, AnInfrastructureFailureIsNotRunNotBroken) {
@@ -189,9 +188,7 @@ TEST(Verdict, NoExtensionByDesignIsALimit) {
   none.diagnosis = Diagnosis{};
   none.diagnosis->kind = "no_extension_by_design";
   const CellVerdict v = assess(cell("none", {none, result("scale", "registration", Status::skip, "not checked here")}));
-  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
-  ASSERT_EQ(v.limits.size(), 1u);
-  EXPECT_EQ(v.limits[0].rfind("load: no compiled extension in this runtime, by design", 0), 0u) << v.limits[0];
+  expect_one_limit(v, "load: no compiled extension in this runtime, by design");
   // Any other skip stays silent.
   EXPECT_EQ(assess(cell("none", {result("", "load", Status::skip, "x")})).verdict, Verdict::works);
 }

@@ -505,9 +505,7 @@ class RunCell : public ::testing::Test {
   std::vector<std::string> ran() const { return known(engine_->step_names()); }
   // The steps the results record.
   static std::vector<std::string> result_step_names(const CellResult& r) {
-    std::vector<std::string> out;
-    for (const auto& s : r.steps) out.push_back(s.name);
-    return known(out);
+    return known(testbed::members_of(r.steps, &StepResult::name));
   }
   static const StepResult* step(const CellResult& r, const std::string& name) {
     for (const auto& s : r.steps)
@@ -561,6 +559,16 @@ class RunCell : public ::testing::Test {
   std::string unscripted_text() const {
     return "steps with no canned output: " + ::testing::PrintToString(engine_->unscripted());
   }
+  // `c` run with every step scripted to pass: every step it ran had its output scripted and
+  // passes, and no check is bad (a check may still skip: what each cell skips is its test's).
+  CellResult run_passing(const Cell& c) {
+    script_passing(c);
+    CellResult r = run(c);
+    EXPECT_TRUE(engine_->unscripted().empty()) << unscripted_text();
+    for (const auto& s : r.steps) EXPECT_EQ(s.status, Status::pass) << "step " << s.name;
+    for (const auto& ch : r.checks) EXPECT_FALSE(is_bad(ch.status)) << all_checks(r);
+    return r;
+  }
   std::string progress_text() const {
     std::string out;
     for (const auto& [id, line] : progress_) out += id + ": " + line + "\n";
@@ -597,14 +605,9 @@ TEST_F(RunCell, CpuCellRunsItsStepsInOrder) {
 
 TEST_F(RunCell, CpuCellEveryCheckPasses) {
   const Cell c = cpu_cell();
-  script_passing(c);
-  const CellResult r = run(c);
-  EXPECT_TRUE(engine_->unscripted().empty()) << unscripted_text();
-  for (const auto& s : r.steps) EXPECT_EQ(s.status, Status::pass) << "step " << s.name;
-  // Every check passes; a CPU cell's device checks skip (their cases need a CUDA torch).
   // No check is bad; a CPU cell's device checks skip (their cases need a CUDA torch), and so
   // does `wheel` (no wheel is built here).
-  for (const auto& ch : r.checks) EXPECT_FALSE(is_bad(ch.status)) << all_checks(r);
+  const CellResult r = run_passing(c);
   EXPECT_EQ(check(r, "wheel")->status, Status::skip);
   EXPECT_EQ(r.status, Status::pass) << all_checks(r);
   EXPECT_TRUE(r.meets_expectations);
@@ -1314,11 +1317,7 @@ TEST_F(RunCell, CudaCellRunsItsStepsInOrder) {
 
 TEST_F(RunCell, CudaCellEveryCheckPasses) {
   const Cell c = cuda_cell();
-  script_passing(c);
-  const CellResult r = run(c);
-  EXPECT_TRUE(engine_->unscripted().empty()) << unscripted_text();
-  for (const auto& s : r.steps) EXPECT_EQ(s.status, Status::pass) << "step " << s.name;
-  for (const auto& ch : r.checks) EXPECT_FALSE(is_bad(ch.status)) << all_checks(r);
+  const CellResult r = run_passing(c);
   EXPECT_EQ(r.status, Status::pass) << all_checks(r);
   EXPECT_TRUE(r.meets_expectations);
   for (const auto& arch : c.cuda_archs)

@@ -26,8 +26,8 @@ bool fetch(CellContext& ctx, const StepSpec& spec) {
   // Exit 1: fetch_pypi.py reports what it could not find, for the judge.
   ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
   nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
-  const CheckResult c = fetch_check(j, {p.label(), repro, read_text_file(ctx.log_path("fetch")),
-                                        ctx.engine.host_downloads_dir(), r.seconds, r.timed_out, r.exit_code});
+  const CheckResult c = fetch_check(j, {{p.label(), repro, read_text_file(ctx.log_path("fetch")), r.seconds},
+                                        ctx.engine.host_downloads_dir(), r.timed_out, r.exit_code});
   if (c.status == Status::pass) ctx.build.fetched = json_text(j, "path");
   ctx.add(c);
   return c.status == Status::pass && !ctx.build.fetched.empty();

@@ -7,16 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/step_evidence.h"
 #include "results/cell_result.h"
 
 namespace opmatrix {
 
-struct FetchContext {
-  std::string project;        // "pypi torch-scatter==2.1.2"
-  std::string repro;          // the command that shows it again
-  std::string log;            // the step's log (evidence)
+struct FetchContext : StepEvidence {
   std::string downloads_dir;  // the host folder the files are kept in (named in fixes)
-  double seconds = 0;
   bool timed_out = false;
   int exit_code = 0;
 };

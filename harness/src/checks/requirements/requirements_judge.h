@@ -7,16 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/step_evidence.h"
 #include "results/cell_result.h"
 
 namespace opmatrix {
 
-struct RequirementsContext {
-  std::string project;  // "pypi torch-sparse==0.6.18"
-  std::string repro;    // the command that shows it again
-  std::string log;      // the step's log (evidence)
-  double seconds = 0;
-};
+using RequirementsContext = StepEvidence;
 
 // `resolved` is the resolve step's JSON, `installed` the install step's (null where it did not
 // run: nothing to install, or resolving failed). Network and internal failures are the run's
