@@ -6,14 +6,10 @@ kernel cannot be traced: "... has no meta/fake implementation" or similar).
     compile_check.py LIBRARY...
 
 The cell's own ops only (OPMATRIX_* environment, op_samples.py). Prints {"checks": [...]}; never raises."""
-import sys
-
-from op_samples import Cell, against_eager, cell_targets, fakes_unavailable, stdout_to_stderr
-from script_check import result, run
+from op_samples import FAKE_KERNEL_FIX, against_eager, run_on_first_samples
 
 CHECK = "compile"
-FIX = "give the op a fake kernel (a Meta TORCH_LIBRARY_IMPL or torch.library.register_fake) that gives the " \
-      "real kernel's sizes, dtype and device, and a schema that says what it mutates"
+FIX = FAKE_KERNEL_FIX + ", and a schema that says what it mutates"
 
 
 def compile_one(torch, name, sample):
@@ -25,19 +21,9 @@ def compile_one(torch, name, sample):
                          "torch.compile(fullgraph=True)", FIX, " (Inductor, capture_dynamic_output_shape_ops=True)")
 
 
-def report(libraries):
-    import torch
-    cell = Cell()
-    targets, checks = cell_targets(CHECK, cell, libraries)
-    if not hasattr(torch, "compile"):
-        why = "torch %s has no torch.compile (torch >= 2.0)" % torch.__version__
-        return checks + [result(CHECK, "skip", why, op=name) for name, _ in targets]
-    unavailable = fakes_unavailable(cell)
-    for name, samples in targets:
-        why = unavailable.get(name)
-        checks.append(result(CHECK, "skip", why, op=name) if why else compile_one(torch, name, samples[0]))
-    return checks
+def no_compile(torch):
+    return None if hasattr(torch, "compile") else "torch %s has no torch.compile (torch >= 2.0)" % torch.__version__
 
 
 if __name__ == "__main__":
-    run(CHECK, stdout_to_stderr(lambda: report(sys.argv[1:])))
+    run_on_first_samples(CHECK, no_compile, compile_one)

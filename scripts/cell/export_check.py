@@ -5,14 +5,10 @@ with fake tensors and no graph breaks, as deployment (AOTInductor, ExecuTorch) n
     export_check.py LIBRARY...
 
 The cell's own ops only (OPMATRIX_* environment, op_samples.py). Prints {"checks": [...]}; never raises."""
-import sys
-
-from op_samples import Cell, against_eager, cell_targets, excerpt, fakes_unavailable, stdout_to_stderr
-from script_check import result, run
+from op_samples import FAKE_KERNEL_FIX, against_eager, excerpt, run_on_first_samples
 
 CHECK = "export"
-FIX = "give the op a fake kernel (a Meta TORCH_LIBRARY_IMPL or torch.library.register_fake) that gives the " \
-      "real kernel's sizes, dtype and device; a data-dependent output size must be a new symbolic size"
+FIX = FAKE_KERNEL_FIX + "; a data-dependent output size must be a new symbolic size"
 
 
 def export_one(torch, name, sample):
@@ -22,21 +18,13 @@ def export_one(torch, name, sample):
     return against_eager(CHECK, name, sample, exported, "torch.export.export then ep.module()", FIX)
 
 
-def report(libraries):
-    import torch
-    cell = Cell()
-    targets, checks = cell_targets(CHECK, cell, libraries)
+def no_export(torch):
     try:
         import torch.export  # noqa: F401 - torch < 2.1 has none
     except Exception as e:  # noqa: BLE001
-        why = "torch %s has no torch.export (torch >= 2.1): %s" % (torch.__version__, excerpt(e))
-        return checks + [result(CHECK, "skip", why, op=name) for name, _ in targets]
-    unavailable = fakes_unavailable(cell)
-    for name, samples in targets:
-        why = unavailable.get(name)
-        checks.append(result(CHECK, "skip", why, op=name) if why else export_one(torch, name, samples[0]))
-    return checks
+        return "torch %s has no torch.export (torch >= 2.1): %s" % (torch.__version__, excerpt(e))
+    return None
 
 
 if __name__ == "__main__":
-    run(CHECK, stdout_to_stderr(lambda: report(sys.argv[1:])))
+    run_on_first_samples(CHECK, no_export, export_one)

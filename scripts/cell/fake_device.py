@@ -10,7 +10,7 @@ The cell's own ops (OPMATRIX_* environment, op_samples.py) and torchvision's ops
 the cell's torch is a CUDA build. Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, cell_targets, excerpt, fakes_unavailable, stdout_to_stderr, torchvision_targets
+from op_samples import Cell, cell_targets, excerpt, judge_each_op, stdout_to_stderr, torchvision_targets
 from script_check import result, run
 
 CHECK = "fake-device"
@@ -105,19 +105,10 @@ def cannot_fake(torch):
 
 
 def report(libraries):
-    import torch
     cell = Cell()
     targets, checks = cell_targets(CHECK, cell, libraries)
     tv_targets, tv_problems = torchvision_targets(CHECK)
-    targets, checks = targets + tv_targets, checks + tv_problems
-    why = cannot_fake(torch)
-    if why:
-        return checks + [result(CHECK, "skip", why, op=name) for name, _ in targets]
-    unavailable = fakes_unavailable(cell)
-    for name, samples in targets:
-        why = unavailable.get(name)
-        checks.append(result(CHECK, "skip", why, op=name) if why else check_op(torch, name, samples))
-    return checks
+    return judge_each_op(CHECK, cell, (targets + tv_targets, checks + tv_problems), cannot_fake, check_op)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,13 @@ import importlib.util
 import os
 import sys
 
-from script_check import result
+from script_check import result, run
 
 MESSAGE_CHARS = 600
 NO_SAMPLES_FILE = "no samples declared (samples: FILE in the project)"
+# What tracing an op with fake tensors (compile, export) needs of it: the start of their fixes.
+FAKE_KERNEL_FIX = ("give the op a fake kernel (a Meta TORCH_LIBRARY_IMPL or torch.library.register_fake) that gives "
+                   "the real kernel's sizes, dtype and device")
 
 Sample = collections.namedtuple("Sample", "qualified op args kwargs description")
 
@@ -357,6 +360,33 @@ def cell_targets(check, cell, libraries, devices=("cpu",)):
             problems.append(result(check, "skip", "no sample for %s::%s in %s: add one to its samples(device)"
                                    % (cell.namespace, op, cell.samples_file), op=op))
     return targets, problems
+
+
+def judge_each_op(check, cell, found, missing_tool, run_one):
+    """What the behaviour checks share, over `found` = (targets, checks) from cell_targets (and
+    torchvision_targets): every op skips with `missing_tool(torch)` (why this torch lacks the tool;
+    None when it has it), an op whose fake kernel this torch cannot have skips with that reason,
+    and run_one(torch, name, samples) judges each other op."""
+    import torch
+    targets, checks = found
+    why_not = missing_tool(torch)
+    if why_not:
+        return checks + [result(check, "skip", why_not, op=name) for name, _ in targets]
+    unavailable = fakes_unavailable(cell)
+    for name, samples in targets:
+        why = unavailable.get(name)
+        checks.append(result(check, "skip", why, op=name) if why else run_one(torch, name, samples))
+    return checks
+
+
+def run_on_first_samples(check, missing_tool, run_one):
+    """The whole of compile_check.py and export_check.py: each of the cell's ops judged by
+    run_one(torch, name, its first sample) against eager, one {"checks": [...]} printed."""
+    def report(libraries):
+        cell = Cell()
+        return judge_each_op(check, cell, cell_targets(check, cell, libraries), missing_tool,
+                             lambda torch, name, samples: run_one(torch, name, samples[0]))
+    run(check, stdout_to_stderr(lambda: report(sys.argv[1:])))
 
 
 def torchvision_targets(check, devices=("cpu",)):
