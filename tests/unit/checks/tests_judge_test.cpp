@@ -188,3 +188,33 @@ TEST(TestsCollection, OtherCollectionErrorsStayRedsWithTheirMessage) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// A test that needs what no cell gives (the network, data a maintainer downloads by hand) is
+// neither passed nor failed here: one line per need, with the ids; pytest's exit 1 is theirs.
+TEST(TestsCheck, TestsThatNeedTheNetworkOrDataTheRepositoryLacksAreSaidOnce) {
+  nlohmann::json report = {{"ok", true}, {"exit_code", 1}, {"junit", true}, {"tests", nlohmann::json::array({
+      {{"id", "tests/test_a.py::test_ok"}, {"outcome", "passed"}, {"message", ""}},
+      {{"id", "tests/test_export.py::TestTracing::testRetinaNet"}, {"outcome", "failed"},
+       {"message", "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"}},
+      {{"id", "tests/test_engine.py::test_trainer"}, {"outcome", "failed"},
+       {"message", "FileNotFoundError: [Errno 2] No such file or directory: 'datasets/coco/annotations/x.json'"}},
+      {{"id", "tests/test_io.py::test_abs"}, {"outcome", "failed"},
+       {"message", "FileNotFoundError: [Errno 2] No such file or directory: '/tmp/out/x.json'"}}})}};
+  TestsContext tc;
+  tc.repro = "run all";
+  const auto out = tests_results(report, tc);
+  std::vector<std::string> skips, fails;
+  for (const auto& c : out) (c.status == Status::skip ? skips : c.status == Status::fail ? fails : skips).push_back(c.message);
+  ASSERT_EQ(fails.size(), 1u) << fails.size();
+  EXPECT_NE(fails[0].find("tests/test_io.py::test_abs failed"), std::string::npos);  // an absolute path: the test's own
+  EXPECT_TRUE(std::any_of(skips.begin(), skips.end(), [](const std::string& m) {
+    return m.rfind("1 test needs the network", 0) == 0 && m.find("testRetinaNet") != std::string::npos;
+  }));
+  EXPECT_TRUE(std::any_of(skips.begin(), skips.end(), [](const std::string& m) {
+    return m.find("need data files the repository does not hold") != std::string::npos;
+  }));
+}
+
+}  // namespace opmatrix
