@@ -94,13 +94,30 @@ void pass_as_cuda_only(CellResult& cell, CheckResult& c, const std::string& wher
   c.diagnosis.reset();
 }
 
+// A host-side op of a CUDA library (xformers 0.0.28.post3's _sparse24_pack_mask: its only kernel is
+// TORCH_LIBRARY_IMPL(xformers, CPU, …), and its users move the result to the GPU themselves).
+void pass_as_cpu_only(CellResult& cell, CheckResult& c) {
+  c.status = Status::pass;
+  c.message = fmt::format("{} has {} kernels (no CUDA kernel: a CPU-only op of a library whose build holds device "
+                          "code, in this cell, its library's reference — what the torch it was built for shows is "
+                          "what it delivers)",
+                          qualified(cell, c), fmt::join(c.kernels, ", "));
+  c.diagnosis.reset();
+}
+
 // In the reference cell itself: an op with a CUDA kernel and no CPU one, in a build with device
-// code, is CUDA-only by design (the mirror of a CPU variant); any other missing kernel stays red.
+// code, is CUDA-only by design (the mirror of a CPU variant), and one with a CPU kernel and no
+// CUDA one a CPU-only op of that library; an op with neither stays red.
 void judge_reference(CellResult& ref) {
   for (auto& c : ref.checks) {
-    if (!judgeable(c) || !contains(c.missing_kernels, "CPU") || !cuda_only_by_design(ref, c.kernels)) continue;
-    excuse_cpu(c);
-    if (c.missing_kernels.empty()) pass_as_cuda_only(ref, c, "in this cell (its library's reference)");
+    if (!judgeable(c)) continue;
+    if (contains(c.missing_kernels, "CPU") && cuda_only_by_design(ref, c.kernels)) {
+      excuse_cpu(c);
+      if (c.missing_kernels.empty()) pass_as_cuda_only(ref, c, "in this cell (its library's reference)");
+    } else if (c.missing_kernels == std::vector<std::string>{"CUDA"} && contains(c.kernels, "CPU") &&
+               has_cuda(ref) && holds_device_code(ref)) {
+      pass_as_cpu_only(ref, c);
+    }
   }
 }
 
