@@ -58,7 +58,8 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 // An optional backend whose system library is not installed is unusable here, the rest works.
 // Test files that need a module no requirement brings did not run for want of the matrix's
 // test_requires, not for the library's fault (checks/tests/collection_errors.h).
-const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable", "suite_needs_module"};
+const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable",
+                                      "schema_without_kernel", "suite_needs_module"};
 
 bool limiting_skip(const CheckResult& c) {
   return c.diagnosis && std::any_of(std::begin(kLimitingSkips), std::end(kLimitingSkips),
