@@ -139,6 +139,17 @@ TEST(Diagnose, LinkErrorAndUndefinedSymbolDemangled) {
             std::string::npos) << d.summary;
 }
 
+// A person knows the file as it is in their repository: the summary drops the cell's copy
+// (/build/src/), the evidence keeps the log's own words.
+TEST(Diagnose, SourcePathsAreTheProjectsNotTheContainers) {
+  const std::string line = "/build/src/models/ops/src/ms_deform_attn_cpu.cpp:65:12: error: 'foo' was not declared";
+  Diagnosis d = step(line + "\n");
+  EXPECT_EQ(d.kind, "compile_error");
+  EXPECT_NE(d.summary.find("compile error in models/ops/src/ms_deform_attn_cpu.cpp:65"), std::string::npos) << d.summary;
+  EXPECT_EQ(d.summary.find("/build/src/"), std::string::npos) << d.summary;
+  EXPECT_NE(d.evidence.find("/build/src/models"), std::string::npos) << d.evidence;
+}
+
 TEST(Diagnose, TorchNeedsANewerCudaRuntimeThanTheToolkit) {
   // Seen with pip torch 2.10 (CUDA 12.8) next to Debian's nvcc 12.4.
   Diagnosis d = step("/usr/bin/ld: /opt/venv/lib/python3.11/site-packages/torch/lib/libc10_cuda.so: undefined "
