@@ -86,23 +86,23 @@ void excuse_cpu(CheckResult& c) {
                           c.missing_kernels.end());
 }
 
-void pass_as_cuda_only(CellResult& cell, CheckResult& c, const std::string& where) {
+// An op whose kernels are what its library delivers: it passes, saying why.
+void pass_by_design(CellResult& cell, CheckResult& c, const std::string& why) {
   c.status = Status::pass;
-  c.message = fmt::format("{} has {} kernels (no CPU kernel, as its library promises: CUDA-only by design — {} it has "
-                          "a CUDA kernel and no CPU kernel, and the build holds device code)",
-                          qualified(cell, c), fmt::join(c.kernels, ", "), where);
+  c.message = fmt::format("{} has {} kernels ({})", qualified(cell, c), fmt::join(c.kernels, ", "), why);
   c.diagnosis.reset();
+}
+
+void pass_as_cuda_only(CellResult& cell, CheckResult& c, const std::string& where) {
+  pass_by_design(cell, c, fmt::format("no CPU kernel, as its library promises: CUDA-only by design — {} it has a "
+                                      "CUDA kernel and no CPU kernel, and the build holds device code", where));
 }
 
 // A host-side op of a CUDA library (xformers 0.0.28.post3's _sparse24_pack_mask: its only kernel is
 // TORCH_LIBRARY_IMPL(xformers, CPU, …), and its users move the result to the GPU themselves).
 void pass_as_cpu_only(CellResult& cell, CheckResult& c) {
-  c.status = Status::pass;
-  c.message = fmt::format("{} has {} kernels (no CUDA kernel: a CPU-only op of a library whose build holds device "
-                          "code, in this cell, its library's reference — what the torch it was built for shows is "
-                          "what it delivers)",
-                          qualified(cell, c), fmt::join(c.kernels, ", "));
-  c.diagnosis.reset();
+  pass_by_design(cell, c, "no CUDA kernel: a CPU-only op of a library whose build holds device code, in this cell, "
+                          "its library's reference — what the torch it was built for shows is what it delivers");
 }
 
 // In the reference cell itself: an op with a CUDA kernel and no CPU one, in a build with device
@@ -199,10 +199,12 @@ ReferenceCell reference_cell(const std::vector<const CellResult*>& cells) {
   if (works.empty()) return {};
   const bool wheel = works.front()->cell.contains("project") && works.front()->cell["project"].contains("wheel");
   std::vector<const CellResult*> accepted, pinned_line;
-  if (wheel)
-    for (const CellResult* r : works)
+  if (wheel) {
+    for (const CellResult* r : works) {
       if (passed(*r, "wheel")) accepted.push_back(r);
       else if (on_pinned_line(*r)) pinned_line.push_back(r);
+    }
+  }
   // The torch the wheel was built for, the nearest the cells come to it, else the newest.
   const std::pair<const std::vector<const CellResult*>*, const char*> pools[] = {
       {&accepted, "a torch its wheel's Requires-Dist accepts, the newest where it loads"},

@@ -177,8 +177,14 @@ const CellLacks kCellLacks[] = {
 };
 
 const CellLacks* lacked_by_cell(const std::string& message) {
-  for (const auto& lack : kCellLacks)
-    if (std::regex_search(message, std::regex(lack.pattern))) return &lack;
+  // Compiled once: a suite may have hundreds of failures to read.
+  static const std::vector<std::regex> patterns = [] {
+    std::vector<std::regex> out;
+    for (const auto& lack : kCellLacks) out.emplace_back(lack.pattern);
+    return out;
+  }();
+  for (std::size_t i = 0; i < patterns.size(); ++i)
+    if (std::regex_search(message, patterns[i])) return &kCellLacks[i];
   return nullptr;
 }
 
