@@ -10,7 +10,8 @@ not copied: a project at the matrix's own folder "." would copy the harness's wo
 itself, and host build products into the cell's build). An sdist is unpacked safely into
 BUILD/src (its one top-level folder's contents), and not again while its sha256 matches
 BUILD/src.sha256, so setuptools and ccache reuse the objects of an earlier build.
-`pip wheel --no-deps --no-build-isolation` writes BUILD/wheel/, and
+`pip wheel --no-deps --no-build-isolation` (BUILD/build-deps, the build requirements the
+requirements step installed, on PYTHONPATH) writes BUILD/wheel/, and
 `pip install --no-deps --no-index --target BUILD/site` installs it (put BUILD/site on
 PYTHONPATH to import it). pip's own output goes to stderr (the step's log); the last line on
 stdout is one JSON object: {"ok": true, "wheel": path, "site": folder, "tags": [...],
@@ -29,6 +30,7 @@ import tarfile
 import tempfile
 import zipfile
 
+import build_requires
 from fetch_pypi import sha256_of
 from wheel_metadata import metadata
 
@@ -151,9 +153,9 @@ def prepare(source, src, build):
         raise Refused("bad_source", "%s is neither a project folder nor an sdist (%s)" % (source, ", ".join(ARCHIVES)))
 
 
-def run(argv):
+def run(argv, env=None):
     print("+", " ".join(argv), file=sys.stderr, flush=True)
-    return subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr).returncode
+    return subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr, env=env).returncode
 
 
 def run_captured(argv, env=None):
@@ -215,7 +217,10 @@ def build(source, build_dir):
     prepare(source, src, build_dir)
     shutil.rmtree(wheel_dir, ignore_errors=True)
     shutil.rmtree(site, ignore_errors=True)
-    rc = run(PIP + ["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheel_dir, src])
+    # The build requirements a user's isolated build would have, which the requirements step
+    # installed into BUILD/build-deps (build_requires.py).
+    rc = run(PIP + ["wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", wheel_dir, src],
+             build_requires.env(build_dir))
     if rc != 0:
         return rc
     wheels = sorted(f for f in os.listdir(wheel_dir) if f.endswith(".whl"))

@@ -20,8 +20,13 @@ written last and atomically: a second run with the same key needs no network.
 `install` installs what resolved.json lists with `pip install --no-index --no-deps --target
 BUILD/deps` (the folder later steps put on PYTHONPATH after the project's own).
 
+For a source project, `resolve` first fetches the build requirements ([build-system].requires)
+the cell's Python lacks and installs them into BUILD/build-deps (build_requires.py): the
+metadata and the build need its backend, which a user's isolated build would have had.
+
 stdout: one JSON object. resolve: {"ok": true, "requirements": [...], "left_out": [...],
-"install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool}; install:
+"install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool,
+"build_requires": [name==version installed into BUILD/build-deps]}; install:
 {"ok": true, "installed": [...], "deps": BUILD/deps}; either: {"ok": false, "error": KIND,
 "message": ...} with exit status 1, KIND one of metadata, unresolvable, network, install_failed,
 usage, internal."""
@@ -33,6 +38,7 @@ import re
 import shutil
 import sys
 
+import build_requires
 from build_wheel import Refused, prepare, run_captured
 from fetch_pypi import normalise, write_atomic
 from wheel_metadata import metadata
@@ -66,9 +72,9 @@ def log(*words):
     print("requirements.py:", *words, file=sys.stderr, flush=True)
 
 
-def run(argv):
+def run(argv, base=None):
     """pip's output to the log (stderr); (exit status, its output)."""
-    env = dict(os.environ)
+    env = dict(os.environ if base is None else base)
     # The fetch step's CA bundle (a re-signing proxy's): pip reads its own variable, not OpenSSL's.
     if env.get("SSL_CERT_FILE") and not env.get("PIP_CERT"):
         env["PIP_CERT"] = env["SSL_CERT_FILE"]
@@ -81,17 +87,20 @@ def wheel_requires(wheel):
     return metadata(wheel)[1]
 
 
-def source_requires(source, build):
+def source_requires(source, build, cache):
     """Requires-Dist of a source folder or an sdist, as pip prepares its metadata (setup.py
-    egg_info or the PEP 517 hook), from BUILD/src: the project's folder is read-only."""
+    egg_info or the PEP 517 hook), from BUILD/src: the project's folder is read-only. The build
+    requirements the cell lacks are fetched and installed first (build_requires.py): pip needs
+    the backend to read the metadata. Returns (Requires-Dist, the build requirements installed)."""
     src = os.path.join(build, "src")
     try:
         prepare(source, src, build)
     except Refused as e:
         raise Failure("metadata", str(e))
+    backend = build_requirements(src, build, cache)
     report = os.path.join(build, "requirements-metadata.json")
     rc, out = run(PIP + ["install", "--dry-run", "--no-deps", "--no-build-isolation", "--no-index", "--ignore-installed",
-                         "--quiet", "--report", report, src])
+                         "--quiet", "--report", report, src], build_requires.env(build))
     if rc != 0:
         errors = [line.strip() for line in out.splitlines() if line.strip().startswith(("error", "ERROR"))]
         raise Failure("metadata", "pip could not read the project's metadata (its setup.py egg_info or build "
@@ -99,7 +108,22 @@ def source_requires(source, build):
                           rc, ": " + " ".join(errors[-2:]) if errors else ""))
     with open(report) as f:
         items = json.load(f).get("install", [])
-    return items[0].get("metadata", {}).get("requires_dist", []) if items else []
+    return (items[0].get("metadata", {}).get("requires_dist", []) if items else []), backend
+
+
+def build_requirements(src, build, cache):
+    """The project's build requirements the cell lacks, fetched (with the cell's torch family
+    pinned) and installed into BUILD/build-deps; their name==version."""
+    deps = os.path.join(build, build_requires.BUILD_DEPS)
+    shutil.rmtree(deps, ignore_errors=True)
+    Requirement = packaging()[0]
+    lacking = build_requires.missing(src, Requirement, lambda name: TORCH_FAMILY.match(normalise(name)))
+    if not lacking:
+        return []
+    log("build requirements the cell lacks (a user's pip gets them in its isolated build): " + ", ".join(lacking))
+    folder, install_list, _ = fetch(lacking, "the build requirements " + ", ".join(lacking), cache)
+    install_files([os.path.join(folder, i["file"]) for i in install_list], deps, "the project's build requirements")
+    return ["%s==%s" % (i["name"], i["version"]) for i in install_list]
 
 
 def requirement_files(src):
@@ -225,16 +249,57 @@ def file_release(filename):
     return None
 
 
+def fetch(requirements, what, cache):
+    """Resolves REQUIREMENTS against the cell's packages (torch family pinned) and downloads
+    what is missing into CACHE/<key>/; (that folder, [{name, version, file}], cached)."""
+    pins = torch_family_pins()
+    folder = os.path.join(cache, cache_key(requirements, pins))
+    resolved = os.path.join(folder, "resolved.json")
+    if os.path.isfile(resolved):
+        with open(resolved) as f:
+            kept = json.load(f)
+        if all(os.path.isfile(os.path.join(folder, i["file"])) for i in kept["install"]):
+            log("resolved before, files in %s: no network needed" % folder)
+            return folder, kept["install"], True
+    os.makedirs(folder, exist_ok=True)
+    constraints = os.path.join(folder, "constraints.txt")
+    with open(constraints, "w") as f:
+        f.write("".join(p + "\n" for p in pins))
+    report = os.path.join(folder, "report.json")
+    rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
+    if rc != 0:
+        refuse(rc, text, "resolving " + what)
+    with open(report) as f:
+        items = json.load(f).get("install", [])
+    install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
+    files = os.path.join(folder, "files")
+    if install_list:
+        rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
+                       ["%s==%s" % (i["name"], i["version"]) for i in install_list])
+        if rc != 0:
+            refuse(rc, text, "downloading " + ", ".join(i["name"] for i in install_list))
+    names = os.listdir(files) if os.path.isdir(files) else []
+    for i in install_list:
+        match = [n for n in names if file_release(n) == (i["name"], i["version"])]
+        i["file"] = os.path.join("files", match[0]) if match else ""
+    if any(not i["file"] for i in install_list):
+        raise Failure("internal", "pip download left no file for %s in %s" % (
+            ", ".join(i["name"] for i in install_list if not i["file"]), files))
+    write_atomic(resolved, json.dumps({"requirements": requirements, "pins": pins, "install": install_list}, indent=1))
+    return folder, install_list, False
+
+
 def resolve(args):
     # A requirement dropped since the last run must not linger on the later steps' PYTHONPATH.
     shutil.rmtree(os.path.join(args.build, "deps"), ignore_errors=True)
+    backend = []
     if args.kind == "wheel":
         requires = wheel_requires(args.source)
         src = None
     elif args.kind == "cmake":
         requires, src = [], args.source
     else:
-        requires = source_requires(args.source, args.build)
+        requires, backend = source_requires(args.source, args.build, args.cache)
         src = os.path.join(args.build, "src")
     extra = []
     left_out = []
@@ -247,44 +312,23 @@ def resolve(args):
     extra += args.require
     requirements, more = wanted(requires, args.tests, extra)
     left_out += more
-    out = {"ok": True, "requirements": requirements, "left_out": left_out, "install": [], "resolved": "", "cached": False}
+    out = {"ok": True, "requirements": requirements, "left_out": left_out, "install": [], "resolved": "", "cached": False,
+           "build_requires": backend}
     if not requirements:
         return out
-    pins = torch_family_pins()
-    folder = os.path.join(args.cache, cache_key(requirements, pins))
-    resolved = os.path.join(folder, "resolved.json")
-    if os.path.isfile(resolved):
-        with open(resolved) as f:
-            kept = json.load(f)
-        if all(os.path.isfile(os.path.join(folder, i["file"])) for i in kept["install"]):
-            log("resolved before, files in %s: no network needed" % folder)
-            return dict(out, install=kept["install"], resolved=resolved, cached=True)
-    os.makedirs(folder, exist_ok=True)
-    constraints = os.path.join(folder, "constraints.txt")
-    with open(constraints, "w") as f:
-        f.write("".join(p + "\n" for p in pins))
-    report = os.path.join(folder, "report.json")
-    rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
+    folder, install_list, cached = fetch(requirements, ", ".join(requirements), args.cache)
+    return dict(out, install=install_list, resolved=os.path.join(folder, "resolved.json"), cached=cached)
+
+
+def install_files(files, target, what):
+    """pip install --no-index --no-deps FILES into TARGET (emptied first)."""
+    shutil.rmtree(target, ignore_errors=True)
+    rc, text = run(PIP + ["install", "--no-index", "--no-deps", "--no-build-isolation", "--no-compile", "--target",
+                          target] + files)
     if rc != 0:
-        refuse(rc, text, "resolving " + ", ".join(requirements))
-    with open(report) as f:
-        items = json.load(f).get("install", [])
-    install = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
-    files = os.path.join(folder, "files")
-    if install:
-        rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
-                       ["%s==%s" % (i["name"], i["version"]) for i in install])
-        if rc != 0:
-            refuse(rc, text, "downloading " + ", ".join(i["name"] for i in install))
-    names = os.listdir(files) if os.path.isdir(files) else []
-    for i in install:
-        match = [n for n in names if file_release(n) == (i["name"], i["version"])]
-        i["file"] = os.path.join("files", match[0]) if match else ""
-    if any(not i["file"] for i in install):
-        raise Failure("internal", "pip download left no file for %s in %s" % (
-            ", ".join(i["name"] for i in install if not i["file"]), files))
-    write_atomic(resolved, json.dumps({"requirements": requirements, "pins": pins, "install": install}, indent=1))
-    return dict(out, install=install, resolved=resolved)
+        errors = [l.strip() for l in text.splitlines() if l.startswith("ERROR")]
+        raise Failure("install_failed", "pip install --no-deps of %s failed (exit %d)%s" % (
+            what, rc, ": " + " ".join(errors[-2:]) if errors else "; its output is in the log"))
 
 
 def install(args):
@@ -292,14 +336,7 @@ def install(args):
         kept = json.load(f)
     folder = os.path.dirname(args.resolved)
     deps = os.path.join(args.build, "deps")
-    shutil.rmtree(deps, ignore_errors=True)
-    files = [os.path.join(folder, i["file"]) for i in kept["install"]]
-    rc, text = run(PIP + ["install", "--no-index", "--no-deps", "--no-build-isolation", "--no-compile", "--target",
-                          deps] + files)
-    if rc != 0:
-        errors = [l.strip() for l in text.splitlines() if l.startswith("ERROR")]
-        raise Failure("install_failed", "pip install --no-deps of the project's requirements failed (exit %d)%s" % (
-            rc, ": " + " ".join(errors[-2:]) if errors else "; its output is in the log"))
+    install_files([os.path.join(folder, i["file"]) for i in kept["install"]], deps, "the project's requirements")
     return {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
 
 

@@ -153,3 +153,17 @@ def test_neither_folder_nor_sdist(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     r = run_script(SCRIPT, tmp_path / "notes.txt", tmp_path / "b")
     assert r.returncode == 1 and r.json["error"] == "bad_source"
+
+
+@pytest.mark.usefixtures("can_build")
+def test_a_build_backend_the_requirements_step_installed_is_the_one_the_build_uses(tmp_path):
+    # A backend the cell's Python lacks (as scikit-build-core): found in BUILD/build-deps, where
+    # the requirements step puts the build requirements, and nowhere else.
+    src = project(tmp_path / "proj")
+    (src / "pyproject.toml").write_text('[build-system]\nrequires = ["opm-backend"]\nbuild-backend = "opm_backend"\n')
+    build = tmp_path / "b"
+    r = run_script(SCRIPT, src, build)
+    assert r.returncode != 0 and "No module named 'opm_backend'" in r.stderr, r.stderr[-1500:]
+    (build / "build-deps").mkdir()
+    (build / "build-deps" / "opm_backend.py").write_text("from setuptools.build_meta import *  # noqa\n")
+    built(src, build)

@@ -69,3 +69,36 @@ def test_what_an_earlier_run_installed_goes_when_nothing_is_needed(tmp_path):
     r = resolve(tmp_path, make_wheel(tmp_path, ["torch"]))
     assert r.returncode == 0 and r.json["requirements"] == [], r.stdout
     assert not stale.exists()
+
+
+def make_project(folder, build_requires):
+    """A setup.py project whose pyproject.toml declares BUILD_REQUIRES as its build requirements."""
+    folder.mkdir()
+    (folder / "setup.py").write_text("from setuptools import setup\nsetup(name='proj', version='0.1', py_modules=[])\n")
+    (folder / "pyproject.toml").write_text(
+        "[build-system]\nrequires = [%s]\nbuild-backend = \"setuptools.build_meta\"\n" %
+        ", ".join('"%s"' % r for r in build_requires))
+    return folder
+
+
+def test_build_requirements_the_cell_lacks_are_installed_for_the_build_and_torch_is_not(tmp_path):
+    # A user's isolated build would have had them (scikit-build-core, pybind11, ninja, ...).
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    make_wheel(wheelhouse, [])
+    project = make_project(tmp_path / "proj", ["setuptools", "torch>=2", "mylib>=0.1"])
+    r = run_script(SCRIPT, "resolve", "--kind", "setuptools", "--source", project, "--build", tmp_path / "build",
+                   "--cache", tmp_path / "cache", env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse)))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.json["build_requires"] == ["mylib==0.1"], r.json
+    assert (tmp_path / "build" / "build-deps" / "mylib" / "__init__.py").is_file()
+    assert "build requirements the cell lacks" in r.stderr
+
+
+def test_a_build_requirement_the_index_cannot_give_is_named(tmp_path):
+    project = make_project(tmp_path / "proj", ["setuptools", "opmatrix-no-such-backend-zz>=1"])
+    r = run_script(SCRIPT, "resolve", "--kind", "setuptools", "--source", project, "--build", tmp_path / "build",
+                   "--cache", tmp_path / "cache", env=cell_env(PIP_NO_INDEX="1"))
+    assert r.returncode == 1
+    assert r.json["error"] == "unresolvable", r.json
+    assert "opmatrix-no-such-backend-zz" in r.json["message"], r.json

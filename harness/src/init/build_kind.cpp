@@ -23,9 +23,13 @@ bool finds_torch(const std::string& cmake_lists) {
   return std::regex_search(without_hash_comments(cmake_lists), re);
 }
 
-bool setuptools_backend(const std::string& pyproject) {
-  static const std::regex re(R"(build-backend\s*=\s*["']setuptools[.:])");
-  return std::regex_search(without_hash_comments(pyproject), re);
+// The PEP 517 backend pyproject.toml names ("" for none): whatever it is (setuptools,
+// scikit-build-core, meson-python), `pip install .` is how users build the project.
+std::string build_backend(const std::string& pyproject) {
+  static const std::regex re(R"(build-backend\s*=\s*["']([A-Za-z0-9_.:]+)["'])");
+  std::smatch m;
+  const std::string text = without_hash_comments(pyproject);
+  return std::regex_search(text, m, re) ? m[1].str() : std::string();
 }
 
 }  // namespace
@@ -34,15 +38,15 @@ BuildKind detect_build_kind(const fs::path& dir) {
   BuildKind b;
   const bool setup_py = fs::is_regular_file(dir / "setup.py");
   const bool pyproject = fs::is_regular_file(dir / "pyproject.toml");
-  const bool backend = pyproject && setuptools_backend(read_text_file((dir / "pyproject.toml").string()));
+  const std::string backend = pyproject ? build_backend(read_text_file((dir / "pyproject.toml").string())) : "";
   const bool cmake_lists = fs::is_regular_file(dir / "CMakeLists.txt");
   const bool cmake_torch = cmake_lists && finds_torch(read_text_file((dir / "CMakeLists.txt").string()));
-  b.setup_py = setup_py;
-  if (setup_py || backend) {
+  if (setup_py || !backend.empty()) {
     b.kind = "setuptools";
-    b.reason = setup_py ? "setup.py" : "pyproject.toml with a setuptools build backend, no setup.py";
+    b.reason = setup_py ? "setup.py" : fmt::format("pyproject.toml with the build backend {}, no setup.py", backend);
     if (cmake_torch)
-      b.reason += "; CMakeLists.txt too, but setuptools is what users pip-install";
+      b.reason += fmt::format("; CMakeLists.txt too, but {} is what users pip-install",
+                              backend.empty() || backend.rfind("setuptools", 0) == 0 ? "setuptools" : "pip with its build backend");
     return b;
   }
   if (cmake_torch) {
@@ -50,11 +54,11 @@ BuildKind detect_build_kind(const fs::path& dir) {
     b.reason = "CMakeLists.txt with find_package(Torch)";
     return b;
   }
-  b.error = fmt::format("no PyTorch op library build in {}: looked for setup.py, pyproject.toml with a setuptools "
-                        "build backend, and CMakeLists.txt calling find_package(Torch)",
+  b.error = fmt::format("no PyTorch op library build in {}: looked for setup.py, pyproject.toml with a build "
+                        "backend, and CMakeLists.txt calling find_package(Torch)",
                         dir.string());
   if (cmake_lists) b.error += " (its CMakeLists.txt does not call find_package(Torch))";
-  else if (pyproject) b.error += " (its pyproject.toml builds with another backend)";
+  else if (pyproject) b.error += " (its pyproject.toml names no build-backend)";
   return b;
 }
 

@@ -85,9 +85,6 @@ LibrarySurvey survey_library(const fs::path& dir, const SourceLimits& limits) {
   std::stable_sort(s.namespaces.begin(), s.namespaces.end(),
                    [](const NamespaceOps& a, const NamespaceOps& b) { return a.ops.size() > b.ops.size(); });
   if (s.build.kind == "setuptools") {
-    if (!s.build.setup_py)
-      s.notes.push_back("pyproject.toml builds with setuptools, but there is no setup.py: a matrix's kind "
-                        "setuptools asks for one today");
     s.dist_name = facts.dist_name;
     s.import = find_import_module(dir, facts, s.pybind11_only());
   }

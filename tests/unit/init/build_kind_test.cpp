@@ -42,14 +42,18 @@ TEST(BuildKind, CmakeNeedsFindPackageTorch) {
   EXPECT_NE(b.error.find("its CMakeLists.txt does not call find_package(Torch)"), std::string::npos) << b.error;
 }
 
-TEST(BuildKind, PyprojectCountsOnlyWithASetuptoolsBackend) {
+TEST(BuildKind, PyprojectWithAnyBuildBackendIsBuiltAsPipBuildsIt) {
+  // torchmcubes: scikit-build-core over a CMakeLists.txt that finds Torch; its users pip-install it.
   TempFolder dir;
   const char* scikit = "[build-system]\nrequires = [\"scikit-build-core\"]\nbuild-backend = \"scikit_build_core.build\"\n";
-  const char* setuptools = "[build-system]\nrequires = [\"setuptools\", \"torch\"]\nbuild-backend = \"setuptools.build_meta\"\n";
-  EXPECT_EQ(detect(dir, {{"pyproject.toml", scikit}}).kind, "");
-  const BuildKind b = detect(dir, {{"pyproject.toml", setuptools}});
-  EXPECT_EQ(b.kind, "setuptools");
-  EXPECT_FALSE(b.setup_py);
+  const BuildKind s = detect(dir, {{"pyproject.toml", scikit}, {"CMakeLists.txt", kTorchCmake}});
+  EXPECT_EQ(s.kind, "setuptools");
+  EXPECT_EQ(s.reason, "pyproject.toml with the build backend scikit_build_core.build, no setup.py; CMakeLists.txt too, "
+                      "but pip with its build backend is what users pip-install");
+  TempFolder bare;
+  const BuildKind none = detect(bare, {{"pyproject.toml", "[project]\nname = \"x\"\n"}});
+  EXPECT_EQ(none.kind, "");
+  EXPECT_NE(none.error.find("its pyproject.toml names no build-backend"), std::string::npos) << none.error;
 }
 
 TEST(BuildKind, NothingNamesWhatItLookedFor) {
@@ -57,7 +61,7 @@ TEST(BuildKind, NothingNamesWhatItLookedFor) {
   const BuildKind b = detect(dir, {});
   EXPECT_EQ(b.kind, "");
   EXPECT_EQ(b.error, "no PyTorch op library build in " + dir.path.string() +
-                         ": looked for setup.py, pyproject.toml with a setuptools build backend, and CMakeLists.txt "
+                         ": looked for setup.py, pyproject.toml with a build backend, and CMakeLists.txt "
                          "calling find_package(Torch)");
 }
 

@@ -294,7 +294,7 @@ TEST(InitCommand, EmptyFolderIsAnErrorNamingWhatItLookedFor) {
   const CliRun r = init({dir.path.string()});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "opmatrix init: error: no PyTorch op library build in " + dir.path.string() +
-                       ": looked for setup.py, pyproject.toml with a setuptools build backend, and CMakeLists.txt "
+                       ": looked for setup.py, pyproject.toml with a build backend, and CMakeLists.txt "
                        "calling find_package(Torch)\n");
   EXPECT_FALSE(fs::exists(dir.path / "opmatrix.yaml"));
   EXPECT_FALSE(fs::exists(dir.path / "opmatrix_samples.py"));

@@ -1,0 +1,68 @@
+"""A source project's build requirements ([build-system].requires of its pyproject.toml) as the
+cell's `pip wheel --no-build-isolation` needs them.
+
+A user's `pip install .` builds in an isolated environment that pip fills with the project's
+build requirements; the cell builds without isolation (against the cell's own torch, offline),
+so a backend the cell lacks (scikit-build-core, meson-python, hatchling) or a build tool the
+project pins (pybind11, cmake, ninja from PyPI) would fail the build for a reason no user meets.
+The requirements step (network) fetches those the cell's Python lacks and installs them into
+BUILD/build-deps, which the metadata and build steps put on PYTHONPATH (and its bin/ on PATH).
+The torch family is never among them: the cell's torch is the one being judged."""
+import os
+
+BUILD_DEPS = "build-deps"
+
+
+def declared(src):
+    """[build-system].requires of SRC/pyproject.toml ([] without one; PEP 518's default is
+    setuptools and wheel, which the cell has)."""
+    path = os.path.join(src, "pyproject.toml")
+    if not os.path.isfile(path):
+        return []
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11: pip's vendored reader
+        from pip._vendor import tomli as tomllib
+    with open(path, "rb") as f:
+        try:
+            requires = tomllib.load(f).get("build-system", {}).get("requires", [])
+        except tomllib.TOMLDecodeError:
+            return []  # pip says so in the build step's log, in its own words
+    return [r for r in requires if isinstance(r, str)]
+
+
+def satisfied(requirement, Requirement):
+    """Whether the cell's Python already has a distribution that meets `requirement`."""
+    from importlib import metadata
+    req = Requirement(requirement)
+    if req.marker is not None and not req.marker.evaluate():
+        return True  # another platform's or Python's: pip would not install it either
+    try:
+        version = metadata.version(req.name)
+    except metadata.PackageNotFoundError:
+        return False
+    return req.specifier.contains(version, prereleases=True)
+
+
+def missing(src, Requirement, is_torch_family):
+    """The build requirements the cell lacks, less the torch family, as declared."""
+    out = []
+    for text in declared(src):
+        try:
+            req = Requirement(text)
+        except Exception:  # noqa: BLE001 - pip names an unreadable one in the build step's log
+            continue
+        if not is_torch_family(req.name) and not satisfied(text, Requirement):
+            out.append(text)
+    return out
+
+
+def env(build, base=None):
+    """The environment a build of the project in BUILD runs in: BUILD/build-deps (when there)
+    first on PYTHONPATH, its bin/ first on PATH."""
+    e = dict(os.environ if base is None else base)
+    deps = os.path.join(build, BUILD_DEPS)
+    if os.path.isdir(deps):
+        e["PYTHONPATH"] = os.pathsep.join(p for p in (deps, e.get("PYTHONPATH", "")) if p)
+        e["PATH"] = os.pathsep.join(p for p in (os.path.join(deps, "bin"), e.get("PATH", "")) if p)
+    return e
