@@ -58,12 +58,22 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 // An optional backend whose system library is not installed is unusable here, the rest works.
 // Test files that need a module no requirement brings did not run for want of the matrix's
 // test_requires, not for the library's fault (checks/tests/collection_errors.h).
+// A CUDA build that needs a visible GPU, in a cell whose build sees none: the CPU part is judged.
 const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable",
-                                      "schema_without_kernel", "suite_needs_module"};
+                                      "schema_without_kernel", "suite_needs_module", "cuda_build_needs_gpu"};
+// Skips that leave the cell nothing to judge (checks/build/cell_lacks.h): a setup.py that refuses
+// to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA.
+const char* const kNothingBuiltSkips[] = {"setup_needs_gpu", "needs_cuda_to_build"};
 
-bool limiting_skip(const CheckResult& c) {
-  return c.diagnosis && std::any_of(std::begin(kLimitingSkips), std::end(kLimitingSkips),
-                                    [&](const char* kind) { return c.diagnosis->kind == kind; });
+bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
+  return c.status == Status::skip && c.diagnosis &&
+         std::any_of(begin, end, [&](const char* kind) { return c.diagnosis->kind == kind; });
+}
+
+bool limiting_skip(const CheckResult& c) { return skip_of(c, std::begin(kLimitingSkips), std::end(kLimitingSkips)); }
+
+bool nothing_built_skip(const CheckResult& c) {
+  return skip_of(c, std::begin(kNothingBuiltSkips), std::end(kNothingBuiltSkips));
 }
 
 bool infrastructure(const CheckResult& c) {
@@ -130,6 +140,7 @@ void weigh(const CheckResult& c, bool promises_cuda, CellVerdict& v, Tally& t) {
     const CheckSpec* spec = find_check(c.check);
     if (spec && !spec->unexecuted.empty() && promises_cuda) add_once(t.unexecuted, spec->unexecuted);
     if (limiting_skip(c)) add_once(t.other_limits, fmt::format("{}: {}", c.check, headline(c.message)));
+    if (nothing_built_skip(c)) add_once(t.unchecked, fmt::format("{} {}", check_label(c), headline(c.message)));
     return;
   }
   const Weight w = weight_of(c);

@@ -26,6 +26,13 @@ Status status_of(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+void settle_status(CellResult& r) {
+  std::vector<Status> statuses;
+  for (const auto& c : r.checks) statuses.push_back(c.status);
+  r.status = statuses.empty() ? Status::error : worst_of(statuses);
+  r.meets_expectations = r.status != Status::skip ? !is_bad(r.status) : true;
+}
+
 nlohmann::json to_json(const CellResult& r) {
   nlohmann::json j;
   j["schema"] = "opmatrix-results";

@@ -86,6 +86,10 @@ struct CellResult {
 };
 
 nlohmann::json to_json(const CellResult& r);
+// The cell's status (the worst of its checks; error with none) and whether it meets its
+// expectations, from its checks as they stand: after its expect entries, and again after a
+// reader's rules changed a check (its library's reference cell).
+void settle_status(CellResult& r);
 // Throws std::runtime_error with a plain message when the JSON is not a results file this
 // harness can read (wrong type, newer schema).
 CellResult cell_result_from_json(const nlohmann::json& j);

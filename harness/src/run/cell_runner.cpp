@@ -114,10 +114,7 @@ void apply_expectations(const Cell& cell, CellResult& result) {
       break;
     }
   }
-  std::vector<Status> statuses;
-  for (const auto& c : result.checks) statuses.push_back(c.status);
-  result.status = statuses.empty() ? Status::error : worst_of(statuses);
-  result.meets_expectations = result.status != Status::skip ? !is_bad(result.status) : true;
+  settle_status(result);
 }
 
 }  // namespace opmatrix

@@ -193,6 +193,24 @@ TEST(Verdict, NoExtensionByDesignIsALimit) {
   EXPECT_EQ(assess(cell("none", {result("", "load", Status::skip, "x")})).verdict, Verdict::works);
 }
 
+// A build that needs a visible GPU, in a cell whose build sees none: a CUDA part gated on one is a
+// limit (the CPU part was judged); a setup.py that refuses outright leaves nothing to judge here.
+TEST(Verdict, BuildsThatNeedAVisibleGpuAreNotCheckedWhereNoneIs) {
+  CheckResult gated = result("", "build", Status::skip,
+                             "CUDA kernels not checked here: setup.py builds them only where a GPU is visible");
+  gated.diagnosis = Diagnosis{};
+  gated.diagnosis->kind = "cuda_build_needs_gpu";
+  expect_one_limit(assess(cell("13.2", {gated, result("op", "registration", Status::pass)})),
+                   "build: CUDA kernels not checked here");
+  CheckResult refused = result("", "build", Status::skip,
+                               "not checked here: setup.py refuses to build without a visible GPU");
+  refused.diagnosis = Diagnosis{};
+  refused.diagnosis->kind = "setup_needs_gpu";
+  const CellVerdict v = assess(cell("13.2", {result("", "requirements", Status::pass), refused}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+  EXPECT_EQ(v.not_run, "build not checked here: setup.py refuses to build without a visible GPU");
+}
+
 TEST(Verdict, WorseOrdersBrokenLimitsWorksNotRun) {
   EXPECT_TRUE(worse(Verdict::broken, Verdict::works_with_limits));
   EXPECT_TRUE(worse(Verdict::works_with_limits, Verdict::works));

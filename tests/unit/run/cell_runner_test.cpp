@@ -1669,6 +1669,80 @@ TEST_F(RunCell, CudaProjectBuiltWithoutDeviceCodeFailsItsBuild) {
   EXPECT_EQ(r.status, Status::fail) << all_checks(r);
 }
 
+// extension-cpp's habit: CUDA only where torch.cuda.is_available() at build time. Where the build
+// sees no GPU, the cell cannot see what a GPU host builds: a limit, the CPU part still judged;
+// where it sees one and still builds CPU-only, the red of the test above.
+TEST_F(RunCell, CudaBuildGatedOnAVisibleGpuIsNotCheckedWhereTheBuildSeesNone) {
+  engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
+  fs::create_directories(root_ / "repo" / "examples" / "boxops");
+  std::ofstream(root_ / "repo" / "examples" / "boxops" / "setup.py")
+      << "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\nuse_cuda = torch.cuda.is_available()\n";
+  const Cell c = setuptools_project_cell();
+  const std::string lib = "/build/site/boxops/_C.cpython-311-x86_64-linux-gnu.so";
+  for (const bool gpu : {false, true}) {
+    script_passing_project(c, {lib});
+    json probe = probe_json(c);
+    probe["gpus"] = gpu ? json::array({"9.0"}) : json::array();
+    engine_->on("probe", CannedStep::prints(probe.dump() + "\n"));
+    json ops = {{"box_area", kernel_row(true, false, true, true)}, {"box_iou", kernel_row(true, false, true, true)}};
+    engine_->on("load", CannedStep::prints(load_json(c, {lib}, "boxops", ops).dump()));
+    engine_->on("fatbin", lib, CannedStep::prints(fatbin_json(c, lib, {}, {}).dump()));
+    const CellResult r = run(c);
+    const CheckResult* build = check(r, "build");
+    ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+    EXPECT_EQ(build->status, gpu ? Status::fail : Status::skip) << build->message;
+    EXPECT_EQ(build->diagnosis->kind, gpu ? "built_cpu_only" : "cuda_build_needs_gpu");
+    EXPECT_EQ(build->diagnosis->evidence, "setup.py: use_cuda = torch.cuda.is_available()");
+    EXPECT_EQ(check(r, "registration", "box_iou")->status, Status::skip);
+    EXPECT_EQ(r.meets_expectations, !gpu) << all_checks(r);
+  }
+}
+
+// Deformable-DETR's setup.py raises without a visible GPU: where the build sees none, nothing is
+// built and nothing is judged (not the library's break in this torch), and the run meets it.
+TEST_F(RunCell, SetupPyThatRefusesWithoutAGpuIsNotCheckedWhereTheBuildSeesNone) {
+  const Cell c = setuptools_project_cell();
+  script_passing_project(c, {});
+  engine_->on("build", CannedStep::exits(1, "Traceback (most recent call last):\n"
+                                            "  File \"/build/src/setup.py\", line 28, in extensions\n"
+                                            "    raise NotImplementedError(\"Cuda is not availabel\")\n"
+                                            "NotImplementedError: Cuda is not availabel\n"));
+  const CellResult r = run(c);
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::skip);
+  EXPECT_EQ(build->diagnosis->kind, "setup_needs_gpu");
+  EXPECT_EQ(build->message.rfind("not checked here: setup.py refuses to build without a visible GPU", 0), 0u)
+      << build->message;
+  EXPECT_TRUE(r.meets_expectations) << all_checks(r);
+}
+
+// Pointnet2_PyTorch's pointnet2_ops (a CUDAExtension only) and causal-conv1d (its nvcc version
+// probe) in a CPU runtime: a CUDA-only build, not checked here; any other failure stays red.
+TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  const std::pair<const char*, Status> cases[] = {
+      {"      OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n", Status::skip},
+      {"      NameError: name 'bare_metal_version' is not defined\n", Status::skip},
+      {"      ModuleNotFoundError: No module named 'ninja'\n", Status::fail}};
+  for (const auto& [exception, status] : cases) {
+    script_passing_project(c, {});
+    engine_->on("build", CannedStep::exits(1, std::string("Traceback (most recent call last):\n"
+                                                          "  File \"<string>\", line 182, in <module>\n") +
+                                                  exception + "error: metadata-generation-failed\n"));
+    const CellResult r = run(c);
+    const CheckResult* build = check(r, "build");
+    ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+    EXPECT_EQ(build->status, status) << build->message;
+    if (status == Status::skip) {
+      EXPECT_EQ(build->diagnosis->kind, "needs_cuda_to_build");
+      EXPECT_NE(build->message.find("a CUDA-only build"), std::string::npos) << build->message;
+      EXPECT_TRUE(r.meets_expectations) << all_checks(r);
+    }
+  }
+}
+
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.
 TEST_F(RunCell, DuplicateExtensionFindingIsAFailedCheck) {
   const Cell c = setuptools_project_cell();

@@ -9,6 +9,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/load/load_judge.h"
+#include "checks/build/cell_lacks.h"
 #include "checks/registry.h"
 #include "util/cuda_arch.h"
 #include "util/json_fields.h"
@@ -98,7 +99,10 @@ bool build(CellContext& ctx, const StepSpec& spec) {
   StepCommand cmd = ctx.command(spec.name, {"cmake", "--build", ctx.paths.build, "-j", jobs}, ctx.timeout_of(spec.name));
   if (p && p->kind != "cmake") build_as_wheel(ctx, *p, cmd);
   ProcessResult b = ctx.run_step(cmd, "build");
-  if (!b.ok()) return false;
+  if (!b.ok()) {
+    excuse_what_the_cell_lacks(ctx);
+    return false;
+  }
   // The last line of a wheel build's stdout is its report.
   ctx.build.wheel = cmd.capture_stdout ? last_json_line(b.stdout_text) : nlohmann::json();
   CheckResult built;

@@ -9,6 +9,10 @@
 
 namespace opmatrix {
 
+// The diagnosis kind of a CPU-only build whose setup.py builds CUDA only where a GPU is visible,
+// in a cell whose build sees none: a limit (not checked here), not a red.
+inline constexpr const char* kCudaBuildNeedsGpu = "cuda_build_needs_gpu";
+
 // What the fatbin step read of the built libraries.
 struct FatbinTally {
   int read = 0;              // libraries fatbin.py could read

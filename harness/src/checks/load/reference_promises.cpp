@@ -223,9 +223,12 @@ void apply_reference_promises(std::vector<CellResult>& cells) {
     const ReferenceCell ref = reference_cell(members);
     if (!ref.cell) continue;
     // The reference's own CUDA-only ops hold with one cell too; the rest compares cells.
-    for (auto& r : cells)
+    for (auto& r : cells) {
       if (&r == ref.cell) judge_reference(r);
       else if (subject_of(r) == label) judge_against(r, *ref.cell, ref.why);
+      else continue;
+      settle_status(r);  // a red its reference excuses no longer fails the cell
+    }
   }
 }
 

@@ -47,13 +47,6 @@ bool has_cuda_sources(const std::string& dir) {
   return false;
 }
 
-bool gpu_visible(const nlohmann::json& versions, const std::string& arch) {
-  if (!versions.contains("gpus") || !versions["gpus"].is_array()) return false;
-  for (const auto& g : versions["gpus"])
-    if (g.is_string() && (arch.empty() || arch_number(g.get<std::string>()) >= arch_number(arch))) return true;
-  return false;
-}
-
 bool cuda_only(const OpPromise& promise) {
   return !promise.backends.empty() &&
          std::find(promise.backends.begin(), promise.backends.end(), "cpu") == promise.backends.end();
@@ -135,5 +128,12 @@ const bool kRegistered = (register_cell_rule(5, {"what a library promises per op
                           true);
 
 }  // namespace
+
+bool gpu_visible(const nlohmann::json& versions, const std::string& arch) {
+  if (!versions.contains("gpus") || !versions["gpus"].is_array()) return false;
+  for (const auto& g : versions["gpus"])
+    if (g.is_string() && (arch.empty() || arch_number(g.get<std::string>()) >= arch_number(arch))) return true;
+  return false;
+}
 
 }  // namespace opmatrix

@@ -20,6 +20,9 @@ namespace opmatrix {
 // judged as CPU-only: no "CUDA promised, built CPU-only", no missing CUDA kernels.
 std::optional<std::string> cpu_only_by_design(const Project& p, const std::string& source_dir);
 
+// Whether torch in the cell sees a GPU (of `arch` or newer; "" for any), by the probe's "gpus".
+bool gpu_visible(const nlohmann::json& versions, const std::string& arch);
+
 // Per-op promises over a cell's results (before the other rules): an op registered only where a
 // GPU (of some generation) is visible, or only on some CPUs, is "not checked here" where that does
 // not hold; a CUDA-only op's behaviour is not checked where no GPU runs it. `versions` is the

@@ -1,0 +1,18 @@
+// Build failures that come from what the cell lacks, not from the library in this torch: a
+// setup.py that refuses without a visible GPU where the build sees none (Deformable-DETR), a
+// CUDA-only build (a CUDAExtension, an nvcc version probe) in a runtime without CUDA
+// (Pointnet2_PyTorch's pointnet2_ops, causal-conv1d, fused-ssim). Neither broken nor working
+// here: the build check becomes a skip that names the cause, and the cell "not checked here".
+#pragma once
+
+#include "checks/cell_context.h"
+
+namespace opmatrix {
+
+// The diagnosis kind of a CUDA-only build in a runtime without CUDA.
+inline constexpr const char* kNeedsCudaToBuild = "needs_cuda_to_build";
+
+// Turns the failed build result just added (the last result) into such a skip where it is one.
+void excuse_what_the_cell_lacks(CellContext& ctx);
+
+}  // namespace opmatrix
