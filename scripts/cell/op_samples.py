@@ -379,13 +379,30 @@ def judge_each_op(check, cell, found, missing_tool, run_one):
     return checks
 
 
+def no_tensor_in_or_out(op):
+    """An op that takes and returns no tensor (torch_spline_conv::cuda_version() -> int): a query of
+    the build, not a computation a graph holds; its schema text, or None for a tensor op."""
+    schema = getattr(op, "_schema", None)
+    if schema is None:
+        return None
+    types = [str(a.type) for a in schema.arguments] + [str(r.type) for r in schema.returns]
+    return None if any("Tensor" in t for t in types) else str(schema)
+
+
 def run_on_first_samples(check, missing_tool, run_one):
     """The whole of compile_check.py and export_check.py: each of the cell's ops judged by
-    run_one(torch, name, its first sample) against eager, one {"checks": [...]} printed."""
+    run_one(torch, name, its first sample) against eager, one {"checks": [...]} printed. An op
+    with no tensor in or out has nothing to trace: a skip that says so."""
+    def first(torch, name, samples):
+        query = no_tensor_in_or_out(samples[0].op)
+        if query:
+            return result(check, "skip", "nothing to trace: %s takes and returns no tensor (a query of the build, "
+                          "not a computation a graph holds)" % query, op=name)
+        return run_one(torch, name, samples[0])
+
     def report(libraries):
         cell = Cell()
-        return judge_each_op(check, cell, cell_targets(check, cell, libraries), missing_tool,
-                             lambda torch, name, samples: run_one(torch, name, samples[0]))
+        return judge_each_op(check, cell, cell_targets(check, cell, libraries), missing_tool, first)
     run(check, stdout_to_stderr(lambda: report(sys.argv[1:])))
 
 

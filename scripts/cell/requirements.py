@@ -215,7 +215,7 @@ def unresolvable(out, python):
             m = re.search(pattern, l)
             if m:
                 return "%s cannot be had for the cell's Python %s from the index (pip: %s)" % (m.group(1).strip(), python, l)
-    conflict = [l for l in lines if "conflict" in l.lower() or "requires" in l.lower() and "but" in l.lower()]
+    conflict = [l for l in lines if re.search(r"\bconflict|\brequires\b.*\bbut\b", l, re.I) and not l.startswith("File ")]
     if conflict or "ResolutionImpossible" in out:
         return ("the project's requirements cannot be resolved together with the cell's torch family (pinned) for "
                 "Python %s: %s" % (python, " ".join(conflict[:3]) or "pip: ResolutionImpossible"))
@@ -226,11 +226,32 @@ NETWORK_WORDS = ("NewConnectionError", "Temporary failure in name resolution", "
                  "ConnectionError", "Network is unreachable", "timed out")
 
 
-def refuse(rc, out, what):
+def without_wheel(requirements, constraints):
+    """Where pip failed inside a source distribution it had to build (no wheel for this Python):
+    which requirement that was, as pip says with --only-binary (its 'No matching distribution')."""
+    # --report: without it Debian's pip refuses even a dry run (externally managed environment).
+    report = os.path.join(os.path.dirname(constraints), "only-binary.json")
+    rc, out = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "--only-binary", ":all:", "-c",
+                         constraints] + requirements)
+    m = re.search(r"No matching distribution found for (.+)", out) if rc != 0 else None
+    return m.group(1).strip() if m else None
+
+
+def refuse(rc, out, what, requirements=None, constraints=None):
     python = "%d.%d" % sys.version_info[:2]
     if any(w in out for w in NETWORK_WORDS):
         raise Failure("network", "%s could not reach the index (pip exit %d). This is the infrastructure, not the "
                       "project: check the fetch step's network and run again" % (what, rc))
+    # pip built an sdist to read its metadata (torch-points-kernels' numpy<1.20 has no wheel for
+    # Python 3.13) and that build failed: name the requirement and the build's own last words.
+    exceptions = [l.strip() for l in out.splitlines() if re.match(r"^\s*[\w.]+(Error|Exception|Unavailable): ", l)]
+    if requirements and ("ERROR: Exception:" in out or "metadata-generation-failed" in out or
+                         "subprocess-exited-with-error" in out):
+        wheel_less = without_wheel(requirements, constraints)
+        if wheel_less:
+            raise Failure("unresolvable", "%s has no wheel for the cell's Python %s, and pip's build of its source "
+                          "distribution fails here%s" % (wheel_less, python, ": " + exceptions[-1] if exceptions else ""),
+                          python=python)
     why = unresolvable(out, python)
     if why:
         raise Failure("unresolvable", why, python=python)
@@ -268,7 +289,7 @@ def fetch(requirements, what, cache):
     report = os.path.join(folder, "report.json")
     rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
     if rc != 0:
-        refuse(rc, text, "resolving " + what)
+        refuse(rc, text, "resolving " + what, requirements, constraints)
     with open(report) as f:
         items = json.load(f).get("install", [])
     install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]

@@ -264,6 +264,26 @@ def test_compile_and_export_pass_a_good_op_and_fail_one_without_fake_kernel(tmp_
             assert "capture_dynamic_output_shape_ops=True" in checks["good"]["message"]
 
 
+QUERY_SAMPLES = """
+import torch
+lib = torch.library.Library("opmquery", "DEF")
+lib.define("cuda_version() -> int")
+lib.impl("cuda_version", lambda: -1, "CompositeExplicitAutograd")
+
+def samples(device):
+    return [("opmquery::cuda_version", (), {})]
+"""
+
+
+def test_an_op_without_tensors_in_or_out_has_nothing_to_trace(tmp_path, torch2):
+    # torch_spline_conv::cuda_version() -> int: a query of the build, never a graph's red.
+    samples = write(tmp_path, "query.py", QUERY_SAMPLES)
+    for script in ("compile_check.py", "export_check.py"):
+        checks = by_op(run_check(script, tmp_path, samples=samples, namespace="opmquery", ops="cuda_version"))
+        assert checks["cuda_version"]["status"] == "skip", checks["cuda_version"]
+        assert checks["cuda_version"]["message"].startswith("nothing to trace: opmquery::cuda_version() -> int")
+
+
 def test_fake_device_catches_a_fake_kernel_that_returns_cpu(tmp_path, torch2):
     if torch2[1] is None:
         pytest.skip("torch %s is CPU-only: fake-device skips (tested above)" % torch2[0])

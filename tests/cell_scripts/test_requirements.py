@@ -102,3 +102,26 @@ def test_a_build_requirement_the_index_cannot_give_is_named(tmp_path):
     assert r.returncode == 1
     assert r.json["error"] == "unresolvable", r.json
     assert "opmatrix-no-such-backend-zz" in r.json["message"], r.json
+
+
+def test_a_requirement_with_no_wheel_whose_source_build_fails_is_named(tmp_path):
+    # torch-points-kernels asks numpy<1.20: no wheel for a new Python, and its sdist cannot build.
+    import io
+    import tarfile
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    with tarfile.open(wheelhouse / "opmbroken-1.0.tar.gz", "w:gz") as t:
+        for name, text in {"opmbroken-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: opmbroken\nVersion: 1.0\n",
+                           "opmbroken-1.0/pyproject.toml": '[build-system]\nrequires = ["opm-no-such-backend"]\n'
+                                                           'build-backend = "opm_no_such_backend"\n'}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", make_wheel(tmp_path, ["opmbroken>=1"]),
+                   "--build", tmp_path / "build", "--cache", tmp_path / "cache",
+                   env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse)))
+    assert r.returncode == 1
+    assert r.json["error"] == "unresolvable", r.json
+    assert r.json["message"].startswith("opmbroken>=1 has no wheel for the cell's Python"), r.json["message"]
+    assert "source distribution fails here" in r.json["message"]

@@ -25,13 +25,21 @@ void explain_no_nvcc(const StepFailure&, const Evidence&, Diagnosis& d) {
           "OPMATRIX_CUDA_ROOT to its toolkit root";
 }
 
-void explain_compile_error(const StepFailure&, const Evidence& e, Diagnosis& d) {
+void explain_compile_error(const StepFailure& f, const Evidence& e, Diagnosis& d) {
   d.kind = "compile_error";
   d.summary = fmt::format("compile error in {}:{}: {}", e.m[1].str(), e.m[2].str(), e.m[4].str());
   static const std::regex no_header(R"(^'?([^\s:']+)'?:? (?:No such file or directory|file not found))");
+  // gcc names the standard header a name needs: "note: 'std::unique_ptr' is defined in header
+  // '<memory>'; this is probably fixable by adding '#include <memory>'" (torch-points-kernels on
+  // trixie: the headers it includes no longer bring <memory> in for it).
+  static const std::regex needs_include(R"(is defined in header (?:‘|')<([^>]+)>(?:’|'); this is probably fixable)");
   std::smatch h;
   const std::string message = e.m[4].str();
-  if (std::regex_search(message, h, no_header))
+  if (std::regex_search(f.log, h, needs_include))
+    d.fix = fmt::format("add #include <{}> to {}: the code uses a name from that standard header without including "
+                        "it, and the headers it does include here (this torch's, this compiler's) no longer bring it "
+                        "in", h[1].str(), e.m[1].str());
+  else if (std::regex_search(message, h, no_header))
     d.fix = fmt::format("{} is not found: install what provides it in the image (a -dev package, the CUDA toolkit) "
                         "or add its folder to the include path; if it is one of torch's own headers, this torch "
                         "release does not have it", h[1].str());

@@ -100,6 +100,16 @@ const std::vector<OneLog> kOneLogs = {
      "      NotImplementedError: Cuda is not availabel\n"
      "      [end of output]\n"
      "error: metadata-generation-failed\n"},
+    // torch-points-kernels 0.7 (2021) in Debian trixie (gcc 14, torch 2.6): its real log.
+    {"MissingStandardIncludeNamesTheHeader", "build", "compile_error",
+     {{kSummary, Holds::in, "compile error in cpu/src/neighbors.cpp:47: ‘unique_ptr’ is not a member of ‘std’"},
+      {kFix, Holds::in, "add #include <memory> to cpu/src/neighbors.cpp"}},
+     "      In file included from cpu/src/knn.cpp:2:\n"
+     "      cpu/src/neighbors.cpp:47:10: error: ‘unique_ptr’ is not a member of ‘std’\n"
+     "         47 |     std::unique_ptr<my_kd_tree_t> index(new my_kd_tree_t(3, pcd, tree_params));\n"
+     "            |          ^~~~~~~~~~\n"
+     "      cpu/src/neighbors.cpp:7:1: note: ‘std::unique_ptr’ is defined in header ‘<memory>’; this is probably "
+     "fixable by adding ‘#include <memory>’\n"},
     // chamferdist 1.0.3's setup.py forces -std=c++17; torch 2.14's headers need C++20 (its real log).
     {"CxxStandardForcedBySetupPyIsNamed", "build", "cxx_standard",
      {{kFix, Holds::in, "the build forces -std=c++17"}, {kFix, Holds::in, "-std=c++20 or newer"}},
