@@ -62,8 +62,9 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable",
                                       "schema_without_kernel", "suite_needs_module", "cuda_build_needs_gpu"};
 // Skips that leave the cell nothing to judge (checks/build/cell_lacks.h): a setup.py that refuses
-// to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA.
-const char* const kNothingBuiltSkips[] = {"setup_needs_gpu", "needs_cuda_to_build"};
+// to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA,
+// a system library's headers the image lacks.
+const char* const kNothingBuiltSkips[] = {"setup_needs_gpu", "needs_cuda_to_build", "needs_system_headers"};
 
 bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
   return c.status == Status::skip && c.diagnosis &&

@@ -1743,6 +1743,31 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
   }
 }
 
+// torchsparse needs google/dense_hash_map (libsparsehash-dev) beside torch: a system header no part
+// of the cell has is "not checked here"; a torch header this torch lacks (TH/TH.h) stays red.
+TEST_F(RunCell, ASystemHeaderTheImageLacksIsNotCheckedHereATorchHeaderIsRed) {
+  engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
+  fs::create_directories(root_ / "repo" / "examples" / "boxops" / "csrc");
+  std::ofstream(root_ / "repo" / "examples" / "boxops" / "csrc" / "hashmap.hpp") << "#include <google/dense_hash_map>\n";
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  const std::pair<const char*, Status> cases[] = {{"google/dense_hash_map", Status::skip}, {"TH/TH.h", Status::fail},
+                                                  {"hashmap.hpp", Status::fail}};
+  for (const auto& [header, status] : cases) {
+    script_passing_project(c, {});
+    engine_->on("build", CannedStep::exits(1, std::string("csrc/a.cpp:7:10: fatal error: ") + header +
+                                                  ": No such file or directory\n"));
+    const CellResult r = run(c);
+    const CheckResult* build = check(r, "build");
+    ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+    EXPECT_EQ(build->status, status) << header << ": " << build->message;
+    if (status == Status::skip) {
+      EXPECT_EQ(build->diagnosis->kind, "needs_system_headers");
+      EXPECT_NE(build->message.find("needs the system header google/dense_hash_map"), std::string::npos);
+    }
+  }
+}
+
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.
 TEST_F(RunCell, DuplicateExtensionFindingIsAFailedCheck) {
   const Cell c = setuptools_project_cell();

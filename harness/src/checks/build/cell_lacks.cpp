@@ -1,9 +1,12 @@
 #include "checks/build/cell_lacks.h"
 
+#include <filesystem>
 #include <regex>
 
 #include "checks/promises/promises.h"
 #include "util/atomic_write.h"
+
+namespace fs = std::filesystem;
 
 namespace opmatrix {
 
@@ -33,6 +36,38 @@ bool stopped_for_cuda(const std::string& exception) {
   return std::regex_search(exception, cuda);
 }
 
+// The header a compile error says is missing ("google/dense_hash_map: No such file or directory").
+std::string missing_header(const std::string& summary) {
+  static const std::regex no_header(R"(: '?([^\s:']+)'?:? (?:No such file or directory|file not found))");
+  std::smatch m;
+  return std::regex_search(summary, m, no_header) ? m[1].str() : std::string();
+}
+
+// Headers torch, CUDA or Python ship: missing, they are this runtime's answer (TH/TH.h is gone
+// from torch since 1.11), a red; any other is a system library the project needs beside them.
+bool runtime_header(const std::string& header) {
+  static const std::regex runtime(R"(^(ATen|c10|torch|TH|THC|THCUNN|caffe2|pybind11|cuda|cub|thrust|cutlass|cute|nv|)"
+                                  R"(cuda_\w+\.h|cublas\w*\.h|cusparse\w*\.h|curand\w*\.h|cufft\w*\.h|)"
+                                  R"(cusolver\w*\.h|nvrtc\.h|Python\.h)(/|$))");
+  return std::regex_search(header, runtime);
+}
+
+// Whether the project's own tree holds the header (then it is the project's include path's fault).
+bool in_tree(const std::string& dir, const std::string& header) {
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return true;  // cannot tell: not the cell's
+  int seen = 0;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (++seen > 50000) return true;
+    const std::string path = it->path().generic_string();
+    if (path.size() >= header.size() + 1 && path.compare(path.size() - header.size(), header.size(), header) == 0 &&
+        path[path.size() - header.size() - 1] == '/')
+      return true;
+  }
+  return false;
+}
+
 void not_checked(CheckResult& c, const std::string& summary, const std::string& fix) {
   c.status = Status::skip;
   c.message = summary;
@@ -50,6 +85,18 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
     not_checked(c, "not checked here: " + c.diagnosis->summary + "; this cell's build sees no GPU",
                 "run this cell where a GPU is visible to the build (a GPU runner); on hosts without one the library "
                 "builds nothing unless its setup.py gates CUDA on FORCE_CUDA or CUDA_HOME instead");
+    return;
+  }
+  const std::string header = c.diagnosis->kind == "compile_error" ? missing_header(c.diagnosis->summary) : "";
+  if (!header.empty() && !runtime_header(header) && !in_tree(ctx.project_dir_on_host(), header)) {
+    // torchsparse's google/dense_hash_map: its README asks for libsparsehash-dev beside torch.
+    c.diagnosis->kind = kNeedsSystemHeaders;
+    not_checked(c,
+                "not checked here: the build needs the system header " + header + ", which neither torch, the "
+                "project nor this image provides (" + c.diagnosis->summary + ")",
+                "give the cell an image that has it: a Containerfile of yours (image: {containerfile: FILE}, a "
+                "copy of the built-in one) that installs the system package providing " + header + " (the "
+                "library's install notes name it)");
     return;
   }
   if (ctx.cell.has_cuda() || cpu_only_by_design(*ctx.cell.project, ctx.project_dir_on_host())) return;
