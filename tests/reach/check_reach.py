@@ -75,5 +75,39 @@ v = verdict("cudagated-trixie-torch2.6-cpu")
 expect("cudagated: works with limits, naming the missing extension and the module the suite needs",
        v.get("verdict") == "limits" and any("no compiled extension in this runtime" in l for l in v.get("limits", []))
        and any("onnx" in l for l in v.get("limits", [])), v)
-expect("no cell is an error", all(cell(n)["status"] != "error" for n in ("reachops-trixie-torch2.6-cpu", "cudagated-trixie-torch2.6-cpu")))
+
+# An op with no tensor in or out: nothing to trace, never a compile or export red.
+for check in ("compile", "export"):
+    query = of(reach, check, "abi_version")
+    expect("reachops::abi_version() -> int: %s has nothing to trace" % check,
+           len(query) == 1 and query[0]["status"] == "skip" and query[0]["message"].startswith("nothing to trace"),
+           [(c["status"], c["message"][:160]) for c in query])
+
+# A scikit-build-core project: its build backend fetched for the build, the op built and checked.
+skb = cell("skbuildops-trixie-torch2.6-cpu")
+req = of(skb, "requirements")
+expect("the requirements step fetched scikit-build-core for the build and says so",
+       len(req) == 1 and req[0]["status"] == "pass" and "for its build: scikit-build-core==" in req[0]["message"],
+       [c["message"] for c in req])
+build = of(skb, "build")
+expect("skbuildops builds as pip builds it", build and build[0]["status"] == "pass", [c["message"] for c in build])
+reg = of(skb, "registration", "triple")
+expect("skbuildops::triple has its CPU and Meta kernels", reg and reg[0]["status"] == "pass", [c["message"] for c in reg])
+expect("skbuildops works", verdict("skbuildops-trixie-torch2.6-cpu").get("verdict") == "pass",
+       verdict("skbuildops-trixie-torch2.6-cpu"))
+
+# What the cell lacks: not checked here, never a red, the run not failed by it.
+for name, kind, words in (("cudaonly", "needs_cuda_to_build", "a CUDA-only build"),
+                          ("syshdr", "needs_system_headers", "needs the system header google/dense_hash_set")):
+    c = cell("%s-trixie-torch2.6-cpu" % name)
+    build = of(c, "build")
+    expect("%s: the build is not checked here (%s)" % (name, kind),
+           len(build) == 1 and build[0]["status"] == "skip" and (build[0].get("diagnosis") or {}).get("kind") == kind
+           and words in build[0]["message"], [(b["status"], b["message"]) for b in build])
+    v = verdict("%s-trixie-torch2.6-cpu" % name)
+    expect("%s: ○ not run, naming why" % name, v.get("verdict") == "notrun" and words in v.get("not_run", ""), v)
+    expect("%s: meets its expectations (no exit 1 for what the cell lacks)" % name, c["meets_expectations"], c["status"])
+
+cells = ("reachops", "cudagated", "skbuildops", "cudaonly", "syshdr")
+expect("no cell is an error", all(cell(n + "-trixie-torch2.6-cpu")["status"] != "error" for n in cells))
 finish()

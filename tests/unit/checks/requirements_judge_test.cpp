@@ -33,6 +33,13 @@ TEST(RequirementsCheck, NothingToInstallIsAPassThatSaysWhy) {
   EXPECT_EQ(there.message, "pypi torch-sparse==0.6.18: numpy already in the cell");
 }
 
+TEST(RequirementsCheck, BuildRequirementsFetchedForTheBuildAreSaidOnce) {
+  const json resolved = {{"ok", true}, {"requirements", json::array()}, {"build_requires", {"scikit-build-core==0.11.6"}}};
+  EXPECT_EQ(requirements_check(resolved, nullptr, context()).message,
+            "pypi torch-sparse==0.6.18 requires nothing besides torch; for its build: scikit-build-core==0.11.6 (its "
+            "[build-system] requires, which the cell lacked)");
+}
+
 TEST(RequirementsCheck, ARequirementThePythonCannotHaveIsTheLibrarysWithTheFix) {
   const json refused = {{"ok", false}, {"error", "unresolvable"}, {"python", "3.9"},
                         {"message", "scipy>=1.14 cannot be had for the cell's Python 3.9 from the index"}};

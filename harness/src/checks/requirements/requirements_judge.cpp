@@ -48,6 +48,12 @@ CheckResult requirements_check(const nlohmann::json& resolved, const nlohmann::j
       c.message = fmt::format("{}: installed {} (for {}){}", ctx.project, installed_list(resolved),
                               fmt::join(wanted.get<std::vector<std::string>>(), ", "),
                               resolved.value("cached", false) ? ", from the downloads cache" : "");
+    // What its pyproject's [build-system] asked for and the cell lacked (a user's isolated build
+    // would have had it): fetched for the build, said once here.
+    const auto backend = resolved.value("build_requires", nlohmann::json::array());
+    if (backend.is_array() && !backend.empty())
+      c.message += fmt::format("; for its build: {} (its [build-system] requires, which the cell lacked)",
+                               fmt::join(backend.get<std::vector<std::string>>(), ", "));
     return c;
   }
   Diagnosis d;

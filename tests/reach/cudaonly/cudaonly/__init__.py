@@ -1,0 +1,1 @@
+"""cudaonly: its ops are CUDA-only (see setup.py)."""

@@ -1,0 +1,1 @@
+"""syshdr: see setup.py."""
