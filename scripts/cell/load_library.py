@@ -389,6 +389,10 @@ def reach_ops(torch, args, paths):
 
 
 TORCH_SONAME = re.compile(r"^lib(?:torch|c10|shm|caffe2)")
+# The CUDA runtime a build was linked for (libcudart.so.12): never a system library of an optional
+# backend, but the CUDA the library was built for (xformers 0.0.28.post3's _C.so in a CUDA 13 torch).
+CUDA_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nvrtc|nvJitLink|cudnn|nccl|"
+                         r"cupti|nvToolsExt)\.so")
 
 
 def mark_optional_backends(libraries, loaded_by_import, own_names):
@@ -399,7 +403,8 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
         missing = lib.get("missing_libraries") or []
         lib["optional"] = bool(lib["error_kind"] == "missing_library" and missing
                                and os.path.realpath(lib["path"]) not in loaded_by_import
-                               and not any(TORCH_SONAME.match(m) or " of " in m or m in own_names for m in missing))
+                               and not any(TORCH_SONAME.match(m) or CUDA_SONAME.match(m) or " of " in m or m in own_names
+                                           for m in missing))
 
 
 def find_libraries(root):

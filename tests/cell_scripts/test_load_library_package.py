@@ -88,3 +88,15 @@ def test_a_library_already_loaded_is_never_missing(cc, build_root):
     before, after, loaded = cell_python_json(code, "cannot run load_library.py")
     assert before == ["libopm_loaded.so"]
     assert after == [] and loaded is True
+
+
+def test_a_cuda_runtime_of_another_major_is_never_an_optional_backend():
+    # xformers 0.0.28.post3's _C.so needs libcudart.so.12 in a CUDA 13 torch: the CUDA it was
+    # built for, not a system library an optional backend tries.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/_C.so", "error_kind": "missing_library", "missing_libraries": ["libcudart.so.12"]},
+            {"path": "/x/_av.so", "error_kind": "missing_library", "missing_libraries": ["libavutil.so.58"]}]
+    load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=set())
+    assert [lib["optional"] for lib in libs] == [False, True]

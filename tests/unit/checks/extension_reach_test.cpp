@@ -113,4 +113,19 @@ TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {
                                "not installed here (system libraries); optional — import audiolib works without them");
 }
 
+// xformers 0.0.28.post3 (built for torch 2.5.1 + CUDA 12.4) in a CUDA 13.2 torch: its _C.so needs
+// libcudart.so.12. The CUDA it was built for, named as such; never an optional backend.
+TEST(ExtensionReach, ALibraryBuiltForAnotherCudaNamesTheCudaItWasBuiltFor) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.15.0+cu132", "torch_cuda": "13.2",
+    "libraries": [{"path": "/build/site/xformers/_C.so", "loaded": false, "error_kind": "missing_library",
+                   "missing_libraries": ["libcudart.so.12"], "optional": false}]})");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::fail);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "cuda_runtime_mismatch");
+  EXPECT_EQ(checks[0].message, "_C.so: built for CUDA 12: needs libcudart.so.12, and this runtime's torch has CUDA 13.2");
+  EXPECT_EQ(checks[0].diagnosis->fix, "install the library's build for CUDA 13 (or use it with a torch built for CUDA 12)");
+}
+
 }  // namespace opmatrix

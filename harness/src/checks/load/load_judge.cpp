@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <optional>
+#include <regex>
+
 #include <fmt/format.h>
 
 #include "checks/check_results.h"
@@ -56,6 +59,23 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
                                            fmt::join(needs, ", ")),
                                repro);
   return c;
+}
+
+// A CUDA runtime library of another major version than the torch's CUDA among what a library
+// lacks (libcudart.so.12 where torch has CUDA 13.2): the CUDA it was built for.
+struct OtherCuda {
+  std::string soname, major;
+};
+std::optional<OtherCuda> other_cuda_runtime(const nlohmann::json& lib, const std::string& torch_cuda) {
+  static const std::regex cuda(R"(^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nvrtc|nvJitLink)\.so\.(\d+))");
+  if (torch_cuda.empty() || !lib.contains("missing_libraries")) return std::nullopt;
+  const std::string here = torch_cuda.substr(0, torch_cuda.find('.'));
+  for (const auto& m : lib["missing_libraries"]) {
+    std::smatch v;
+    const std::string name = m.is_string() ? m.get<std::string>() : "";
+    if (std::regex_search(name, v, cuda) && v[1].str() != here) return OtherCuda{name, v[1].str()};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -119,6 +139,16 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       c.diagnosis = make_diagnosis("missing_shared_library", c.message,
                               "install what provides these libraries or rebuild against this environment's torch",
                               repro, json_text(lib, "error"));
+      if (const auto other = other_cuda_runtime(lib, json_text(report, "torch_cuda"))) {
+        c.message = fmt::format("{}: built for CUDA {}: needs {}, and this runtime's torch has CUDA {}", name,
+                                other->major, other->soname, json_text(report, "torch_cuda"));
+        c.diagnosis = make_diagnosis("cuda_runtime_mismatch", c.message,
+                                     fmt::format("install the library's build for CUDA {} (or use it with a torch "
+                                                 "built for CUDA {})",
+                                                 json_text(report, "torch_cuda").substr(0, json_text(report, "torch_cuda").find('.')),
+                                                 other->major),
+                                     repro, json_text(lib, "error"));
+      }
     } else {
       c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
     }
