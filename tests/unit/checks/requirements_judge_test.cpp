@@ -169,6 +169,14 @@ TEST(MetadataRule, AMetadataFailureTheBuildExplainsIsNotASecondRed) {
   std::vector<CheckResult> alone = {req};
   metadata_explained_by_build(alone);
   EXPECT_EQ(alone[0].status, Status::fail);
+  // A build not checked here (a CUDA-only setup.py in a runtime without CUDA): no red either.
+  build.status = Status::skip;
+  build.diagnosis = Diagnosis{"needs_cuda_to_build", "not checked here: a CUDA-only build", "a CUDA cell", "r", ""};
+  std::vector<CheckResult> lacking = {req, build};
+  metadata_explained_by_build(lacking);
+  EXPECT_EQ(lacking[0].status, Status::skip);
+  EXPECT_NE(lacking[0].message.find("for the reason the build does not run here (see build: not checked here: a "
+                                    "CUDA-only build)"), std::string::npos) << lacking[0].message;
 }
 
 }  // namespace opmatrix

@@ -14,16 +14,19 @@
 namespace opmatrix {
 
 void metadata_explained_by_build(std::vector<CheckResult>& checks) {
-  const auto build = std::find_if(checks.begin(), checks.end(),
-                                  [](const CheckResult& c) { return c.check == "build" && is_bad(c.status); });
+  // A build red, or a build not checked here for what the cell lacks (checks/build/cell_lacks.h).
+  const auto build = std::find_if(checks.begin(), checks.end(), [](const CheckResult& c) {
+    return c.check == "build" && (is_bad(c.status) || (c.status == Status::skip && c.diagnosis));
+  });
   if (build == checks.end()) return;
+  const char* why = is_bad(build->status) ? "fails" : "does not run here";
   for (auto& c : checks) {
     if (c.check != "requirements" || !is_bad(c.status) || !c.diagnosis || c.diagnosis->kind != "metadata") continue;
     const std::string cause = build->diagnosis && !build->diagnosis->summary.empty() ? build->diagnosis->summary
                                                                                       : build->message;
     c.status = Status::skip;
     c.message = fmt::format("not checked: pip could not read the project's metadata, for the reason the build "
-                            "fails (see build: {})", cause.substr(0, cause.find('\n')));
+                            "{} (see build: {})", why, cause.substr(0, cause.find('\n')));
     c.diagnosis.reset();
   }
 }
