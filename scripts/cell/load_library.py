@@ -396,15 +396,30 @@ CUDA_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|c
 
 
 def mark_optional_backends(libraries, loaded_by_import, own_names):
-    """A library that does not load for want of system libraries only (not torch's, not the
-    package's), where the package imports without it, is an optional backend of the package (an
-    FFmpeg or SoX build it tries and skips): "optional": true, for the judge to name once."""
-    for lib in libraries:
+    """A library that does not load for want of system libraries only (not torch's, not CUDA's),
+    where the package imports without it, is an optional backend of the package (an FFmpeg or SoX
+    build it tries and skips): "optional": true, for the judge to name once. A library of the
+    package it needs counts when that one is an optional backend too (torchaudio's
+    _torio_ffmpeg6.so needs its libtorio_ffmpeg6.so, which needs libavutil.so.58)."""
+    by_name = {os.path.basename(lib["path"]): lib for lib in libraries}
+
+    def candidate(lib):
         missing = lib.get("missing_libraries") or []
-        lib["optional"] = bool(lib["error_kind"] == "missing_library" and missing
-                               and os.path.realpath(lib["path"]) not in loaded_by_import
-                               and not any(TORCH_SONAME.match(m) or CUDA_SONAME.match(m) or " of " in m or m in own_names
-                                           for m in missing))
+        return bool(lib["error_kind"] == "missing_library" and missing
+                    and os.path.realpath(lib["path"]) not in loaded_by_import
+                    and not any(TORCH_SONAME.match(m) or CUDA_SONAME.match(m) or " of " in m for m in missing))
+
+    optional = {name for name, lib in by_name.items() if candidate(lib)}
+    changed = True
+    while changed:  # drop those that need a library of the package that is not optional itself
+        changed = False
+        for name in sorted(optional):
+            missing = by_name[name].get("missing_libraries") or []
+            if any(m in own_names and m not in optional for m in missing) or all(m in own_names for m in missing):
+                optional.discard(name)
+                changed = True
+    for name, lib in by_name.items():
+        lib["optional"] = name in optional
 
 
 def find_libraries(root):

@@ -100,3 +100,19 @@ def test_a_cuda_runtime_of_another_major_is_never_an_optional_backend():
             {"path": "/x/_av.so", "error_kind": "missing_library", "missing_libraries": ["libavutil.so.58"]}]
     load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=set())
     assert [lib["optional"] for lib in libs] == [False, True]
+
+
+def test_a_library_that_needs_an_optional_sibling_is_optional_too():
+    # torchaudio 2.5.1: _torio_ffmpeg6.so needs libtorio_ffmpeg6.so (the package's), which needs
+    # libavutil.so.58 (a system library); a library needing a sibling that loads is no backend.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/_torio_ffmpeg6.so", "error_kind": "missing_library",
+             "missing_libraries": ["libtorio_ffmpeg6.so", "libavutil.so.58"]},
+            {"path": "/x/libtorio_ffmpeg6.so", "error_kind": "missing_library", "missing_libraries": ["libavutil.so.58"]},
+            {"path": "/x/_core_user.so", "error_kind": "missing_library", "missing_libraries": ["libcore.so"]},
+            {"path": "/x/libcore.so", "error_kind": "", "missing_libraries": []}]
+    own = {"_torio_ffmpeg6.so", "libtorio_ffmpeg6.so", "_core_user.so", "libcore.so"}
+    load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=own)
+    assert [lib["optional"] for lib in libs] == [True, True, False, False]
