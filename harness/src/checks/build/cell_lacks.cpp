@@ -95,8 +95,8 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
                 "not checked here: the build needs the system header " + header + ", which neither torch, the "
                 "project nor this image provides (" + c.diagnosis->summary + ")",
                 "give the cell an image that has it: a Containerfile of yours (image: {containerfile: FILE}, a "
-                "copy of the built-in one) that installs the system package providing " + header + " (the "
-                "library's install notes name it)");
+                "copy of the built-in one) that installs the system package providing " + header + " (on Debian, "
+                "apt-file search " + header + " names it)");
     return;
   }
   if (ctx.cell.has_cuda() || cpu_only_by_design(*ctx.cell.project, ctx.project_dir_on_host())) return;
