@@ -128,4 +128,18 @@ TEST(ExtensionReach, ALibraryBuiltForAnotherCudaNamesTheCudaItWasBuiltFor) {
   EXPECT_EQ(checks[0].diagnosis->fix, "install the library's build for CUDA 13 (or use it with a torch built for CUDA 12)");
 }
 
+// torchaudio 2.5.1 in torch 2.15: _torchaudio.so "needs" libtorchaudio.so, which is there and does
+// not load; never "not in this runtime".
+TEST(ExtensionReach, ASiblingThatDoesNotLoadIsNotSaidToBeAbsent) {
+  const auto report = nlohmann::json::parse(R"json({"torch": "2.15.0+cu132", "torch_cuda": "13.2",
+    "libraries": [{"path": "/s/torchaudio/lib/_torchaudio.so", "loaded": false, "error_kind": "missing_library",
+                   "missing_libraries": ["libtorchaudio.so", "libsox.so"]},
+                  {"path": "/s/torchaudio/lib/libtorchaudio.so", "loaded": false, "error_kind": "undefined_symbol",
+                   "undefined": [{"symbol": "x", "demangled": "c10::x()"}]}]})json");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].message, "_torchaudio.so: needs libsox.so (not in this runtime); libtorchaudio.so (its "
+                               "package's own, which does not load here)");
+}
+
 }  // namespace opmatrix

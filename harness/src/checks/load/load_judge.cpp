@@ -80,7 +80,7 @@ std::optional<OtherCuda> other_cuda_runtime(const nlohmann::json& lib, const std
 
 }  // namespace
 
-std::string load_failure_summary(const nlohmann::json& lib) {
+std::string load_failure_summary(const nlohmann::json& lib, const std::vector<std::string>& siblings) {
   const std::string kind = json_text(lib, "error_kind");
   if (kind == "undefined_symbol" && lib.contains("undefined") && !lib["undefined"].empty()) {
     const auto& first = lib["undefined"][0];
@@ -88,8 +88,16 @@ std::string load_failure_summary(const nlohmann::json& lib) {
     return fmt::format("undefined symbol: {}{}", json_text(first, "demangled").empty() ? json_text(first, "symbol") : json_text(first, "demangled"),
                        count > 1 ? fmt::format(" (+{} more)", count - 1) : "");
   }
-  if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty())
-    return fmt::format("needs {} (not in this runtime)", fmt::join(lib["missing_libraries"].get<std::vector<std::string>>(), ", "));
+  if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty()) {
+    // A library of the package itself is there: it is "missing" because it does not load.
+    std::vector<std::string> own, absent;
+    for (const auto& m : lib["missing_libraries"].get<std::vector<std::string>>())
+      (std::find(siblings.begin(), siblings.end(), m) != siblings.end() ? own : absent).push_back(m);
+    std::vector<std::string> parts;
+    if (!absent.empty()) parts.push_back(fmt::format("{} (not in this runtime)", fmt::join(absent, ", ")));
+    if (!own.empty()) parts.push_back(fmt::format("{} (its package's own, which does not load here)", fmt::join(own, ", ")));
+    return fmt::format("needs {}", fmt::join(parts, "; "));
+  }
   return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
 }
 
@@ -102,6 +110,11 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     return out;
   }
   std::vector<const nlohmann::json*> optional;
+  std::vector<std::string> siblings;
+  for (const auto& lib : report["libraries"]) {
+    const std::string path = json_text(lib, "path");
+    siblings.push_back(path.substr(path.rfind('/') + 1));
+  }
   for (const auto& lib : report["libraries"]) {
     const std::string path = json_text(lib, "path");
     const std::string name = path.substr(path.rfind('/') + 1);
@@ -114,7 +127,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       optional.push_back(&lib);
       continue;
     }
-    CheckResult c = load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib)));
+    CheckResult c = load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings)));
     const std::string kind = json_text(lib, "error_kind");
     if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;

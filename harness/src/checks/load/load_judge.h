@@ -56,7 +56,8 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
 // saying so, with the functions its module exposes, instead of silence.
 CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::string& repro);
 
-// A short line for a failed load: "undefined symbol: at::foo(...) (+3 more)".
-std::string load_failure_summary(const nlohmann::json& library);
+// A short line for a failed load: "undefined symbol: at::foo(...) (+3 more)". `siblings`: the
+// file names of the package's libraries, which a library "needs" when they do not load.
+std::string load_failure_summary(const nlohmann::json& library, const std::vector<std::string>& siblings = {});
 
 }  // namespace opmatrix
