@@ -100,6 +100,28 @@ TEST(NamespaceChecks, CompositeKernelsServeAndAreNamed) {
   EXPECT_EQ(meta->message, "boxops::box_area has a Meta kernel (via CompositeExplicitAutograd)");
 }
 
+// fbgemm-gpu-cpu 1.0.0's jagged_slice: its only kernel is registered for the Autograd key, which
+// runs first for every call on CPU or CUDA tensors. Served there, never "no CPU kernel".
+TEST(NamespaceChecks, AnAutogradKernelServesCpuAndCudaCalls) {
+  const auto report = nlohmann::json::parse(R"({
+    "ops": {"jagged_slice": {"CPU": false, "CUDA": false, "Meta": false, "Autograd": true},
+            "only_cuda_autograd": {"CPU": false, "CUDA": false, "Meta": false, "Autograd": true}},
+    "served_by": {"jagged_slice": {"CPU": null, "CUDA": null, "Meta": null, "Autograd": "Autograd"},
+                  "only_cuda_autograd": {"CPU": null, "CUDA": null, "Meta": null, "Autograd": "AutogradCUDA"}}})");
+  const auto checks = namespace_checks(report, "fbgemm", true, "r");
+  const CheckResult* reg = find(checks, "registration", "", "jagged_slice");
+  ASSERT_TRUE(reg);
+  EXPECT_EQ(reg->status, Status::pass) << reg->message;
+  EXPECT_EQ(reg->message, "fbgemm::jagged_slice has Autograd kernels (CPU, CUDA calls are served by its Autograd "
+                          "kernel, which runs first for every call: judged by presence, a call tells whether it "
+                          "computes or redispatches)");
+  // An AutogradCUDA kernel serves CUDA calls only: CPU is still missing.
+  const CheckResult* cuda = find(checks, "registration", "", "only_cuda_autograd");
+  ASSERT_TRUE(cuda);
+  EXPECT_EQ(cuda->status, Status::fail);
+  EXPECT_EQ(cuda->missing_kernels, std::vector<std::string>{"CPU"});
+}
+
 TEST(NvrtcChecks, RejectedArchCarriesNvrtcsLog) {
   const auto report = nlohmann::json::parse(R"j({"version": "12.4", "archs": {
     "9.0": {"accepted": true, "log": ""},

@@ -231,10 +231,22 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
     std::string why;
     const std::vector<std::string> promised = promised_backends(promises, op, expect_cuda, &why);
-    std::vector<std::string> missing, by_design;
+    // A kernel registered for the Autograd key runs first for every call on CPU (AutogradCPU)
+    // or CUDA (AutogradCUDA) tensors, requiring grad or not: an op whose only kernel is one
+    // (fbgemm's jagged_slice, an autograd::Function that calls other ops) is served there.
+    const std::string autograd = served.contains("Autograd") && served["Autograd"].is_string()
+                                     ? served["Autograd"].get<std::string>() : "";
+    auto autograd_serves = [&](const std::string& key) {
+      return has("Autograd") && (autograd == "Autograd" || autograd == "Autograd" + key);
+    };
+    std::vector<std::string> missing, by_design, via_autograd;
     if (exists) {
       for (const auto& [key, backend] : {std::pair{"CPU", "cpu"}, std::pair{"CUDA", "cuda"}}) {
         if (has(key) || (!expect_cuda && std::string(key) == "CUDA")) continue;
+        if (autograd_serves(key)) {
+          via_autograd.push_back(key);
+          continue;
+        }
         (in(promised, backend) ? missing : by_design).push_back(key);
       }
     }
@@ -254,6 +266,10 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                                  by_design.empty() ? ""
                                                      : fmt::format(" (nor {}, as its library promises: {})",
                                                                    fmt::join(by_design, ", "), why)));
+    if (exists && !via_autograd.empty())
+      reg.message += fmt::format(" ({} calls are served by its Autograd kernel, which runs first for every call: "
+                                 "judged by presence, a call tells whether it computes or redispatches)",
+                                 fmt::join(via_autograd, ", "));
     if (exists) reg.message += reached_note(report, op);
     for (const char* key : {"CPU", "CUDA", "Meta", "Autograd"})
       if (has(key)) reg.kernels.push_back(key);
