@@ -62,6 +62,7 @@ TEST(CudaOnlyReference, TheReferenceOfACudaOnlyLibraryIsNotBrokenForLackingCpuKe
   cells[0].checks.push_back(registration("fmha_fwd", {"CUDA", "Meta"}, true));
   cells[0].checks.push_back(registration("fmha_bwd", {"CUDA"}, true));
   cells[0].checks.push_back(registration("schema_only", {}, true));  // no kernel at all: a limit
+  cells[0].checks.push_back(registration("meta_only", {"Meta"}, true));  // fbgemm-gpu-cpu's new_managed_tensor
   cells[0].cell["reference"] = true;
   settle_status(cells[0]);  // as the run wrote it: fail, not as expected
   ASSERT_EQ(cells[0].status, Status::fail);
@@ -76,6 +77,8 @@ TEST(CudaOnlyReference, TheReferenceOfACudaOnlyLibraryIsNotBrokenForLackingCpuKe
   EXPECT_EQ(cells[0].checks[4].status, Status::pass);
   // No kernel at all: a schema its own build never implements (a limit there, schema_without_kernel).
   EXPECT_EQ(cells[0].checks[5].status, Status::skip) << cells[0].checks[5].message;
+  EXPECT_EQ(cells[0].checks[6].status, Status::skip) << cells[0].checks[6].message;
+  EXPECT_NE(cells[0].checks[6].message.find("a schema with only Meta kernels and none for a backend"), std::string::npos);
   // The cell as a whole, as `opmatrix run` exits and the report says "as declared".
   EXPECT_EQ(cells[0].status, Status::pass);
   EXPECT_TRUE(cells[0].meets_expectations);

@@ -117,14 +117,20 @@ void judge_reference(CellResult& ref) {
     } else if (c.missing_kernels == std::vector<std::string>{"CUDA"} && contains(c.kernels, "CPU") &&
                has_cuda(ref) && holds_device_code(ref)) {
       pass_as_cpu_only(ref, c);
-    } else if (c.kernels.empty()) {
-      // Defined, never implemented in the library's own build (xformers 0.0.28.post3 keeps the
-      // schema of efficient_attention_forward_cutlass and drops its sources for torch's own
-      // kernel, setup.py:397-406): no kernel is lost, none was built; calling it raises. A limit.
+    } else if (!contains(c.kernels, "CPU") && !contains(c.kernels, "CUDA") && !contains(c.kernels, "Autograd")) {
+      // Defined, never implemented for a backend in the library's own build (xformers
+      // 0.0.28.post3 keeps the schema of efficient_attention_forward_cutlass and drops its sources
+      // for torch's own kernel, setup.py:397-406; fbgemm-gpu-cpu keeps new_managed_tensor's schema
+      // and Meta kernel, a CUDA function): no kernel is lost, none was built; calling it raises.
       c.status = Status::skip;
-      c.message = fmt::format("{}: a schema with no kernel for any dispatch key in this cell, its library's "
-                              "reference: defined but not implemented in this build (calling it raises)",
-                              qualified(ref, c));
+      c.message = c.kernels.empty()
+                      ? fmt::format("{}: a schema with no kernel for any dispatch key in this cell, its library's "
+                                    "reference: defined but not implemented in this build (calling it raises)",
+                                    qualified(ref, c))
+                      : fmt::format("{}: a schema with only {} kernels and none for a backend in this cell, its "
+                                    "library's reference: defined but not implemented in this build (calling it "
+                                    "raises)",
+                                    qualified(ref, c), fmt::join(c.kernels, ", "));
       c.diagnosis = Diagnosis{"schema_without_kernel", c.message,
                               "implement it (TORCH_LIBRARY_IMPL) or drop its m.def, if its users are not meant to "
                               "call it", c.diagnosis->repro, ""};
