@@ -50,6 +50,12 @@ TEST(CpuOnlyByDesign, DeclaredNamedOrWithoutCudaSources) {
   EXPECT_EQ(cpu_only_by_design(wheel("fbgemm-gpu-cpu==1.0.0"), ""),
             std::optional<std::string>("fbgemm-gpu-cpu is the CPU variant by its name"));
   EXPECT_FALSE(cpu_only_by_design(wheel("fbgemm-gpu==1.0.0"), ""));
+  // A wheel whose extension registers no dispatcher ops (torchrl's _torchrl.so): host code only.
+  Project helper = wheel("torchrl==0.6.0");
+  helper.ns.clear();
+  EXPECT_EQ(cpu_only_by_design(helper, ""),
+            std::optional<std::string>("its wheel's extension registers no dispatcher ops (no namespace): a host-side "
+                                       "helper, nothing of it is CUDA"));
   // A source folder: CPU-only where nothing in it is CUDA; a .cu file or a CUDAExtension is a promise.
   Project src;
   src.path = "lib";

@@ -88,6 +88,10 @@ std::optional<std::string> cpu_only_by_design(const Project& p, const std::strin
     return fmt::format("{} is the CPU variant by its name", name_of(p));
   if (p.wheel.empty() && p.promises.backends.empty() && !has_cuda_sources(source_dir))
     return "its sources hold no CUDA (no .cu file, no CUDAExtension, no CUDA language in CMake)";
+  // torchrl's _torchrl.so, tensordict's _C.so: pybind11 helpers in host code, no dispatcher ops.
+  if (!p.wheel.empty() && p.ns.empty() && p.promises.backends.empty())
+    return "its wheel's extension registers no dispatcher ops (no namespace): a host-side helper, nothing of it "
+           "is CUDA";
   return std::nullopt;
 }
 

@@ -16,7 +16,8 @@ namespace opmatrix {
 
 // Why the library is CPU-only by design, or nullopt: declared (`promises: {backends: [cpu]}`), a
 // CPU variant's name (fbgemm-gpu-cpu), or, for sources, no CUDA source at all in its folder (no
-// .cu file, no CUDAExtension, no CUDA language in CMake). Such a library in a CUDA runtime is
+// .cu file, no CUDAExtension, no CUDA language in CMake), or a wheel whose extension registers no
+// dispatcher ops (no namespace: torchrl's and tensordict's host-side helpers). Such a library in a CUDA runtime is
 // judged as CPU-only: no "CUDA promised, built CPU-only", no missing CUDA kernels.
 std::optional<std::string> cpu_only_by_design(const Project& p, const std::string& source_dir);
 
