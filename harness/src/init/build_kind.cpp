@@ -46,7 +46,8 @@ BuildKind detect_build_kind(const fs::path& dir) {
     b.reason = setup_py ? "setup.py" : fmt::format("pyproject.toml with the build backend {}, no setup.py", backend);
     if (cmake_torch)
       b.reason += fmt::format("; CMakeLists.txt too, but {} is what users pip-install",
-                              backend.empty() || backend.rfind("setuptools", 0) == 0 ? "setuptools" : "pip with its build backend");
+                              backend.empty() || backend.rfind("setuptools", 0) == 0 ? "setuptools"
+                                                                                     : "pip with its build backend");
     return b;
   }
   if (cmake_torch) {

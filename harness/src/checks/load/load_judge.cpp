@@ -67,7 +67,8 @@ struct OtherCuda {
   std::string soname, major;
 };
 std::optional<OtherCuda> other_cuda_runtime(const nlohmann::json& lib, const std::string& torch_cuda) {
-  static const std::regex cuda(R"(^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nvrtc|nvJitLink)\.so\.(\d+))");
+  static const std::regex cuda(
+      R"(^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nvrtc|nvJitLink)\.so\.(\d+))");
   if (torch_cuda.empty() || !lib.contains("missing_libraries")) return std::nullopt;
   const std::string here = torch_cuda.substr(0, torch_cuda.find('.'));
   for (const auto& m : lib["missing_libraries"]) {
@@ -95,7 +96,8 @@ std::string load_failure_summary(const nlohmann::json& lib, const std::vector<st
       (std::find(siblings.begin(), siblings.end(), m) != siblings.end() ? own : absent).push_back(m);
     std::vector<std::string> parts;
     if (!absent.empty()) parts.push_back(fmt::format("{} (not in this runtime)", fmt::join(absent, ", ")));
-    if (!own.empty()) parts.push_back(fmt::format("{} (its package's own, which does not load here)", fmt::join(own, ", ")));
+    if (!own.empty())
+      parts.push_back(fmt::format("{} (its package's own, which does not load here)", fmt::join(own, ", ")));
     return fmt::format("needs {}", fmt::join(parts, "; "));
   }
   return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
@@ -127,7 +129,8 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       optional.push_back(&lib);
       continue;
     }
-    CheckResult c = load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings)));
+    CheckResult c =
+        load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings)));
     const std::string kind = json_text(lib, "error_kind");
     if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
@@ -152,14 +155,14 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       c.diagnosis = make_diagnosis("missing_shared_library", c.message,
                               "install what provides these libraries or rebuild against this environment's torch",
                               repro, json_text(lib, "error"));
-      if (const auto other = other_cuda_runtime(lib, json_text(report, "torch_cuda"))) {
+      const std::string torch_cuda = json_text(report, "torch_cuda");
+      if (const auto other = other_cuda_runtime(lib, torch_cuda)) {
         c.message = fmt::format("{}: built for CUDA {}: needs {}, and this runtime's torch has CUDA {}", name,
-                                other->major, other->soname, json_text(report, "torch_cuda"));
+                                other->major, other->soname, torch_cuda);
         c.diagnosis = make_diagnosis("cuda_runtime_mismatch", c.message,
                                      fmt::format("install the library's build for CUDA {} (or use it with a torch "
                                                  "built for CUDA {})",
-                                                 json_text(report, "torch_cuda").substr(0, json_text(report, "torch_cuda").find('.')),
-                                                 other->major),
+                                                 torch_cuda.substr(0, torch_cuda.find('.')), other->major),
                                      repro, json_text(lib, "error"));
       }
     } else {
