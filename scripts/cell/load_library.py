@@ -415,7 +415,7 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
         changed = False
         for name in sorted(optional):
             missing = by_name[name].get("missing_libraries") or []
-            if any(m in own_names and m not in optional for m in missing) or all(m in own_names for m in missing):
+            if any(m in own_names and m not in optional for m in missing):
                 optional.discard(name)
                 changed = True
     for name, lib in by_name.items():

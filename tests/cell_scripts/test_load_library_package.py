@@ -110,9 +110,12 @@ def test_a_library_that_needs_an_optional_sibling_is_optional_too():
     import load_library
     libs = [{"path": "/x/_torio_ffmpeg6.so", "error_kind": "missing_library",
              "missing_libraries": ["libtorio_ffmpeg6.so", "libavutil.so.58"]},
+            {"path": "/x/_torchaudio_sox.so", "error_kind": "missing_library", "missing_libraries": ["libtorchaudio_sox.so"]},
+            {"path": "/x/libtorchaudio_sox.so", "error_kind": "missing_library", "missing_libraries": ["libsox.so"]},
             {"path": "/x/libtorio_ffmpeg6.so", "error_kind": "missing_library", "missing_libraries": ["libavutil.so.58"]},
             {"path": "/x/_core_user.so", "error_kind": "missing_library", "missing_libraries": ["libcore.so"]},
             {"path": "/x/libcore.so", "error_kind": "", "missing_libraries": []}]
-    own = {"_torio_ffmpeg6.so", "libtorio_ffmpeg6.so", "_core_user.so", "libcore.so"}
+    own = {"_torio_ffmpeg6.so", "libtorio_ffmpeg6.so", "_torchaudio_sox.so", "libtorchaudio_sox.so", "_core_user.so",
+           "libcore.so"}
     load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=own)
-    assert [lib["optional"] for lib in libs] == [True, True, False, False]
+    assert [lib["optional"] for lib in libs] == [True, True, True, True, False, False]
