@@ -388,7 +388,9 @@ def reach_ops(torch, args, paths):
             "ops": ops, "steps": report["steps"], "died": report.get("died")}
 
 
-TORCH_SONAME = re.compile(r"^lib(?:torch|c10|shm|caffe2)")
+# torch's own libraries, exactly: a package's libtorchaudio_sox.so is not one of them.
+TORCH_SONAME = re.compile(r"^lib(?:torch(?:_cpu|_cuda|_cuda_linalg|_python|_global_deps|_hip)?|c10(?:_cuda|_hip)?|shm|"
+                          r"caffe2_nvrtc)\.so")
 # The CUDA runtime a build was linked for (libcudart.so.12): never a system library of an optional
 # backend, but the CUDA the library was built for (xformers 0.0.28.post3's _C.so in a CUDA 13 torch).
 CUDA_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nvrtc|nvJitLink|cudnn|nccl|"
