@@ -69,8 +69,14 @@ int summarize_run(RunState& run) {
       run.out << row_not_run(run.jobs[i], outcome, tally);
       continue;
     }
-    const auto judged = reported.find(outcome.result.cell.value("id", ""));
-    run.out << row_of(judged != reported.end() ? judged->second : outcome.result, tally);
+    // As measured (cached or not, its seconds), judged as the report judges it.
+    CellResult row = outcome.result;
+    const auto judged = reported.find(row.cell.value("id", ""));
+    if (judged != reported.end()) {
+      row.checks = judged->second.checks;
+      settle_status(row);
+    }
+    run.out << row_of(row, tally);
   }
   run.out << fmt::format("{} cells run, {} skipped, {} not as expected; results in {} ({:.1f} s)\n", tally.ran,
                          tally.skipped, tally.unexpected, run.results_dir, run.seconds());
