@@ -64,7 +64,8 @@ const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backen
 // Skips that leave the cell nothing to judge (checks/build/cell_lacks.h): a setup.py that refuses
 // to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA,
 // a system library's headers the image lacks.
-const char* const kNothingBuiltSkips[] = {"setup_needs_gpu", "needs_cuda_to_build", "needs_system_headers"};
+const char* const kNothingBuiltSkips[] = {"setup_needs_gpu", "needs_cuda_to_build", "needs_system_headers",
+                                          "python_not_supported"};
 
 bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
   return c.status == Status::skip && c.diagnosis &&

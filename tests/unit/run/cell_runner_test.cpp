@@ -1768,6 +1768,25 @@ TEST_F(RunCell, ASystemHeaderTheImageLacksIsNotCheckedHereATorchHeaderIsRed) {
   }
 }
 
+// lrn-sparseatt's requires-python >=3.13 in a Python 3.11 image: pip refuses it before building,
+// what the cell lacks (a Python the project supports), "not checked here".
+TEST_F(RunCell, AProjectThatDoesNotSupportTheCellsPythonIsNotCheckedHere) {
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  script_passing_project(c, {});
+  engine_->on("build", CannedStep::exits(1, "Processing ./src\n  Preparing metadata (pyproject.toml): finished with "
+                                            "status 'done'\nERROR: Package 'lrn-sparseatt' requires a different "
+                                            "Python: 3.11.2 not in '>=3.13'\n"));
+  const CellResult r = run(c);
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::skip);
+  EXPECT_EQ(build->diagnosis->kind, "python_not_supported");
+  EXPECT_EQ(build->message, "not checked here: the project does not support this cell's Python (Package "
+                            "'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13')");
+  EXPECT_TRUE(r.meets_expectations);
+}
+
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.
 TEST_F(RunCell, DuplicateExtensionFindingIsAFailedCheck) {
   const Cell c = setuptools_project_cell();

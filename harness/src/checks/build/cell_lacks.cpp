@@ -77,10 +77,27 @@ void not_checked(CheckResult& c, const std::string& summary, const std::string& 
 
 }  // namespace
 
+// pip's refusal of a project whose requires-python excludes the cell's Python: "ERROR: Package
+// 'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13'".
+std::string python_refused(const std::string& log) {
+  static const std::regex refused(R"(ERROR: Package '[^']+' requires a different Python: (\S+) not in '([^']+)')");
+  std::smatch m;
+  return std::regex_search(log, m, refused) ? m[0].str().substr(7) : std::string();
+}
+
 void excuse_what_the_cell_lacks(CellContext& ctx) {
   if (ctx.result.checks.empty() || !ctx.cell.project) return;
   CheckResult& c = ctx.result.checks.back();
   if (c.check != "build" || c.status != Status::fail || !c.diagnosis) return;
+  const std::string log = read_text_file(ctx.log_path("build"));
+  if (const std::string refused = python_refused(log); !refused.empty()) {
+    c.diagnosis->kind = kPythonNotSupported;
+    c.diagnosis->evidence = refused;
+    not_checked(c, "not checked here: the project does not support this cell's Python (" + refused + ")",
+                "run it in a cell whose Python its requires-python accepts (Debian trixie's and sid's images have "
+                "Python 3.13), or widen requires-python if it does support this one");
+    return;
+  }
   if (c.diagnosis->kind == "setup_needs_gpu" && !gpu_visible(ctx.result.versions, "")) {
     not_checked(c, "not checked here: " + c.diagnosis->summary + "; this cell's build sees no GPU",
                 "run this cell where a GPU is visible to the build (a GPU runner); on hosts without one the library "
@@ -100,7 +117,7 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
     return;
   }
   if (ctx.cell.has_cuda() || cpu_only_by_design(*ctx.cell.project, ctx.project_dir_on_host())) return;
-  const std::string exception = last_exception(read_text_file(ctx.log_path("build")));
+  const std::string exception = last_exception(log);
   if (exception.empty() || !stopped_for_cuda(exception)) return;
   c.diagnosis->kind = kNeedsCudaToBuild;
   c.diagnosis->evidence = exception;

@@ -2,7 +2,8 @@
 // setup.py that refuses without a visible GPU where the build sees none (Deformable-DETR), a
 // CUDA-only build (a CUDAExtension, an nvcc version probe) in a runtime without CUDA
 // (Pointnet2_PyTorch's pointnet2_ops, causal-conv1d, fused-ssim), a system library's headers the
-// image lacks (torchsparse's google/dense_hash_map, libsparsehash-dev). Neither broken nor working
+// image lacks (torchsparse's google/dense_hash_map, libsparsehash-dev), a Python its requires-python
+// excludes (lrn-sparseatt: >=3.13 in a Python 3.11 image). Neither broken nor working
 // here: the build check becomes a skip that names the cause, and the cell "not checked here".
 #pragma once
 
@@ -12,6 +13,8 @@ namespace opmatrix {
 
 // The diagnosis kind of a build that needs a system library's headers no part of the cell has.
 inline constexpr const char* kNeedsSystemHeaders = "needs_system_headers";
+// The diagnosis kind of a project whose requires-python excludes the cell's Python.
+inline constexpr const char* kPythonNotSupported = "python_not_supported";
 // The diagnosis kind of a CUDA-only build in a runtime without CUDA.
 inline constexpr const char* kNeedsCudaToBuild = "needs_cuda_to_build";
 

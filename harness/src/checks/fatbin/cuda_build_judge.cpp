@@ -69,7 +69,9 @@ void skip_host_only_libraries(CellContext& ctx, const FatbinTally& tally) {
 
 bool follows_from_cpu_only_build(const CheckResult& c) {
   // "ns::op: no CUDA kernel", possibly with what the library promises not to have after it.
-  static const std::regex cuda_missing(R"(: no CUDA kernel( \(nor .*)?$)");
+  // What follows it in parentheses (nor a CPU kernel, CPU calls served by Autograd, registered once
+  // pkg._C is imported) changes nothing: the CUDA kernel is what the CPU-only build lacks.
+  static const std::regex cuda_missing(R"(: no CUDA kernel( \(.*)?$)");
   const bool only_cuda_missing = c.check == "registration" && c.status == Status::fail &&
                                  std::regex_search(c.message, cuda_missing);
   return c.check == "fatbin" || only_cuda_missing;
