@@ -43,8 +43,8 @@ std::string missing_header(const std::string& summary) {
   return std::regex_search(summary, m, no_header) ? m[1].str() : std::string();
 }
 
-// Headers torch, CUDA or Python ship: missing, they are this runtime's answer (TH/TH.h is gone
-// from torch since 1.11), a red; any other is a system library the project needs beside them.
+// Headers torch, CUDA or Python ship: missing, they are this runtime's answer (DCNv2's TH/TH.h,
+// gone from every torch our images hold), a red; any other is a system library the project needs.
 bool runtime_header(const std::string& header) {
   static const std::regex runtime(R"(^(ATen|c10|torch|TH|THC|THCUNN|caffe2|pybind11|cuda|cub|thrust|cutlass|cute|nv|)"
                                   R"(cuda_\w+\.h|cublas\w*\.h|cusparse\w*\.h|curand\w*\.h|cufft\w*\.h|)"
@@ -68,6 +68,14 @@ bool in_tree(const std::string& dir, const std::string& header) {
   return false;
 }
 
+// pip's refusal of a project whose requires-python excludes the cell's Python: "ERROR: Package
+// 'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13'".
+std::string python_refused(const std::string& log) {
+  static const std::regex refused(R"(ERROR: Package '[^']+' requires a different Python: (\S+) not in '([^']+)')");
+  std::smatch m;
+  return std::regex_search(log, m, refused) ? m[0].str().substr(7) : std::string();
+}
+
 void not_checked(CheckResult& c, const std::string& summary, const std::string& fix) {
   c.status = Status::skip;
   c.message = summary;
@@ -76,14 +84,6 @@ void not_checked(CheckResult& c, const std::string& summary, const std::string& 
 }
 
 }  // namespace
-
-// pip's refusal of a project whose requires-python excludes the cell's Python: "ERROR: Package
-// 'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13'".
-std::string python_refused(const std::string& log) {
-  static const std::regex refused(R"(ERROR: Package '[^']+' requires a different Python: (\S+) not in '([^']+)')");
-  std::smatch m;
-  return std::regex_search(log, m, refused) ? m[0].str().substr(7) : std::string();
-}
 
 void excuse_what_the_cell_lacks(CellContext& ctx) {
   if (ctx.result.checks.empty() || !ctx.cell.project) return;
@@ -106,7 +106,7 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
   }
   const std::string header = c.diagnosis->kind == "compile_error" ? missing_header(c.diagnosis->summary) : "";
   if (!header.empty() && !runtime_header(header) && !in_tree(ctx.project_dir_on_host(), header)) {
-    // torchsparse's google/dense_hash_map: its README asks for libsparsehash-dev beside torch.
+    // torchsparse's google/dense_hash_map, from Debian's libsparsehash-dev.
     c.diagnosis->kind = kNeedsSystemHeaders;
     not_checked(c,
                 "not checked here: the build needs the system header " + header + ", which neither torch, the "
