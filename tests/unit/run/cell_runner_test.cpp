@@ -1787,6 +1787,26 @@ TEST_F(RunCell, AProjectThatDoesNotSupportTheCellsPythonIsNotCheckedHere) {
   EXPECT_TRUE(r.meets_expectations);
 }
 
+// Pointnet2_PyTorch's setup.py sets TORCH_CUDA_ARCH_LIST = "3.7+PTX;…" itself; CUDA 13 refuses
+// compute_37. A true red, whose fix is the project's line, not the cell's cuda_archs.
+TEST_F(RunCell, AnArchTheProjectAsksForItselfNamesItsLine) {
+  engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
+  fs::create_directories(root_ / "repo" / "examples" / "boxops");
+  std::ofstream(root_ / "repo" / "examples" / "boxops" / "setup.py")
+      << "import os\n\nos.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"3.7+PTX;5.0;7.5\"\n";
+  const Cell c = setuptools_project_cell();
+  script_passing_project(c, {});
+  engine_->on("build", CannedStep::exits(1, "nvcc fatal   : Unsupported gpu architecture 'compute_37'\n"));
+  const CellResult r = run(c);
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::fail);
+  EXPECT_EQ(build->diagnosis->kind, "unsupported_arch");
+  EXPECT_EQ(build->diagnosis->evidence, "setup.py:3: os.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"3.7+PTX;5.0;7.5\"");
+  EXPECT_NE(build->diagnosis->fix.find("the project asks for sm_37 itself (setup.py:3:"), std::string::npos)
+      << build->diagnosis->fix;
+}
+
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.
 TEST_F(RunCell, DuplicateExtensionFindingIsAFailedCheck) {
   const Cell c = setuptools_project_cell();

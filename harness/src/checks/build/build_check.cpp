@@ -10,6 +10,7 @@
 #include "checks/cell_context.h"
 #include "checks/load/load_judge.h"
 #include "checks/build/cell_lacks.h"
+#include "checks/build/project_archs.h"
 #include "checks/registry.h"
 #include "util/cuda_arch.h"
 #include "util/json_fields.h"
@@ -101,6 +102,7 @@ bool build(CellContext& ctx, const StepSpec& spec) {
   ProcessResult b = ctx.run_step(cmd, "build");
   if (!b.ok()) {
     excuse_what_the_cell_lacks(ctx);
+    name_the_projects_own_archs(ctx);
     return false;
   }
   // The last line of a wheel build's stdout is its report.

@@ -1,0 +1,59 @@
+#include "checks/build/project_archs.h"
+
+#include <algorithm>
+#include <regex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/atomic_write.h"
+#include "util/cuda_arch.h"
+
+namespace opmatrix {
+
+namespace {
+
+// "3.7" from the diagnosis' "cannot compile for compute_37" (or sm_37).
+std::string arch_of(const std::string& summary) {
+  static const std::regex named(R"((?:compute|sm)_(\d+)(\d)\b)");
+  std::smatch m;
+  return std::regex_search(summary, m, named) ? m[1].str() + "." + m[2].str() : std::string();
+}
+
+// The line of the project's setup.py that names the arch ("3.7" in TORCH_CUDA_ARCH_LIST, or a
+// -gencode / compute_37 / sm_37), with its number: "setup.py:19: os.environ[...] = ...".
+std::string line_naming(const std::string& setup_py, const std::string& arch) {
+  const std::string digits = arch.substr(0, arch.find('.')) + arch.substr(arch.find('.') + 1);
+  const std::regex names("(TORCH_CUDA_ARCH_LIST.*\\b" + std::regex_replace(arch, std::regex(R"(\.)"), R"(\.)") +
+                         "\\b)|((compute|sm)_" + digits + "\\b)");
+  std::size_t at = 0;
+  for (int number = 1; at < setup_py.size(); ++number) {
+    const std::size_t end = std::min(setup_py.find('\n', at), setup_py.size());
+    const std::string line = setup_py.substr(at, end - at);
+    if (std::regex_search(line, names)) {
+      const auto first = line.find_first_not_of(" \t");
+      return fmt::format("setup.py:{}: {}", number, first == std::string::npos ? line : line.substr(first));
+    }
+    at = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+void name_the_projects_own_archs(CellContext& ctx) {
+  if (ctx.result.checks.empty() || !ctx.cell.project) return;
+  CheckResult& c = ctx.result.checks.back();
+  if (c.check != "build" || !c.diagnosis || c.diagnosis->kind != "unsupported_arch") return;
+  const std::string arch = arch_of(c.diagnosis->summary);
+  const auto& asked = ctx.cell.cuda_archs;
+  if (arch.empty() || std::find(asked.begin(), asked.end(), arch) != asked.end()) return;
+  const std::string where = line_naming(read_text_file(ctx.project_dir_on_host() + "/setup.py"), arch);
+  c.diagnosis->fix = fmt::format(
+      "the project asks for {} itself ({}), not this cell (cuda_archs: {}): take the archs from "
+      "TORCH_CUDA_ARCH_LIST as torch.utils.cpp_extension does, or drop those this CUDA cannot target",
+      sm_name(arch), where.empty() ? "its build sets the archs" : where, fmt::join(asked, ", "));
+  if (!where.empty()) c.diagnosis->evidence = where;
+}
+
+}  // namespace opmatrix
