@@ -42,6 +42,12 @@ bool is_test_file(const fs::path& p) {
 
 std::string top_of(const std::string& module) { return module.substr(0, module.find('.')); }
 
+// Whether a test file defines what pytest collects: a top-level or method `def test…`, a `class Test…`.
+bool defines_tests(const fs::path& p) {
+  static const std::regex collected(R"((^|\n)[ \t]*(?:async[ \t]+)?(?:def[ \t]+test|class[ \t]+Test))");
+  return is_test_file(p) && std::regex_search(read_text_file(p.string()), collected);
+}
+
 // The test files and conftest.py files under a test folder, every one, in a stable order.
 std::vector<fs::path> suite_files(const fs::path& folder) {
   std::vector<fs::path> files;
@@ -149,7 +155,9 @@ TestSuite find_test_suite(const fs::path& dir, const std::vector<std::string>& o
   for (const auto& folder : kTestFolders) {
     const std::vector<fs::path> files = suite_files(dir / folder);
     const auto tests = std::count_if(files.begin(), files.end(), [](const fs::path& f) { return is_test_file(f); });
-    if (tests == 0) continue;
+    // A folder whose files pytest collects nothing from (fused-ssim's tests/: scripts run by hand,
+    // no test function or class) is no suite.
+    if (tests == 0 || std::none_of(files.begin(), files.end(), defines_tests)) continue;
     suite.folder = folder;
     suite.files = static_cast<int>(tests);
     suite.requires = suite_requirements(dir, files, own_packages);

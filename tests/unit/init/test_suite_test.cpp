@@ -37,7 +37,8 @@ TEST(InitTestSuite, EveryTestFileIsReadAndEachDistributionNamesItsFiles) {
   for (int i = 0; i < 45; ++i)
     dir.write(fmt::format("tests/test_plain_{:02}.py", i), "import os\nimport numpy as np\nimport detlib\n");
   for (int i = 0; i < 5; ++i) dir.write(fmt::format("tests/test_vis_{}.py", i), "import cv2, typing\nfrom detlib import ops\n");
-  dir.write("tests/sub/test_metrics.py", "import json\nfrom scipy.optimize import linear_sum_assignment\n");
+  dir.write("tests/sub/test_metrics.py", "import json\nfrom scipy.optimize import linear_sum_assignment\n\n"
+                                         "class TestMetrics:\n    def test_match(self):\n        pass\n");
   dir.write("tests/sub/test_export.py", "import onnx\nimport onnxruntime as ort  # and a comment: import fake\n"
                                         "'''import notreal'''\nfrom . import helpers\nfrom helpers import make\n");
   dir.write("tests/sub/helpers.py", "import notproposed\n");  // no test file: not read, and the suite's own
@@ -66,9 +67,20 @@ TEST(InitTestSuite, WhatItsOwnRequirementsBringIsLeftOut) {
   dir.write("setup.cfg", "[options]\ninstall_requires =\n    einops\n    timm>=0.9\n");
   dir.write("requirements-test.txt", "# for the tests\n-r requirements.txt\nscikit-image\n");
   dir.write("test/test_all.py", "import cv2\nimport scipy\nimport onnx\nimport einops\nimport timm\nimport skimage\n"
-                                "import sklearn\n");
+                                "import sklearn\n\n\ndef test_all():\n    pass\n");
   const TestSuite s = find_test_suite(dir.path);
   EXPECT_EQ(names(s), std::vector<std::string>{"scikit-learn"});
+}
+
+// fused-ssim's tests/: test_3D.py and test.py are scripts run by hand (`if __name__ ==
+// "__main__":`), no test function or class: pytest collects nothing, so init proposes no suite.
+TEST(InitTestSuite, AFolderOfScriptsIsNoSuite) {
+  TempFolder dir;
+  dir.write("tests/test_3D.py", "import torch\n\n\ndef gaussian(size, sigma):\n    return size\n\n\n"
+                                "if __name__ == \"__main__\":\n    print(gaussian(11, 1.5))\n");
+  EXPECT_EQ(find_test_suite(dir.path).folder, "");
+  dir.write("tests/test_fast.py", "async def test_runs():\n    pass\n");
+  EXPECT_EQ(find_test_suite(dir.path).folder, "tests");
 }
 
 TEST(InitTestSuite, TheStandardLibraryIsKnownByItsTopNames) {

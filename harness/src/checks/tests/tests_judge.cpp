@@ -105,6 +105,18 @@ std::optional<CheckResult> suite_summary(const SuiteCounts& n, const NotCollecte
     if (n.passed + n.skipped > 0) return std::nullopt;
     return result("", Status::skip, "0 tests ran: " + unrun, {}, ctx.seconds);
   }
+  // pytest's exit 5, nothing collected and nothing broken: the folder holds no pytest tests
+  // (fused-ssim's tests/ are scripts run by hand). Not the library's break: nothing was checked.
+  if (n.exit_code == 5 && n.passed + n.skipped == 0 && nc.files == 0 && n.lacking == 0) {
+    CheckResult c = result("", Status::skip,
+                           "pytest collected no tests: the suite's files define no test functions or classes "
+                           "(scripts, not a pytest suite), so nothing of it was checked here",
+                           {}, ctx.seconds);
+    c.diagnosis = Diagnosis{kSuiteCollectedNothing, c.message,
+                            "point tests: at the library's pytest suite, or drop tests: where it has none", ctx.repro,
+                            ""};
+    return c;
+  }
   if (n.exit_code != 0 && nc.files == 0 && n.lacking == 0)
     return command_failed(ctx, fmt::format("the test command exited {} with no failing test in its JUnit "
                                            "XML{}", n.exit_code, n.exit_code == 5 ? " (pytest: no tests collected)" : ""));

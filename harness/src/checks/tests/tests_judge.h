@@ -16,6 +16,10 @@
 
 namespace opmatrix {
 
+// The diagnosis kind of a suite that pytest collects nothing from, nothing broken (a folder of
+// scripts): a limit of what was checked (report/verdict.cpp's limiting skips), not a red.
+inline constexpr const char* kSuiteCollectedNothing = "suite_collected_nothing";
+
 struct TestsContext {
   std::vector<std::string> ops;                              // the cell's ops, "ns::name"
   std::function<std::string(const std::string&)> repro_for;  // a test id -> the command that runs it alone
