@@ -66,7 +66,7 @@ const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backen
 // to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA,
 // a system library's headers the image lacks.
 const char* const kNothingBuiltSkips[] = {"setup_needs_gpu", "needs_cuda_to_build", "needs_system_headers",
-                                          "python_not_supported"};
+                                          "python_not_supported", "build_needs_network"};
 
 bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
   return c.status == Status::skip && c.diagnosis &&

@@ -1807,6 +1807,37 @@ TEST_F(RunCell, AnArchTheProjectAsksForItselfNamesItsLine) {
       << build->diagnosis->fix;
 }
 
+// torch_cluster's rw_cuda.cu includes curand.h; the PyPI image's toolkit, assembled from wheels,
+// has no cuRAND: the image's gap, an infrastructure error, never the library's red.
+TEST_F(RunCell, ACudaLibraryHeaderTheImagesToolkitLacksIsTheImages) {
+  const Cell c = setuptools_project_cell();
+  script_passing_project(c, {});
+  engine_->on("build", CannedStep::exits(1, "csrc/cuda/rw_cuda.cu:4:10: fatal error: curand.h: No such file or "
+                                            "directory\n"));
+  const CellResult r = run(c);
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::error);
+  EXPECT_EQ(build->diagnosis->kind, "image_missing_prerequisite");
+  EXPECT_EQ(build->message.rfind("this cell's CUDA toolkit lacks curand.h", 0), 0u) << build->message;
+}
+
+// causal-conv1d's setup.py downloads a prebuilt wheel first and builds only on an HTTP error; a
+// cell builds without network: "not checked here", never the library's red.
+TEST_F(RunCell, ABuildThatReachesForTheNetworkIsNotCheckedHere) {
+  const Cell c = setuptools_project_cell();
+  script_passing_project(c, {});
+  engine_->on("build", CannedStep::exits(1, "      Guessing wheel URL:  https://github.com/x/y/releases/download/v1/"
+                                            "y-1+cu13torch2.15-cp311-cp311-linux_x86_64.whl\n      error: <urlopen "
+                                            "error [Errno -3] Temporary failure in name resolution>\n"));
+  const CellResult r = run(c);
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::skip);
+  EXPECT_EQ(build->diagnosis->kind, "build_needs_network");
+  EXPECT_TRUE(r.meets_expectations);
+}
+
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.
 TEST_F(RunCell, DuplicateExtensionFindingIsAFailedCheck) {
   const Cell c = setuptools_project_cell();

@@ -76,6 +76,14 @@ std::string python_refused(const std::string& log) {
   return std::regex_search(log, m, refused) ? m[0].str().substr(7) : std::string();
 }
 
+// The header of a CUDA library a full toolkit ships (cuRAND, cuBLAS, cuSPARSE, cuFFT, cuSOLVER,
+// NVRTC): where a CUDA cell's toolkit lacks it, the image is short, not the library (torch_cluster's
+// rw_cuda.cu includes curand.h; the PyPI image's toolkit, assembled from wheels, has no cuRAND).
+bool cuda_library_header(const std::string& header) {
+  static const std::regex cuda_library(R"(^(curand|cublas|cusparse|cufft|cusolver|nvrtc)\w*\.h$)");
+  return std::regex_search(header, cuda_library);
+}
+
 void not_checked(CheckResult& c, const std::string& summary, const std::string& fix) {
   c.status = Status::skip;
   c.message = summary;
@@ -104,7 +112,30 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
                 "builds nothing unless its setup.py gates CUDA on FORCE_CUDA or CUDA_HOME instead");
     return;
   }
+  // setup.py reaching for a prebuilt binary (causal-conv1d's bdist_wheel fetches a wheel from its
+  // GitHub releases and builds only on an HTTP error): cells build without network, users with it.
+  static const std::regex offline(R"(urlopen error .*(?:name resolution|Network is unreachable|Connection refused)[^\n]*)");
+  std::smatch net;
+  if (std::regex_search(log, net, offline)) {
+    c.diagnosis->kind = kBuildNeedsNetwork;
+    c.diagnosis->evidence = net[0].str();
+    not_checked(c, "not checked here: the build reaches for the network (" + net[0].str() + "), and cells build "
+                   "without it",
+                "build it from source without network: the library's own switch for that (causal-conv1d: "
+                "CAUSAL_CONV1D_FORCE_BUILD=TRUE), or in the library, build when the download fails for any reason");
+    return;
+  }
   const std::string header = c.diagnosis->kind == "compile_error" ? missing_header(c.diagnosis->summary) : "";
+  if (ctx.cell.has_cuda() && cuda_library_header(header)) {
+    // The image's fault: an infrastructure error ("not checked"), never the library's red.
+    c.status = Status::error;
+    c.diagnosis->kind = "image_missing_prerequisite";
+    c.message = c.diagnosis->summary = "this cell's CUDA toolkit lacks " + header + ", which a CUDA toolkit with that "
+                                       "library ships: the image's gap, not the library's (" + c.diagnosis->summary + ")";
+    c.diagnosis->fix = "give the image that CUDA library's headers (the toolkit's -dev package, or the NVIDIA wheel "
+                       "that ships its include/ folder), then run the cell again";
+    return;
+  }
   if (!header.empty() && !runtime_header(header) && !in_tree(ctx.project_dir_on_host(), header)) {
     // torchsparse's google/dense_hash_map, from Debian's libsparsehash-dev.
     c.diagnosis->kind = kNeedsSystemHeaders;

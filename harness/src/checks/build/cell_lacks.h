@@ -13,6 +13,8 @@ namespace opmatrix {
 
 // The diagnosis kind of a build that needs a system library's headers no part of the cell has.
 inline constexpr const char* kNeedsSystemHeaders = "needs_system_headers";
+// The diagnosis kind of a build that reaches for the network (a prebuilt binary it downloads).
+inline constexpr const char* kBuildNeedsNetwork = "build_needs_network";
 // The diagnosis kind of a project whose requires-python excludes the cell's Python.
 inline constexpr const char* kPythonNotSupported = "python_not_supported";
 // The diagnosis kind of a CUDA-only build in a runtime without CUDA.
