@@ -420,6 +420,21 @@ class RunCell : public ::testing::Test {
     return run(c);
   }
 
+  // A project cell whose build step exits 1 printing `log`; every other step passes.
+  CellResult run_project_with_failing_build(const Cell& c, const std::string& log) {
+    script_passing_project(c, {});
+    engine_->on("build", CannedStep::exits(1, log));
+    return run(c);
+  }
+
+  // The project's own files, in a repository of this test's (the engine is made anew to see it).
+  void project_file(const std::string& rel, const std::string& text) {
+    engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
+    const fs::path path = root_ / "repo" / "examples" / "boxops" / rel;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+
   // Every step of a kernels/ + cases/ cell scripted to pass.
   void script_passing(const Cell& c) {
     FakeEngine& e = *engine_;
@@ -1673,10 +1688,8 @@ TEST_F(RunCell, CudaProjectBuiltWithoutDeviceCodeFailsItsBuild) {
 // sees no GPU, the cell cannot see what a GPU host builds: a limit, the CPU part still judged;
 // where it sees one and still builds CPU-only, the red of the test above.
 TEST_F(RunCell, CudaBuildGatedOnAVisibleGpuIsNotCheckedWhereTheBuildSeesNone) {
-  engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
-  fs::create_directories(root_ / "repo" / "examples" / "boxops");
-  std::ofstream(root_ / "repo" / "examples" / "boxops" / "setup.py")
-      << "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\nuse_cuda = torch.cuda.is_available()\n";
+  project_file("setup.py", "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                           "use_cuda = torch.cuda.is_available()\n");
   const Cell c = setuptools_project_cell();
   const std::string lib = "/build/site/boxops/_C.cpython-311-x86_64-linux-gnu.so";
   for (const bool gpu : {false, true}) {
@@ -1702,12 +1715,10 @@ TEST_F(RunCell, CudaBuildGatedOnAVisibleGpuIsNotCheckedWhereTheBuildSeesNone) {
 // built and nothing is judged (not the library's break in this torch), and the run meets it.
 TEST_F(RunCell, SetupPyThatRefusesWithoutAGpuIsNotCheckedWhereTheBuildSeesNone) {
   const Cell c = setuptools_project_cell();
-  script_passing_project(c, {});
-  engine_->on("build", CannedStep::exits(1, "Traceback (most recent call last):\n"
+  const CellResult r = run_project_with_failing_build(c, "Traceback (most recent call last):\n"
                                             "  File \"/build/src/setup.py\", line 28, in extensions\n"
                                             "    raise NotImplementedError(\"Cuda is not availabel\")\n"
-                                            "NotImplementedError: Cuda is not availabel\n"));
-  const CellResult r = run(c);
+                                            "NotImplementedError: Cuda is not availabel\n");
   const CheckResult* build = check(r, "build");
   ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
   EXPECT_EQ(build->status, Status::skip);
@@ -1727,11 +1738,9 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
       {"      NameError: name 'bare_metal_version' is not defined\n", Status::skip},
       {"      ModuleNotFoundError: No module named 'ninja'\n", Status::fail}};
   for (const auto& [exception, status] : cases) {
-    script_passing_project(c, {});
-    engine_->on("build", CannedStep::exits(1, std::string("Traceback (most recent call last):\n"
+    const CellResult r = run_project_with_failing_build(c, std::string("Traceback (most recent call last):\n"
                                                           "  File \"<string>\", line 182, in <module>\n") +
-                                                  exception + "error: metadata-generation-failed\n"));
-    const CellResult r = run(c);
+                                                  exception + "error: metadata-generation-failed\n");
     const CheckResult* build = check(r, "build");
     ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
     EXPECT_EQ(build->status, status) << build->message;
@@ -1746,18 +1755,14 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
 // torchsparse needs google/dense_hash_map (libsparsehash-dev) beside torch: a system header no part
 // of the cell has is "not checked here"; a torch header this torch lacks (TH/TH.h) stays red.
 TEST_F(RunCell, ASystemHeaderTheImageLacksIsNotCheckedHereATorchHeaderIsRed) {
-  engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
-  fs::create_directories(root_ / "repo" / "examples" / "boxops" / "csrc");
-  std::ofstream(root_ / "repo" / "examples" / "boxops" / "csrc" / "hashmap.hpp") << "#include <google/dense_hash_map>\n";
+  project_file("csrc/hashmap.hpp", "#include <google/dense_hash_map>\n");
   Cell c = cpu_cell();
   c.project = project("setuptools", {});
   const std::pair<const char*, Status> cases[] = {{"google/dense_hash_map", Status::skip}, {"TH/TH.h", Status::fail},
                                                   {"hashmap.hpp", Status::fail}};
   for (const auto& [header, status] : cases) {
-    script_passing_project(c, {});
-    engine_->on("build", CannedStep::exits(1, std::string("csrc/a.cpp:7:10: fatal error: ") + header +
-                                                  ": No such file or directory\n"));
-    const CellResult r = run(c);
+    const CellResult r = run_project_with_failing_build(c, std::string("csrc/a.cpp:7:10: fatal error: ") + header +
+                                                  ": No such file or directory\n");
     const CheckResult* build = check(r, "build");
     ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
     EXPECT_EQ(build->status, status) << header << ": " << build->message;
@@ -1773,11 +1778,9 @@ TEST_F(RunCell, ASystemHeaderTheImageLacksIsNotCheckedHereATorchHeaderIsRed) {
 TEST_F(RunCell, AProjectThatDoesNotSupportTheCellsPythonIsNotCheckedHere) {
   Cell c = cpu_cell();
   c.project = project("setuptools", {});
-  script_passing_project(c, {});
-  engine_->on("build", CannedStep::exits(1, "Processing ./src\n  Preparing metadata (pyproject.toml): finished with "
-                                            "status 'done'\nERROR: Package 'lrn-sparseatt' requires a different "
-                                            "Python: 3.11.2 not in '>=3.13'\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_project_with_failing_build(
+      c, "Processing ./src\n  Preparing metadata (pyproject.toml): finished with status 'done'\nERROR: Package "
+         "'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13'\n");
   const CheckResult* build = check(r, "build");
   ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
   EXPECT_EQ(build->status, Status::skip);
@@ -1790,14 +1793,9 @@ TEST_F(RunCell, AProjectThatDoesNotSupportTheCellsPythonIsNotCheckedHere) {
 // Pointnet2_PyTorch's setup.py sets TORCH_CUDA_ARCH_LIST = "3.7+PTX;…" itself; CUDA 13 refuses
 // compute_37. A true red, whose fix is the project's line, not the cell's cuda_archs.
 TEST_F(RunCell, AnArchTheProjectAsksForItselfNamesItsLine) {
-  engine_ = std::make_unique<FakeEngine>((root_ / "work").string(), "fake", (root_ / "repo").string());
-  fs::create_directories(root_ / "repo" / "examples" / "boxops");
-  std::ofstream(root_ / "repo" / "examples" / "boxops" / "setup.py")
-      << "import os\n\nos.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"3.7+PTX;5.0;7.5\"\n";
+  project_file("setup.py", "import os\n\nos.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"3.7+PTX;5.0;7.5\"\n");
   const Cell c = setuptools_project_cell();
-  script_passing_project(c, {});
-  engine_->on("build", CannedStep::exits(1, "nvcc fatal   : Unsupported gpu architecture 'compute_37'\n"));
-  const CellResult r = run(c);
+  const CellResult r = run_project_with_failing_build(c, "nvcc fatal   : Unsupported gpu architecture 'compute_37'\n");
   const CheckResult* build = check(r, "build");
   ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
   EXPECT_EQ(build->status, Status::fail);
@@ -1811,10 +1809,8 @@ TEST_F(RunCell, AnArchTheProjectAsksForItselfNamesItsLine) {
 // has no cuRAND: the image's gap, an infrastructure error, never the library's red.
 TEST_F(RunCell, ACudaLibraryHeaderTheImagesToolkitLacksIsTheImages) {
   const Cell c = setuptools_project_cell();
-  script_passing_project(c, {});
-  engine_->on("build", CannedStep::exits(1, "csrc/cuda/rw_cuda.cu:4:10: fatal error: curand.h: No such file or "
-                                            "directory\n"));
-  const CellResult r = run(c);
+  const CellResult r =
+      run_project_with_failing_build(c, "csrc/cuda/rw_cuda.cu:4:10: fatal error: curand.h: No such file or directory\n");
   const CheckResult* build = check(r, "build");
   ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
   EXPECT_EQ(build->status, Status::error);
@@ -1826,11 +1822,9 @@ TEST_F(RunCell, ACudaLibraryHeaderTheImagesToolkitLacksIsTheImages) {
 // cell builds without network: "not checked here", never the library's red.
 TEST_F(RunCell, ABuildThatReachesForTheNetworkIsNotCheckedHere) {
   const Cell c = setuptools_project_cell();
-  script_passing_project(c, {});
-  engine_->on("build", CannedStep::exits(1, "      Guessing wheel URL:  https://github.com/x/y/releases/download/v1/"
+  const CellResult r = run_project_with_failing_build(c, "      Guessing wheel URL:  https://github.com/x/y/releases/download/v1/"
                                             "y-1+cu13torch2.15-cp311-cp311-linux_x86_64.whl\n      error: <urlopen "
-                                            "error [Errno -3] Temporary failure in name resolution>\n"));
-  const CellResult r = run(c);
+                                            "error [Errno -3] Temporary failure in name resolution>\n");
   const CheckResult* build = check(r, "build");
   ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
   EXPECT_EQ(build->status, Status::skip);
