@@ -140,6 +140,7 @@ const char* to_string(StepWhen when) {
     case StepWhen::project_tests: return "project cells with tests, after a build";
     case StepWhen::project: return "project cells";
     case StepWhen::pypi_project: return "projects from PyPI (pypi:, wheel:)";
+    case StepWhen::atlas_pair: return "atlas pairs";
   }
   return "?";
 }
@@ -170,7 +171,7 @@ nlohmann::json registry_json() {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : step_registry())
     steps.push_back({{"name", s.name}, {"script", script_of(s)}, {"command", s.command}, {"timeout_s", s.timeout_s},
-                     {"when", to_string(s.when)}, {"does", s.does}, {"ends_cell", s.ends_cell}});
+                     {"when", to_string(s.when)}, {"does", s.does}, {"ends_cell", s.ends_cell}, {"atlas", s.in_atlas}});
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : check_registry()) {
     nlohmann::json j = {{"name", c.name}, {"steps", c.steps}, {"judge", c.judge}, {"per", to_string(c.per)},
@@ -230,11 +231,13 @@ std::string checks_markdown() {
 }
 
 std::string steps_markdown() {
-  std::string out = "| # | step | runs in | what runs | default timeout | does |\n|---|---|---|---|---|---|\n";
+  std::string out =
+      "| # | step | runs in | in an atlas pair | what runs | default timeout | does |\n|---|---|---|---|---|---|---|\n";
   int i = 0;
   for (const auto& s : step_registry())
-    out += fmt::format("| {} | `{}` | {} | {} | {:.0f} s | {} |\n", ++i, s.name, to_string(s.when),
-                       s.script.empty() ? escape_md_cell(s.command) : "`" + script_of(s) + "`", s.timeout_s, escape_md_cell(s.does));
+    out += fmt::format("| {} | `{}` | {} | {} | {} | {:.0f} s | {} |\n", ++i, s.name, to_string(s.when),
+                       s.in_atlas ? "yes" : "", s.script.empty() ? escape_md_cell(s.command) : "`" + script_of(s) + "`",
+                       s.timeout_s, escape_md_cell(s.does));
   return out;
 }
 

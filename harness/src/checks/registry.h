@@ -24,6 +24,7 @@ enum class StepWhen {
   project_tests,    // a project with a `tests:` command, after a successful build
   project,          // every project cell (not opmatrix's own kernels)
   pypi_project,     // a project that comes from PyPI (`pypi:` sdist or `wheel:`)
+  atlas_pair,       // an atlas pair only (atlas/atlas_file.h)
 };
 
 struct CellContext;  // checks/cell_context.h: one cell's run so far
@@ -40,6 +41,10 @@ struct StepSpec {
   std::string does;     // one sentence
   bool ends_cell = false;  // its failure ends the cell (nothing after it can run)
   StepRunner run = {};     // set by the module that registers the step
+  // It runs in an atlas pair too (atlas/atlas_file.h): what a wheel's users meet when they pip
+  // install it next to a torch (fetch, install, load, its metadata and ABI), not the checks of a
+  // build or of our kernels.
+  bool in_atlas = false;
 };
 
 // What one check result is about.

@@ -75,6 +75,7 @@ struct CommandOptions {
   RunOptions run;
   BisectOptions bisect;
   CrossLoadOptions xload;
+  AtlasOptions atlas;
   ReportOptions report;
   DiffOptions diff;
   ChecksOptions checks;
@@ -219,6 +220,29 @@ void add_cross_load(CLI::App& app, CommandOptions& o, Wiring& w) {
   w.on_parse(x, cross_load_command, xload);
 }
 
+// `opmatrix atlas run|report|validate`: one subcommand, its action the first word.
+void add_atlas(CLI::App& app, CommandOptions& o, Wiring& w) {
+  AtlasOptions& atlas = o.atlas;
+  atlas.run.atlas = "atlas.yaml";
+  atlas.run.results = "atlas-results";
+  auto* at = app.add_subcommand("atlas", "the op libraries of an atlas file (PyPI wheels) x its torch runtimes: "
+                                         "validate it, run its pairs, or render the published atlas from their results");
+  at->add_option("action", atlas.action, "validate | run | report")
+      ->required()
+      ->check(CLI::IsMember({"validate", "run", "report"}));
+  at->add_option("--atlas", atlas.run.atlas, "atlas file to read (default: ./atlas.yaml)");
+  at->add_option("--runtime", atlas.runtimes, "run: only this runtime (repeatable; a GitHub job each)");
+  at->add_option("--library", atlas.libraries, "run: only this library (repeatable)");
+  at->add_option("--output", atlas.output, "report: the folder its pages go to (default: docs/atlas)");
+  add_run_places(at, atlas.run);
+  at->get_option("--results")->description("folder of the pairs' results/<pair>.json and logs (default: ./atlas-results)");
+  at->add_flag("--no-cache", atlas.run.no_cache, "run: every selected pair even if its last result still stands");
+  at->add_flag("--yes", atlas.run.yes, "run: start even when the images will not fit in the free disk");
+  at->add_flag("--dry-run", atlas.run.dry_run, "run: say what the run would do and what it costs; start nothing");
+  at->add_flag("--images-only", atlas.run.images_only, "run: build (or find) the runtimes' images and stop");
+  w.on_parse(at, atlas_command, atlas);
+}
+
 void add_report(CLI::App& app, CommandOptions& o, Wiring& w) {
   auto* rp = app.add_subcommand("report", "render the compatibility report from results/*.json");
   rp->add_option("--results", o.report.results, "folder of results/<cell>.json (default: ./results)");
@@ -262,7 +286,7 @@ void add_doctor(CLI::App& app, CommandOptions& o, Wiring& w) {
 // The subcommands in the order `opmatrix --help` lists them.
 using AddSubcommand = void (*)(CLI::App&, CommandOptions&, Wiring&);
 constexpr AddSubcommand kSubcommands[] = {add_init, add_validate, add_list, add_github_matrix, add_run, add_bisect,
-                                          add_cross_load, add_report, add_diff, add_checks, add_doctor};
+                                          add_cross_load, add_atlas, add_report, add_diff, add_checks, add_doctor};
 
 // Parses `args`; the exit status of a parse that ends the command (help, version, bad usage),
 // else nullopt (the chosen subcommand's action is set).

@@ -80,6 +80,7 @@ struct RunOptions {
   bool as_root = false;            // containers: run steps as root instead of an unprivileged user
   bool yes = false;                // start even when the disk the run needs is not free (images/run_cost.h)
   bool dry_run = false;            // say what the run would do and what it costs; start nothing
+  std::string atlas;               // an atlas file: its pairs are the cells (`opmatrix atlas run`)
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 // A container memory limit as podman/docker take it: a whole number with an optional b/k/m/g.
@@ -104,6 +105,16 @@ struct BisectOptions {
   bool json = false;
 };
 int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& err);
+
+// `opmatrix atlas run|report|validate` (atlas/): the op libraries of an atlas file x its runtimes.
+struct AtlasOptions {
+  std::string action;                  // run | report | validate
+  RunOptions run;                      // run.atlas: the file; results, engine, work dir, no_cache, dry_run ...
+  std::vector<std::string> runtimes;   // only these runtimes (a GitHub job each); empty: all
+  std::vector<std::string> libraries;  // only these libraries; empty: all
+  std::string output = "docs/atlas";   // report: the folder the pages go to
+};
+int atlas_command(const AtlasOptions& opts, std::ostream& out, std::ostream& err);
 
 struct ReportOptions {
   std::string results = "results";

@@ -824,30 +824,14 @@ LoadResult load_matrix_text(const std::string& text, const std::string& file_nam
 }
 
 LoadResult load_matrix_file(const std::string& path, const std::string& base_dir) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    return {std::nullopt, {{path, {1, 1}, Severity::error, "is a directory, not a matrix file"}}};
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return {std::nullopt,
-            {{path, {1, 1}, Severity::error,
-              "cannot open the matrix file (does it exist? `opmatrix init` writes opmatrix.yaml for the op library "
-              "in this folder)"}}};
-  }
-  // Refuse to slurp a huge file: the size check reads no more than one byte past the limit.
-  const std::size_t limit = YamlLimits{}.max_bytes;
-  std::string text(limit + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > limit) {
-    const auto size = fs::file_size(path, ec);
-    return {std::nullopt, {{path, {1, 1}, Severity::error,
-                            fmt::format("file is {} bytes; a matrix file may be at most {} bytes",
-                                        ec ? text.size() : size, limit)}}};
-  }
+  LoadResult refused;
+  std::optional<std::string> text =
+      read_yaml_file(path, "matrix file",
+                     "does it exist? `opmatrix init` writes opmatrix.yaml for the op library in this folder",
+                     refused.diagnostics);
+  if (!text) return refused;
   const std::string base = base_dir.empty() ? fs::path(path).parent_path().string() : base_dir;
-  return load_matrix_text(text, path, base.empty() ? "." : base);
+  return load_matrix_text(*text, path, base.empty() ? "." : base);
 }
 
 }  // namespace opmatrix

@@ -98,6 +98,9 @@ struct Cell {
   // The project's reference cell: its measured per-op kernels are the library's promise in its
   // other cells (default: the newest torch where it builds and loads; checks/load/reference_promises.h).
   bool reference = false;
+  // A pair of the atlas (atlas/atlas_file.h): a library release installed in this runtime; only
+  // the steps marked in_atlas run (checks/registry.h).
+  bool atlas_pair = false;
 
   bool has_cuda() const { return cuda != "none"; }
   bool runs(const std::string& place) const;

@@ -20,7 +20,9 @@ nlohmann::json cell_to_json(const Cell& cell) {
   j["cuda"] = cell.cuda;
   j["where"] = cell.where;
   j["default"] = cell.in_default;
-  if (cell.reference) j["reference"] = true;  // only where declared: other cells' keys stay as they were
+  // Only where set: other cells' keys (and so their cache keys) stay as they were.
+  if (cell.reference) j["reference"] = true;
+  if (cell.atlas_pair) j["atlas_pair"] = true;
   j["runner"] = cell.runner == Runner::host ? "host" : "container";
   if (cell.runner == Runner::container) {
     nlohmann::json image;

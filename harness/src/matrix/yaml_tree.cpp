@@ -1,5 +1,7 @@
 #include "matrix/yaml_tree.h"
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <unordered_set>
@@ -291,6 +293,34 @@ YamlNodePtr parse_yaml(const std::string& text, Diagnostics& diag, const YamlLim
   } catch (const StopParsing&) {
   }
   return nullptr;
+}
+
+std::optional<std::string> read_yaml_file(const std::string& path, const std::string& what, const std::string& hint,
+                                          std::vector<Diagnostic>& diagnostics) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    diagnostics.push_back({path, {1, 1}, Severity::error, fmt::format("is a directory, not a {}", what)});
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics.push_back({path, {1, 1}, Severity::error, fmt::format("cannot open the {} ({})", what, hint)});
+    return std::nullopt;
+  }
+  // Refuse to slurp a huge file: the size check reads no more than one byte past the limit.
+  const std::size_t limit = YamlLimits{}.max_bytes;
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > limit) {
+    const auto size = fs::file_size(path, ec);
+    diagnostics.push_back({path, {1, 1}, Severity::error,
+                           fmt::format("file is {} bytes; a {} may be at most {} bytes", ec ? text.size() : size, what,
+                                       limit)});
+    return std::nullopt;
+  }
+  return text;
 }
 
 }  // namespace opmatrix

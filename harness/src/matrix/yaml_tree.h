@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,5 +48,11 @@ struct YamlLimits {
 // Parses one YAML document. Returns nullptr (with errors in `diag`) when the text is not
 // usable; returns a null-kind node for an empty document.
 YamlNodePtr parse_yaml(const std::string& text, Diagnostics& diag, const YamlLimits& limits = {});
+
+// A YAML file's text, or nullopt with one positioned error: a folder, a file that cannot be
+// opened ("cannot open the WHAT (HINT)"), or one larger than YamlLimits::max_bytes. WHAT names
+// the kind of file: "matrix file".
+std::optional<std::string> read_yaml_file(const std::string& path, const std::string& what, const std::string& hint,
+                                          std::vector<Diagnostic>& diagnostics);
 
 }  // namespace opmatrix

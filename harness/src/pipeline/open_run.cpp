@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "atlas/atlas_file.h"
 #include "matrix/diagnostic.h"
 #include "matrix/load.h"
 #include "pipeline/engine_config.h"
@@ -33,6 +34,12 @@ StageExit check_paths_and_sizes(const RunOptions& opts, std::ostream& err) {
 // With --repo-root, the matrix's containerfile and project paths are checked against that
 // folder (the one mounted as /src), not against the matrix file's folder.
 std::optional<Matrix> load_run_matrix(const RunOptions& opts, std::ostream& err) {
+  if (!opts.atlas.empty()) {
+    AtlasLoad loaded = load_atlas_file(opts.atlas);
+    for (const auto& d : loaded.diagnostics) err << format_diagnostic(d) << '\n';
+    if (!loaded.atlas) return std::nullopt;
+    return std::move(loaded.atlas->pairs);
+  }
   if (opts.repo_root.empty()) return load_matrix_or_report(opts.matrix, err);
   LoadResult loaded = load_matrix_file(opts.matrix, repo_root_for(opts));
   for (const auto& d : loaded.diagnostics) err << format_diagnostic(d) << '\n';

@@ -133,6 +133,9 @@ namespace {
 // What a cell's results come to before they are put in order: each non-pass where it belongs.
 struct Tally {
   std::set<std::string, decltype(&version_less)> archs{&version_less};
+  // Archs a library of the build holds code for (a fatbin pass): where another library lacks
+  // them, the arch is served in part (a package whose libraries target different GPUs by design).
+  std::set<std::string> served_archs;
   std::vector<std::string> op_order;
   std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
   std::vector<std::string> unexecuted, other_limits, unchecked;
@@ -146,6 +149,8 @@ void weigh(const CheckResult& c, bool promises_cuda, CellVerdict& v, Tally& t) {
     if (nothing_built_skip(c)) add_once(t.unchecked, fmt::format("{} {}", check_label(c), headline(c.message)));
     return;
   }
+  if (c.check == "fatbin" && !c.arch.empty() && (c.status == Status::pass || c.status == Status::xpass))
+    t.served_archs.insert(c.arch);
   const Weight w = weight_of(c);
   if (w == Weight::none) return;
   if (infrastructure(c)) {
@@ -197,11 +202,11 @@ CellVerdict assess(const CellResult& r) {
   Tally t;
   for (const auto& c : r.checks)
     if (!part_of_library_finding(c)) weigh(c, promises_cuda, v, t);
-  if (!t.archs.empty()) {
-    std::vector<std::string> sms;
-    for (const auto& a : t.archs) sms.push_back(sm_name(a));
-    v.limits.push_back(fmt::format("no {} support", fmt::join(sms, ", ")));
-  }
+  std::vector<std::string> none, part;
+  for (const auto& a : t.archs) (t.served_archs.count(a) ? part : none).push_back(sm_name(a));
+  if (!none.empty()) v.limits.push_back(fmt::format("no {} support", fmt::join(none, ", ")));
+  if (!part.empty())
+    v.limits.push_back(fmt::format("{} code in some of its libraries only (each library's archs: fatbin)", fmt::join(part, ", ")));
   v.limits.insert(v.limits.end(), t.unexecuted.begin(), t.unexecuted.end());
   for (const auto& op : t.op_order) v.limits.push_back(fmt::format("{}: {}", op, fmt::join(t.op_limits[op], ", ")));
   const std::string nothing_to_judge = add_library_findings(r, v, v.limits);

@@ -28,6 +28,7 @@ bool applies(const CellContext& ctx, StepWhen when) {
     case StepWhen::project_tests: return built && ctx.cell.project && !ctx.cell.project->tests.empty();
     case StepWhen::project: return ctx.cell.project.has_value();
     case StepWhen::pypi_project: return ctx.cell.project && ctx.cell.project->from_pypi();
+    case StepWhen::atlas_pair: return ctx.cell.atlas_pair;
   }
   return false;
 }
@@ -74,7 +75,7 @@ CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, cons
   fs::create_directories(engine.host_ccache_dir());
   fs::create_directories(engine.host_downloads_dir());
   for (const StepSpec& spec : step_registry()) {
-    if (!applies(ctx, spec.when)) continue;
+    if (!applies(ctx, spec.when) || (cell.atlas_pair && !spec.in_atlas)) continue;
     if (!spec.run(ctx, spec) && spec.ends_cell) break;
   }
   for (const CellRule& rule : cell_rule_registry()) rule.apply(ctx);

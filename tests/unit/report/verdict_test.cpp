@@ -50,6 +50,19 @@ TEST(Verdict, DeclaredArchLimitsAndNoGpuAreLimitsNotFailures) {
   EXPECT_EQ(verdict_line(v, 3), "◐ works with limits: no sm_100, sm_120 support; CUDA kernels not executed (no GPU here)");
 }
 
+// A package whose libraries target different GPUs by design (torchao 0.18.0: _C_cutlass_90a
+// holds sm_90 only, _C_mxfp8 sm_100 and sm_120 PTX): an arch one library holds code for is served
+// in part, never "no support"; an arch none holds is.
+TEST(Verdict, AnArchSomeLibraryHoldsIsServedInPartNotUnsupported) {
+  const CellVerdict v = assess(cell("13.2", {result("", "fatbin", Status::fail, "_C_mxfp8.so holds no code for sm_90", "9.0"),
+                                             result("", "fatbin", Status::pass, "_C_cutlass_90a.so holds SASS sm_90", "9.0"),
+                                             result("", "fatbin", Status::fail, "_C_mxfp8.so holds no code for sm_80", "8.0"),
+                                             result("", "fatbin", Status::fail, "_C_cutlass_90a.so holds no code for sm_80", "8.0")}));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  EXPECT_EQ(v.limits, (std::vector<std::string>{"no sm_80 support",
+                                                "sm_90 code in some of its libraries only (each library's archs: fatbin)"}));
+}
+
 TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
   const CellVerdict v = assess(cell("none", {result("nms", "device", Status::skip, "the cell does not promise CUDA")}));
   EXPECT_EQ(v.verdict, Verdict::works);

@@ -37,7 +37,7 @@ const bool kRegistered =
     (register_step(30, {"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
                         "downloads a pypi:/wheel: project's file from PyPI (with network, as only requirements has; cached "
                         "by sha256)",
-                        true, fetch}),
+                        true, fetch, true}),
      register_check(20, {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
                          "a pypi:/wheel: project's release exists on PyPI with a file for the cell (an sdist; a wheel "
                          "this Python and platform accept), its sha256 the one PyPI lists",

@@ -94,7 +94,7 @@ bool image(CellContext& ctx, const StepSpec&) {
 
 const bool kRegistered = (register_step(10, {"image", "", "podman build / docker build of the cell's Containerfile", 3600,
                                              StepWhen::every_cell, "builds (or finds, by content hash) the cell's image",
-                                             true, image}),
+                                             true, image, true}),
                           true);
 
 }  // namespace

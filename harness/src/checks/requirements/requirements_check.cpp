@@ -74,13 +74,13 @@ const bool kRegistered =
     (register_step(35, {"requirements", "requirements.py", "", 900, StepWhen::project,
                         "resolves the project's own requirements (and its tests') for the cell's Python, its torch "
                         "family pinned, and downloads them (network)",
-                        false, resolve}),
+                        false, resolve, true}),
      // An sdist among them (a prerequisite like torch-scatter) is compiled here, against the cell's
      // torch: after the archs step, so that a CUDA cell builds it for the archs its nvcc can target.
      register_step(65, {"requirements-install", "requirements.py", "", 3600, StepWhen::project,
                         "installs what the requirements step fetched into /build/deps, offline (building an "
                         "sdist among them against the cell's torch)",
-                        false, install}),
+                        false, install, true}),
      register_check(25, {"requirements", {"requirements", "requirements-install"}, "requirements_check", CheckPer::cell,
                          "the project's own requirements (its Requires-Dist, its tests') install in the cell as a "
                          "user's pip install brings them, without replacing the cell's torch",

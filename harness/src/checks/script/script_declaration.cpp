@@ -107,6 +107,7 @@ StepSpec read_step(const YamlNode& node, Diagnostics& diag) {
   s.timeout_s = r.number("timeout_s");
   s.when = r.one_of("when", when_names(), StepWhen::built);
   s.does = r.text("does");
+  s.in_atlas = r.flag("atlas");
   r.done();
   return s;
 }

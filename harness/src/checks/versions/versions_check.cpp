@@ -24,7 +24,7 @@ bool probe(CellContext& ctx, const StepSpec& spec) {
 const bool kRegistered =
     (register_step(20, {"probe", "probe.py", "", 120, StepWhen::every_cell,
                         "prints the cell's torch, torchvision, CUDA, nvcc, compiler and C++ ABI as one JSON object",
-                        true, probe}),
+                        true, probe, true}),
      register_check(10, {"versions", {"probe"}, "check_versions", CheckPer::cell,
                          "the cell's torch, torchvision and CUDA are the ones it declares, and torch has CUDA where "
                          "the cell promises it",

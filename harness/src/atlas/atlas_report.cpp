@@ -1,0 +1,219 @@
+#include "atlas/atlas_report.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "results/cell_result.h"
+#include "util/escape.h"
+#include "version.h"
+
+namespace opmatrix {
+
+namespace {
+
+// The declared side of a pair: what the release asks for, and what pip does about it.
+const std::set<std::string> kDeclaredChecks = {"wheel", "install-plan"};
+
+const CheckResult* find_check(const CellResult& r, const std::string& check) {
+  for (const auto& c : r.checks)
+    if (c.check == check) return &c;
+  return nullptr;
+}
+
+Declared declared_of(const CheckResult* wheel) {
+  if (!wheel) return Declared::unknown;
+  if (wheel->status == Status::fail || wheel->status == Status::xfail) return Declared::refuses;
+  if (wheel->message.find("declares no torch requirement") != std::string::npos) return Declared::says_nothing;
+  return wheel->status == Status::pass || wheel->status == Status::xpass ? Declared::accepts : Declared::unknown;
+}
+
+AtlasPair pair_of(const std::string& library, const std::string& release, const std::string& runtime,
+                  const std::map<std::string, const CellResult*>& by_id) {
+  AtlasPair p{atlas_pair_id(library, release, runtime), library, release, runtime};
+  auto it = by_id.find(p.id);
+  if (it == by_id.end()) {
+    p.measured.verdict = Verdict::not_run;
+    p.measured.not_run = "not measured yet";
+    return p;
+  }
+  p.result = it->second;
+  const CheckResult* wheel = find_check(*p.result, "wheel");
+  p.declared = declared_of(wheel);
+  if (wheel) p.declared_text = wheel->message;
+  if (const CheckResult* plan = find_check(*p.result, "install-plan")) p.pip_text = plan->message;
+  if (const CheckResult* fetch = find_check(*p.result, "fetch");
+      fetch && fetch->diagnosis && fetch->diagnosis->kind == "no_compatible_wheel") {
+    p.no_wheel = true;
+    p.measured.verdict = Verdict::not_run;
+    p.measured.not_run = fetch->message;
+    return p;
+  }
+  CellResult measured = *p.result;
+  measured.checks.erase(std::remove_if(measured.checks.begin(), measured.checks.end(),
+                                       [](const CheckResult& c) { return kDeclaredChecks.count(c.check) > 0; }),
+                        measured.checks.end());
+  p.measured = assess(measured);
+  p.measured.as_declared = true;  // a pair declares no expectations: what it measures is the finding
+  return p;
+}
+
+// "✔" of "✔ works".
+std::string glyph(Verdict v) {
+  const std::string s = verdict_symbol(v);
+  return s.substr(0, s.find(' '));
+}
+
+std::string page_of(const std::string& library) { return library + ".md"; }
+
+std::string entry_link(const AtlasPair& p, bool from_index) {
+  const std::string symbol = glyph(p.measured.verdict) + (disagreement(p).empty() ? "" : "≠");
+  return fmt::format("[{}]({}#{})", symbol, from_index ? page_of(p.library) : "", p.id);
+}
+
+const char* kLegend =
+    "✔ works · ◐ works with limits · ✘ broken · ○ not run (no wheel for the runtime's Python or platform, or not "
+    "measured yet) · ≠ the release's own metadata says otherwise (see its page)";
+
+std::string runtime_header(const Atlas& a) {
+  std::string head = "| |", rule = "|---|";
+  for (const auto& r : a.runtimes) {
+    head += fmt::format(" {} |", r);
+    rule += "---|";
+  }
+  return head + "\n" + rule + "\n";
+}
+
+std::string render_index(const AtlasView& view) {
+  const Atlas& a = *view.atlas;
+  std::size_t measured = 0;
+  for (const auto& p : view.pairs) measured += p.result ? 1 : 0;
+  std::string out = "# The atlas: op libraries x torch, measured\n\n";
+  out += fmt::format(
+      "Each library's newest release in the atlas, installed from its PyPI wheel next to each torch runtime (a fresh "
+      "container per pair): whether pip would take it, whether its compiled libraries load, whether its import "
+      "loads its own extension, and which of its ops register. {} libraries, {} pairs, {} measured. Rendered by "
+      "opmatrix {} (`opmatrix atlas report`).\n\n{}\n\n",
+      a.libraries.size(), view.pairs.size(), measured, kOpmatrixVersion, kLegend);
+  out += runtime_header(a);
+  for (const auto& lib : a.libraries) {
+    const std::string& newest = lib.releases.back();
+    out += fmt::format("| [{}]({}) {} |", lib.name, page_of(lib.name), newest);
+    for (const auto& r : a.runtimes) out += " " + entry_link(*view.find(lib.name, newest, r), true) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string declared_words(const AtlasPair& p) {
+  switch (p.declared) {
+    case Declared::accepts: return "accepts this torch";
+    case Declared::refuses: return "asks for another torch";
+    case Declared::says_nothing: return "names no torch";
+    case Declared::unknown: break;
+  }
+  return "not read";
+}
+
+std::string pair_section(const AtlasPair& p) {
+  std::string out = fmt::format("<a id=\"{}\"></a>\n### {} {} in {}\n\n", p.id, p.library, p.release, p.runtime);
+  out += fmt::format("- measured: {}\n", escape_md_cell(verdict_line(p.measured, 4)));
+  if (!p.pip_text.empty()) out += fmt::format("- pip: {}\n", escape_md_cell(p.pip_text));
+  if (!p.declared_text.empty()) out += fmt::format("- its metadata: {}\n", escape_md_cell(p.declared_text));
+  if (const std::string d = disagreement(p); !d.empty()) out += fmt::format("- ≠ {}\n", escape_md_cell(d));
+  if (p.result) out += fmt::format("- evidence: results `{}.json` and its logs (`logs/{}/`)\n", p.id, p.id);
+  return out + "\n";
+}
+
+std::string render_library(const AtlasView& view, const AtlasLibrary& lib) {
+  const Atlas& a = *view.atlas;
+  std::string out = fmt::format("# {} x torch\n\n", lib.name);
+  if (!lib.notes.empty()) out += lib.notes + "\n\n";
+  out += fmt::format("[The atlas](index.md) · import `{}` · namespace `{}`\n\n{}\n\n",
+                     lib.import_module.empty() ? "(none)" : lib.import_module, lib.ns.empty() ? "(none)" : lib.ns,
+                     kLegend);
+  out += runtime_header(a);
+  for (auto rel = lib.releases.rbegin(); rel != lib.releases.rend(); ++rel) {
+    out += fmt::format("| {} |", *rel);
+    for (const auto& r : a.runtimes) out += " " + entry_link(*view.find(lib.name, *rel, r), false) + " |";
+    out += "\n";
+  }
+  std::vector<std::string> disagreements;
+  for (const auto& p : view.pairs)
+    if (p.library == lib.name)
+      if (std::string d = disagreement(p); !d.empty()) disagreements.push_back(fmt::format("[{} in {}](#{}): {}", p.release, p.runtime, p.id, d));
+  out += "\n## Declared and measured\n\n";
+  if (disagreements.empty()) out += "Every measured pair agrees with what the release's metadata declares.\n";
+  for (const auto& d : disagreements) out += "- " + d + "\n";
+  out += "\n## Each pair\n\n";
+  for (const auto& r : a.runtimes)
+    for (auto rel = lib.releases.rbegin(); rel != lib.releases.rend(); ++rel) out += pair_section(*view.find(lib.name, *rel, r));
+  return out;
+}
+
+nlohmann::json render_json(const AtlasView& view, const ResultsSet& results) {
+  nlohmann::json j;
+  // A report file (report/results_set.h reads it back), so `opmatrix diff` compares two atlases.
+  j["schema"] = "opmatrix-report";
+  j["schema_version"] = 1;
+  j["kind"] = "atlas";
+  j["opmatrix_version"] = kOpmatrixVersion;
+  j["runtimes"] = view.atlas->runtimes;
+  j["pairs"] = nlohmann::json::array();
+  for (const auto& p : view.pairs) {
+    nlohmann::json e = {{"id", p.id},           {"library", p.library},
+                        {"release", p.release}, {"runtime", p.runtime},
+                        {"measured", to_json(p.measured)}, {"declared", declared_words(p)},
+                        {"pip", p.pip_text},    {"no_wheel", p.no_wheel}};
+    if (const std::string d = disagreement(p); !d.empty()) e["disagreement"] = d;
+    j["pairs"].push_back(e);
+  }
+  j["cells"] = nlohmann::json::array();
+  for (const auto& p : view.pairs)
+    if (p.result) j["cells"].push_back(to_json(*p.result));
+  j["errors"] = results.errors;
+  return j;
+}
+
+}  // namespace
+
+const AtlasPair* AtlasView::find(const std::string& library, const std::string& release,
+                                 const std::string& runtime) const {
+  for (const auto& p : pairs)
+    if (p.library == library && p.release == release && p.runtime == runtime) return &p;
+  return nullptr;
+}
+
+AtlasView view_atlas(const Atlas& atlas, const ResultsSet& results) {
+  std::map<std::string, const CellResult*> by_id;
+  for (const auto& r : results.cells) by_id[cell_id(r)] = &r;
+  AtlasView view;
+  view.atlas = &atlas;
+  for (const auto& runtime : atlas.runtimes)
+    for (const auto& lib : atlas.libraries)
+      for (const auto& release : lib.releases) view.pairs.push_back(pair_of(lib.name, release, runtime, by_id));
+  return view;
+}
+
+std::string disagreement(const AtlasPair& p) {
+  const Verdict v = p.measured.verdict;
+  const bool works = v == Verdict::works || v == Verdict::works_with_limits;
+  if (p.declared == Declared::refuses && works)
+    return "its metadata asks for another torch, yet it works here (" + p.declared_text + ")";
+  if (p.declared == Declared::accepts && v == Verdict::broken)
+    return "its metadata accepts this torch, yet it is broken here (" + p.declared_text + ")";
+  if (p.declared == Declared::says_nothing && v == Verdict::broken)
+    return "its metadata names no torch, yet it is broken here";
+  return "";
+}
+
+std::map<std::string, std::string> render_atlas(const AtlasView& view, const ResultsSet& results) {
+  std::map<std::string, std::string> files;
+  files["index.md"] = render_index(view);
+  for (const auto& lib : view.atlas->libraries) files[page_of(lib.name)] = render_library(view, lib);
+  files["atlas.json"] = render_json(view, results).dump(1) + "\n";
+  return files;
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,71 @@
+#include "checks/install_plan/install_plan_judge.h"
+
+#include <fmt/format.h>
+
+#include "util/json_fields.h"
+
+namespace opmatrix {
+
+namespace {
+
+// "torch 2.5.1 -> 2.8.0, torchvision (none) -> 0.23.0"
+std::string replacements(const nlohmann::json& family) {
+  std::string out;
+  for (const auto& f : family) {
+    const std::string from = f.contains("from") && f["from"].is_string() ? f["from"].get<std::string>() : "";
+    out += fmt::format("{}{} {} -> {}", out.empty() ? "" : ", ", json_text(f, "name"), from.empty() ? "(not installed)" : from,
+                       json_text(f, "to"));
+  }
+  return out;
+}
+
+std::string fix_for(const std::string& kind) {
+  if (kind == "network") return "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again";
+  if (kind == "no_wheel")
+    return "nothing to fix in this runtime: the release ships no wheel for its Python or platform (users here get "
+           "the same 'No matching distribution')";
+  return "run the reproduction command: pip's own words say which requirement cannot be met";
+}
+
+}  // namespace
+
+CheckResult install_plan_check(const nlohmann::json& report, const InstallPlanContext& ctx) {
+  CheckResult c;
+  c.check = "install-plan";
+  c.seconds = ctx.seconds;
+  const std::string from_cache = report.is_object() && report.value("cached", false) ? " (answer cached)" : "";
+  if (report.is_object() && report.value("ok", false)) {
+    const auto family = report.value("torch_family", nlohmann::json::array());
+    if (family.empty()) {
+      c.status = Status::pass;
+      c.message = fmt::format("pip install {} installs it next to this torch as it is ({} package{}){}",
+                              json_text(report, "requirement"), report.value("install", nlohmann::json::array()).size(),
+                              report.value("install", nlohmann::json::array()).size() == 1 ? "" : "s", from_cache);
+      return c;
+    }
+    c.status = Status::fail;
+    c.message = fmt::format("pip install {} would replace this runtime's {}: it works here only installed with "
+                            "--no-deps{}",
+                            json_text(report, "requirement"), replacements(family), from_cache);
+    c.diagnosis = Diagnosis{"replaces_torch", c.message,
+                            "install it with `pip install --no-deps`, or use the torch its requirements name",
+                            ctx.repro, ""};
+    return c;
+  }
+  Diagnosis d;
+  d.kind = json_text(report, "error");
+  d.summary = json_text(report, "message");
+  if (d.kind.empty()) d.kind = ctx.timed_out ? "network" : "internal";
+  if (d.summary.empty())
+    d.summary = ctx.timed_out ? "pip's dry run ran past its time limit"
+                              : fmt::format("install_plan.py printed no result (exit {}; see the log)", ctx.exit_code);
+  c.status = d.kind == "network" || d.kind == "internal" ? Status::error : Status::fail;
+  d.fix = fix_for(d.kind);
+  d.repro = ctx.repro;
+  d.evidence = ctx.log.substr(0, 2000);
+  c.message = d.summary;
+  c.diagnosis = d;
+  return c;
+}
+
+}  // namespace opmatrix

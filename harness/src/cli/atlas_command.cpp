@@ -1,0 +1,112 @@
+// `opmatrix atlas`: the op libraries of an atlas file x its runtimes (atlas/atlas_file.h).
+//   validate  reads the file (FILE:LINE:COL errors) and says how many pairs it holds;
+//   run       runs the pairs (all, or those of --runtime/--library) by way of `opmatrix run`,
+//             runtime-major, each pair cached by its key like any cell;
+//   report    renders the published atlas from the results (atlas/atlas_report.h).
+#include <filesystem>
+#include <ostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "atlas/atlas_file.h"
+#include "atlas/atlas_report.h"
+#include "cli/commands.h"
+#include "matrix/diagnostic.h"
+#include "report/results_set.h"
+#include "util/atomic_write.h"
+#include "util/suggest.h"
+
+namespace fs = std::filesystem;
+
+namespace opmatrix {
+
+namespace {
+
+std::optional<Atlas> load_or_report(const std::string& path, std::ostream& err) {
+  AtlasLoad loaded = load_atlas_file(path);
+  for (const auto& d : loaded.diagnostics) err << format_diagnostic(d) << '\n';
+  return std::move(loaded.atlas);
+}
+
+// The --runtime/--library names that the atlas does not hold, as usage errors.
+bool names_known(const AtlasOptions& opts, const Atlas& a, std::ostream& err) {
+  std::vector<std::string> libraries;
+  for (const auto& l : a.libraries) libraries.push_back(l.name);
+  bool ok = true;
+  for (const auto& r : opts.runtimes)
+    if (std::find(a.runtimes.begin(), a.runtimes.end(), r) == a.runtimes.end()) {
+      err << fmt::format("opmatrix atlas: error: --runtime {}: not a runtime of {}{}\n", r, a.file,
+                         did_you_mean(r, a.runtimes));
+      ok = false;
+    }
+  for (const auto& l : opts.libraries)
+    if (std::find(libraries.begin(), libraries.end(), l) == libraries.end()) {
+      err << fmt::format("opmatrix atlas: error: --library {}: not a library of {}{}\n", l, a.file,
+                         did_you_mean(l, libraries));
+      ok = false;
+    }
+  return ok;
+}
+
+bool chosen(const std::vector<std::string>& only, const std::string& name) {
+  return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+
+int run_pairs(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
+  RunOptions run = opts.run;
+  run.matrix = run.atlas;
+  run.cross_load = false;  // a pair's library is judged in its own runtime; the atlas is the cross table
+  for (const auto& r : a.runtimes) {
+    if (!chosen(opts.runtimes, r)) continue;
+    for (const auto& l : a.libraries) {
+      if (!chosen(opts.libraries, l.name)) continue;
+      for (const auto& v : l.releases) run.cells.push_back(atlas_pair_id(l.name, v, r));
+    }
+  }
+  const int status = run_command(run, out, err);
+  // A red pair is a finding of the atlas, not a failed run: only a run that could not measure
+  // (bad usage, an interrupted or broken run) ends non-zero.
+  return status == kExitFailed ? kExitOk : status;
+}
+
+int render(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
+  const ResultsSet results = load_results(opts.run.results);
+  for (const auto& e : results.errors) err << "opmatrix atlas report: warning: " << e << '\n';
+  const AtlasView view = view_atlas(a, results);
+  std::size_t measured = 0;
+  for (const auto& p : view.pairs) measured += p.result ? 1 : 0;
+  if (measured == 0) {
+    err << fmt::format("opmatrix atlas report: error: no results of {}'s pairs in {}: run `opmatrix atlas run --atlas "
+                       "{} --results {}` first\n", a.file, opts.run.results, a.file, opts.run.results);
+    return kExitNothingToReport;
+  }
+  try {
+    fs::create_directories(opts.output);
+    for (const auto& [name, text] : render_atlas(view, results))
+      write_file_atomically((fs::path(opts.output) / name).string(), text);
+  } catch (const std::exception& e) {
+    err << "opmatrix atlas report: error: " << e.what() << '\n';
+    return kExitFailed;
+  }
+  out << fmt::format("{}: {} libraries x {} runtimes, {} of {} pairs measured\n", opts.output, a.libraries.size(),
+                     a.runtimes.size(), measured, view.pairs.size());
+  return kExitOk;
+}
+
+}  // namespace
+
+int atlas_command(const AtlasOptions& opts, std::ostream& out, std::ostream& err) {
+  std::optional<Atlas> a = load_or_report(opts.run.atlas, err);
+  if (!a) return kExitUsage;
+  if (!names_known(opts, *a, err)) return kExitUsage;
+  if (opts.action == "run") return run_pairs(opts, *a, out, err);
+  if (opts.action == "report") return render(opts, *a, out, err);
+  std::size_t releases = 0;
+  for (const auto& l : a->libraries) releases += l.releases.size();
+  out << fmt::format("{}: ok: {} libraries, {} releases x {} runtimes = {} pairs\n", a->file, a->libraries.size(),
+                     releases, a->runtimes.size(), a->pairs.cells.size());
+  return kExitOk;
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,91 @@
+"""What `pip install NAME==VERSION` would do next to the cell's torch, as pip's own resolver says
+(a dry run with the cell's packages installed; the release itself only as a wheel): install it as
+it is, replace torch (and which other torch-family packages, from which version to which), or
+find no wheel for this Python and platform. An atlas pair's first answer; runs with network.
+
+    install_plan.py --requirement NAME==VERSION --cache DIR
+
+The answer is kept as DIR/plans/<key>.json (key: the requirement, the Python, the platform and the
+torch family installed), written atomically, so a second run needs no network.
+
+stdout: one JSON object, {"ok": true, "plan": "installs"|"replaces_torch", "requirement",
+"install": [{"name", "version"}], "torch_family": [{"name", "from", "to"}], "cached": bool} or
+{"ok": false, "error": KIND, "message": ...} (exit 1), KIND one of no_wheel, unresolvable,
+network, internal."""
+import argparse
+import json
+import os
+import re
+import sys
+
+from fetch_pypi import normalise, write_atomic
+from requirements import NETWORK_WORDS, PIP, TORCH_FAMILY, Failure, cache_key, run, torch_family_pins
+
+
+def installed_versions():
+    from importlib import metadata
+    return {normalise(d.metadata["Name"] or ""): d.version for d in metadata.distributions()}
+
+
+def no_wheel(out):
+    """pip's words where the release has no file it may install here, or None."""
+    for line in out.splitlines():
+        if re.search(r"No matching distribution found for|Could not find a version that satisfies", line):
+            return line.strip()
+    return None
+
+
+def plan(requirement, cache):
+    name = normalise(requirement.split("==")[0])
+    pins = torch_family_pins()
+    folder = os.path.join(cache, "plans")
+    kept = os.path.join(folder, cache_key([requirement], pins) + ".json")
+    if os.path.isfile(kept):
+        with open(kept) as f:
+            return dict(json.load(f), cached=True)
+    os.makedirs(folder, exist_ok=True)
+    report = kept + ".report"
+    # --report: without it Debian's pip refuses even a dry run (externally managed environment).
+    rc, out = run(PIP + ["install", "--dry-run", "--quiet", "--only-binary", name, "--report", report, requirement])
+    if rc != 0:
+        python = "%d.%d" % sys.version_info[:2]
+        if any(w in out for w in NETWORK_WORDS):
+            raise Failure("network", "pip could not reach the index (exit %d): the infrastructure, not the library; "
+                          "run again" % rc)
+        line = no_wheel(out)
+        if line and name in normalise(line):
+            raise Failure("no_wheel", "pip finds no wheel of %s for this cell's Python %s and platform (pip: %s)" % (
+                requirement, python, line), python=python)
+        conflict = [l.strip() for l in out.splitlines() if re.search(r"\bconflict|\brequires\b.*\bbut\b", l, re.I)]
+        raise Failure("unresolvable", "pip cannot resolve %s next to this cell's packages for Python %s: %s" % (
+            requirement, python, " ".join(conflict[:3]) or line or "pip exit %d; its words are in the log" % rc))
+    with open(report) as f:
+        items = json.load(f).get("install", [])
+    os.unlink(report)
+    have = installed_versions()
+    install = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
+    family = [{"name": i["name"], "from": have.get(i["name"]), "to": i["version"]} for i in install
+              if TORCH_FAMILY.match(i["name"]) and i["name"] != name]
+    answer = {"ok": True, "requirement": requirement, "plan": "replaces_torch" if family else "installs",
+              "install": install, "torch_family": family}
+    write_atomic(kept, json.dumps(answer, indent=1) + "\n")
+    return dict(answer, cached=False)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requirement", required=True, help="NAME==VERSION")
+    ap.add_argument("--cache", required=True, help="cache folder")
+    args = ap.parse_args()
+    try:
+        out, code = plan(args.requirement, args.cache), 0
+    except Failure as f:
+        out, code = f.out, 1
+    except Exception as e:  # noqa: BLE001 - the harness needs JSON, not a traceback
+        out, code = {"ok": False, "error": "internal", "message": "install_plan.py: %s: %s" % (type(e).__name__, e)}, 1
+    print(json.dumps(out))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+// The published atlas from pair results: the measured verdict apart from what the release
+// declares, "not run" only where the release has no wheel for the runtime, every disagreement
+// between declared and measured named, and atlas.json a report `opmatrix diff` reads back.
+#include <gtest/gtest.h>
+
+#include "atlas/atlas_report.h"
+#include "init/temp_folder.h"
+#include "testbed.h"
+#include "util/atomic_write.h"
+
+namespace opmatrix {
+namespace {
+
+using testbed::check_result;
+
+Atlas two_by_two() {
+  Atlas a;
+  a.file = "atlas.yaml";
+  a.runtimes = {"old-torch", "new-torch"};
+  a.libraries = {{"libx", "libx", "libx", {"1.0"}, "", {}}, {"liby", "liby", "", {"2.0"}, "", {}}};
+  return a;
+}
+
+CellResult pair_result(const std::string& library, const std::string& release, const std::string& runtime,
+                       std::vector<CheckResult> checks) {
+  CellResult r;
+  r.cell = {{"id", atlas_pair_id(library, release, runtime)}, {"cuda", "none"}, {"atlas_pair", true},
+            {"project", {{"wheel", library + "==" + release}}}};
+  r.checks = std::move(checks);
+  settle_status(r);
+  return r;
+}
+
+ResultsSet results() {
+  ResultsSet set;
+  // libx 1.0 pins the old torch: it works there; in the new one its library lacks symbols.
+  set.cells.push_back(pair_result("libx", "1.0", "old-torch",
+                                  {check_result("wheel", Status::pass, "", "", "requires torch==2.5.1 (met by torch 2.5.1)"),
+                                   check_result("install-plan", Status::pass, "", "", "pip install libx==1.0 installs it"),
+                                   check_result("load", Status::pass, "", "", "_C.so loads")}));
+  set.cells.push_back(pair_result("libx", "1.0", "new-torch",
+                                  {check_result("wheel", Status::fail, "", "", "requires torch==2.5.1, but this cell's torch is 2.15.0"),
+                                   check_result("install-plan", Status::fail, "", "", "pip would replace torch 2.15.0 -> 2.5.1"),
+                                   check_result("load", Status::fail, "", "", "_C.so: undefined symbol: c10::foo()")}));
+  // liby declares no torch; the old runtime's Python has no wheel of it; it loads in the new one
+  // although ... nothing declared, nothing to disagree with.
+  CheckResult no_wheel = check_result("fetch", Status::fail, "", "", "liby 2.0 has no wheel this cell can install: cp313");
+  no_wheel.diagnosis = Diagnosis{"no_compatible_wheel", no_wheel.message, "", "", ""};
+  set.cells.push_back(pair_result("liby", "2.0", "old-torch", {no_wheel}));
+  return set;
+}
+
+}  // namespace
+
+TEST(AtlasReport, MeasuredApartFromDeclaredAndEveryPairAccountedFor) {
+  const Atlas a = two_by_two();
+  const ResultsSet set = results();
+  const AtlasView view = view_atlas(a, set);
+  ASSERT_EQ(view.pairs.size(), 4u);
+
+  const AtlasPair& home = *view.find("libx", "1.0", "old-torch");
+  EXPECT_EQ(home.measured.verdict, Verdict::works);
+  EXPECT_EQ(home.declared, Declared::accepts);
+  EXPECT_EQ(disagreement(home), "");
+
+  // The declared side (wheel, install-plan) is not the measured verdict's: one red, the load's.
+  const AtlasPair& away = *view.find("libx", "1.0", "new-torch");
+  EXPECT_EQ(away.measured.verdict, Verdict::broken);
+  EXPECT_EQ(away.measured.broken, (std::vector<std::string>{"_C.so: undefined symbol: c10::foo()"}));
+  EXPECT_TRUE(away.measured.as_declared) << "a pair declares no expectations";
+  EXPECT_EQ(away.declared, Declared::refuses);
+  EXPECT_EQ(away.pip_text, "pip would replace torch 2.15.0 -> 2.5.1");
+  EXPECT_EQ(disagreement(away), "");  // it asks for another torch and does not work here: they agree
+
+  const AtlasPair& none = *view.find("liby", "2.0", "old-torch");
+  EXPECT_TRUE(none.no_wheel);
+  EXPECT_EQ(none.measured.verdict, Verdict::not_run);
+  EXPECT_EQ(none.measured.not_run, "liby 2.0 has no wheel this cell can install: cp313");
+
+  const AtlasPair& missing = *view.find("liby", "2.0", "new-torch");
+  EXPECT_EQ(missing.result, nullptr);
+  EXPECT_EQ(missing.measured.not_run, "not measured yet");
+}
+
+TEST(AtlasReport, DisagreementsBetweenDeclaredAndMeasuredAreNamed) {
+  AtlasPair p;
+  p.declared = Declared::refuses;
+  p.declared_text = "requires torch==2.5.1, but this cell's torch is 2.6.0";
+  p.measured.verdict = Verdict::works;
+  EXPECT_EQ(disagreement(p), "its metadata asks for another torch, yet it works here (requires torch==2.5.1, but "
+                             "this cell's torch is 2.6.0)");
+  p.declared = Declared::accepts;
+  p.declared_text = "requires torch>=2.4 (met by torch 2.15.0)";
+  p.measured.verdict = Verdict::broken;
+  EXPECT_EQ(disagreement(p), "its metadata accepts this torch, yet it is broken here (requires torch>=2.4 (met by torch 2.15.0))");
+  p.declared = Declared::says_nothing;
+  EXPECT_EQ(disagreement(p), "its metadata names no torch, yet it is broken here");
+  p.measured.verdict = Verdict::works_with_limits;
+  EXPECT_EQ(disagreement(p), "");
+}
+
+TEST(AtlasReport, PagesLinkEachEntryToItsEvidenceAndTheJsonIsAReportDiffReads) {
+  const Atlas a = two_by_two();
+  const ResultsSet set = results();
+  const auto files = render_atlas(view_atlas(a, set), set);
+  ASSERT_EQ(files.size(), 4u);  // index.md, libx.md, liby.md, atlas.json
+  const std::string& index = files.at("index.md");
+  EXPECT_NE(index.find("| [libx](libx.md) 1.0 | [✔](libx.md#libx-1.0--old-torch) | [✘](libx.md#libx-1.0--new-torch) |"),
+            std::string::npos) << index;
+  EXPECT_NE(index.find("| [liby](liby.md) 2.0 | [○](liby.md#liby-2.0--old-torch) | [○](liby.md#liby-2.0--new-torch) |"),
+            std::string::npos) << index;
+  EXPECT_NE(index.find("2 libraries, 4 pairs, 3 measured"), std::string::npos) << index;
+  const std::string& page = files.at("libx.md");
+  EXPECT_NE(page.find("<a id=\"libx-1.0--new-torch\"></a>"), std::string::npos) << page;
+  EXPECT_NE(page.find("- pip: pip would replace torch 2.15.0 -> 2.5.1"), std::string::npos) << page;
+  EXPECT_NE(page.find("Every measured pair agrees"), std::string::npos) << page;
+
+  TempFolder dir;
+  dir.write("atlas.json", files.at("atlas.json"));
+  const ResultsSet back = load_results_from((dir.path / "atlas.json").string());
+  EXPECT_TRUE(back.errors.empty());
+  ASSERT_EQ(back.cells.size(), 3u);
+  EXPECT_EQ(cell_id(back.cells[0]), "libx-1.0--new-torch");
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,51 @@
+// The `install-plan` check from install_plan.py's JSON: what `pip install NAME==VERSION` does next
+// to the runtime's torch — installs it as it is, replaces torch (a limit, each package from ->
+// to), finds no wheel (a fail) — and the network's failure told apart as the run's.
+#include <gtest/gtest.h>
+
+#include "checks/install_plan/install_plan_judge.h"
+
+namespace opmatrix {
+namespace {
+
+using json = nlohmann::json;
+
+InstallPlanContext context() { return {{"wheel libx==1.0", "podman run ... install_plan.py", "pip: ...\n", 1.5}, false, 1}; }
+
+}  // namespace
+
+TEST(InstallPlanCheck, InstallingAsItIsPasses) {
+  const json ok = {{"ok", true}, {"requirement", "libx==1.0"}, {"plan", "installs"},
+                   {"install", json::array({{{"name", "libx"}, {"version", "1.0"}}})}, {"torch_family", json::array()}};
+  const CheckResult c = install_plan_check(ok, context());
+  EXPECT_EQ(c.status, Status::pass);
+  EXPECT_EQ(c.message, "pip install libx==1.0 installs it next to this torch as it is (1 package)");
+}
+
+TEST(InstallPlanCheck, ReplacingTorchNamesEachPackageFromAndTo) {
+  const json swap = {{"ok", true}, {"requirement", "libx==1.0"}, {"plan", "replaces_torch"}, {"cached", true},
+                     {"torch_family", json::array({{{"name", "torch"}, {"from", "2.15.0"}, {"to", "2.5.1"}},
+                                                   {{"name", "triton"}, {"from", nullptr}, {"to", "3.1.0"}}})}};
+  const CheckResult c = install_plan_check(swap, context());
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_EQ(c.message, "pip install libx==1.0 would replace this runtime's torch 2.15.0 -> 2.5.1, triton (not "
+                       "installed) -> 3.1.0: it works here only installed with --no-deps (answer cached)");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "replaces_torch");
+  EXPECT_EQ(c.diagnosis->repro, "podman run ... install_plan.py");
+}
+
+TEST(InstallPlanCheck, NoWheelIsTheReleasesAndTheNetworkIsTheRuns) {
+  const json none = {{"ok", false}, {"error", "no_wheel"}, {"message", "pip finds no wheel of libx==1.0 for Python 3.13"}};
+  CheckResult c = install_plan_check(none, context());
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_EQ(c.message, "pip finds no wheel of libx==1.0 for Python 3.13");
+  const json down = {{"ok", false}, {"error", "network"}, {"message", "pip could not reach the index"}};
+  c = install_plan_check(down, context());
+  EXPECT_EQ(c.status, Status::error);
+  c = install_plan_check(json(), InstallPlanContext{{"", "", "", 300}, true, -1});
+  EXPECT_EQ(c.status, Status::error);
+  EXPECT_EQ(c.message, "pip's dry run ran past its time limit");
+}
+
+}  // namespace opmatrix
