@@ -270,19 +270,72 @@ def cpp_only_kernels(libraries, namespace, ops):
     return last_json_line(p.stdout) or {}
 
 
+# What a package says when it declines to load its own compiled extension and goes on without
+# it (a warning, a log line, a print), in the words of the libraries that do: xformers ("xFormers
+# can't load C++/CUDA extensions"), torchao ("Skipping import of cpp extensions due to
+# incompatible torch version"), fbgemm_gpu ("Could not load the library 'fbgemm_gpu_py.so'"), and
+# the generic forms of "falling back to a Python implementation".
+DECLINED = [re.compile(p, re.I) for p in (
+    r"can'?t load (the )?C\+\+/CUDA extensions?",
+    r"skipping (the )?import of (the )?(cpp|c\+\+|cuda) extensions?",
+    r"(could not|couldn'?t|failed to|unable to) (load|import) (the )?(compiled |native |c\+\+ |cuda |cpp )?"
+    r"(extension|library|module|kernels?)\b",
+    r"(cpp|c\+\+|cuda|compiled|native) extensions? (is |are )?(not|un)(available|loaded|found|usable)",
+    r"fall(ing)? ?back to (the |a )?(pure[- ]?)?(python|pytorch|slow|reference|native torch)\b",
+)]
+
+
+def declined_lines(text):
+    """The lines of TEXT in which a package declines its own extension."""
+    return [line.strip() for line in text.splitlines() if any(p.search(line) for p in DECLINED)][:5]
+
+
 def import_module(name):
-    """Imports `name` as a user would; what it exposes, or the error (its last traceback lines)."""
+    """Imports `name` as a user would; what it exposes, or the error (its last traceback lines).
+    What it says while importing (warnings, log records, its stdout and stderr, which this process
+    sends on to stderr) is read for a package declining its own extension ("declined")."""
     import importlib
+    import logging
+    import tempfile
     import traceback
+    import warnings
+    said, records = tempfile.TemporaryFile(mode="w+b"), []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: records.append(record.getMessage())
+    logging.getLogger().addHandler(handler)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = (os.dup(1), os.dup(2))
+    os.dup2(said.fileno(), 1)  # a print
+    os.dup2(said.fileno(), 2)  # a C library's or Python's own stderr
     try:
-        module = importlib.import_module(name)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(name)
     except BaseException as e:  # noqa: BLE001 - SystemExit from a broken package included
         lines = traceback.format_exception(type(e), e, e.__traceback__)
         return {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
                 "traceback": "".join(lines)[-3000:]}
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, kept in zip((1, 2), saved):
+            os.dup2(kept, fd)
+            os.close(kept)
+        logging.getLogger().removeHandler(handler)
+        said.seek(0)
+        printed = said.read().decode("utf-8", "replace")
+        # The step's log keeps what the import said (stdout is the JSON's: all of it goes to stderr).
+        sys.stderr.write(printed + "".join(r + "\n" for r in records))
     functions = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None))
                        and type(getattr(module, n)).__name__ in ("builtin_function_or_method", "function"))
-    return {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions}
+    out = {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions}
+    for w in caught:
+        sys.stderr.write("%s: %s\n" % (w.category.__name__, w.message))
+    declined = declined_lines("\n".join([str(w.message) for w in caught] + records + [printed]))
+    if declined:
+        out["declined"] = declined
+    return out
 
 
 def exports_pyinit(path, name):

@@ -4,6 +4,7 @@
 #include "checks/load/load_judge.h"
 #include "checks/nvrtc/nvrtc_judge.h"
 #include "checks/fatbin/fatbin_judge.h"
+#include "testbed.h"
 
 namespace opmatrix {
 
@@ -224,6 +225,32 @@ TEST(CrossLoadCases, ARuntimeJudgesWithItsCasesOnlyWhereItsOwnTestStepPassed) {
   EXPECT_TRUE(runtime_has_cases(cell, r));
   cell.project = Project{};
   EXPECT_FALSE(runtime_has_cases(cell, r));  // another library's cell has no cases of ours
+}
+
+}  // namespace opmatrix
+
+namespace opmatrix {
+
+// xformers' "can't load C++/CUDA extensions" (load_library.py's "declined"): it imports and runs
+// without what it was built to run — a red quoting its words, unless a library of it that does
+// not load here is already the red that explains it (one cause, one red).
+TEST(ImportCheck, APackageDecliningItsOwnExtensionIsNeverAPass) {
+  const nlohmann::json import = {{"module", "xformers"}, {"ok", true},
+                                 {"declined", {"WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions."}}};
+  const CheckResult c = import_check(import, "podman run ... load_library.py");
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_EQ(c.message, "import xformers succeeds, but it declines its own compiled extension: \"WARNING[XFORMERS]: "
+                       "xFormers can't load C++/CUDA extensions.\"");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "declined_extension");
+
+  EXPECT_EQ(explained_by_library_failure(c, {}).status, Status::fail);
+  CheckResult library = testbed::check_result("load", Status::fail, "", "", "_C.so: undefined symbol: c10::foo()");
+  library.subtest = "library";
+  const CheckResult explained = explained_by_library_failure(c, {library});
+  EXPECT_EQ(explained.status, Status::pass);
+  EXPECT_FALSE(explained.diagnosis);
+  EXPECT_NE(explained.message.find("(the library that does not load, above, is why)"), std::string::npos);
 }
 
 }  // namespace opmatrix

@@ -41,7 +41,7 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   if (j.contains("import")) {
     CheckResult imported = import_check(j["import"], repro);
     imported.message += reached_note(j);
-    ctx.add(std::move(imported));
+    ctx.add(explained_by_library_failure(std::move(imported), ctx.result.checks));
   }
   const Project* p = ctx.project();
   const std::string no_extension = no_extension_reason(ctx.build.wheel);

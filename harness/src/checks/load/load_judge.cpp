@@ -303,6 +303,18 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 CheckResult import_check(const nlohmann::json& import, const std::string& repro) {
   const std::string module = json_text(import, "module");
   if (json_flag(import, "ok")) {
+    const auto declined = import.value("declined", std::vector<std::string>{});
+    if (!declined.empty()) {
+      // It imports, and runs without what it was built to run: never a pass.
+      CheckResult c = load_result("import", Status::fail,
+                                  fmt::format("import {} succeeds, but it declines its own compiled extension: \"{}\"",
+                                              module, declined.front()));
+      c.diagnosis = make_diagnosis("declined_extension", c.message,
+                                   "install the release built for this torch (the package's message names the torch "
+                                   "it was built for), or build it from source against this torch",
+                                   repro, fmt::format("{}", fmt::join(declined, "\n")));
+      return c;
+    }
     const auto functions = import.value("functions", std::vector<std::string>{});
     return load_result("import", Status::pass,
                        functions.empty() ? fmt::format("import {}: ok", module)
@@ -314,6 +326,18 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
   c.diagnosis->summary = c.message + (c.diagnosis->summary.empty() ? "" : "; " + c.diagnosis->summary);
   if (c.diagnosis->evidence.empty()) c.diagnosis->evidence = json_text(import, "error");
   return c;
+}
+
+CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier) {
+  if (!import.diagnosis || import.diagnosis->kind != "declined_extension") return import;
+  const bool library_failed = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
+    return c.check == "load" && c.subtest == "library" && is_bad(c.status);
+  });
+  if (!library_failed) return import;
+  import.status = Status::pass;
+  import.message += " (the library that does not load, above, is why)";
+  import.diagnosis.reset();
+  return import;
 }
 
 CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::string& /*repro*/) {

@@ -49,8 +49,15 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                           const std::string& repro, const Promises* promises = nullptr);
 
 // The `load` check of importing the project's Python module as users do (`import:`): what it
-// exposes, or its error diagnosed like a failed step's log (a torch too old for it, …).
+// exposes, or its error diagnosed like a failed step's log (a torch too old for it, …). An import
+// that succeeds while the package declines its own compiled extension (load_library.py's
+// "declined": a warning and a Python fallback) fails: declined_extension, quoting its words.
 CheckResult import_check(const nlohmann::json& import, const std::string& repro);
+
+// One cause, one red: a package that declines its extension because a library of it does not
+// load here (its undefined symbols are the cause, already red) keeps its import a pass, the
+// decline said in its message.
+CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier);
 
 // A project with no dispatcher namespace (a pybind11-only extension): one `registration` skip
 // saying so, with the functions its module exposes, instead of silence.

@@ -1,0 +1,49 @@
+"""scripts/cell/load_library.py: a package that imports fine while declining its own compiled
+extension (a warning, a log record or a print, then a Python fallback) says so in the import's
+"declined", in its own words; a package that says nothing of the kind has none."""
+import os
+
+import pytest
+
+from conftest import run_json
+
+PACKAGES = {
+    # xformers' words when its _C.so was built for another torch
+    "warnspkg": 'import warnings\nwarnings.warn("WARNING[XFORMERS]: xFormers can\'t load C++/CUDA extensions. '
+                'xFormers was built for: PyTorch 2.5.1+cu124 (you have 2.15.0)")\n',
+    # torchao's, through logging
+    "logspkg": 'import logging\nlogging.getLogger(__name__).warning("Skipping import of cpp extensions due to '
+               'incompatible torch version 2.15.0 for torchao version 0.7.0")\n',
+    # a print on stdout
+    "printpkg": 'print("native kernels not loaded: falling back to the pure Python implementation")\n',
+    "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
+}
+
+
+@pytest.fixture(scope="module")
+def site(build_root):
+    site = build_root / "declined-site"
+    for name, init in PACKAGES.items():
+        (site / name).mkdir(parents=True, exist_ok=True)
+        (site / name / "__init__.py").write_text(init)
+    return site
+
+
+@pytest.mark.parametrize("package,words", [
+    ("warnspkg", "xFormers can't load C++/CUDA extensions"),
+    ("logspkg", "Skipping import of cpp extensions due to incompatible torch version"),
+    ("printpkg", "falling back to the pure Python implementation"),
+])
+def test_a_package_declining_its_extension_says_so_in_its_own_words(site, package, words):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, ran = run_json("load_library.py", "--import", package, "--find", str(site / package), env=env)
+    assert out["import"]["ok"] is True, out["import"]
+    assert any(words in line for line in out["import"].get("declined", [])), out["import"]
+    assert words in ran.stderr, "the step's log keeps what the import said"
+
+
+def test_a_quiet_package_declines_nothing(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "quietpkg", "--find", str(site / "quietpkg"), env=env)
+    assert out["import"]["ok"] is True, out["import"]
+    assert "declined" not in out["import"], out["import"]
