@@ -61,7 +61,10 @@ int run_pairs(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::
     if (!chosen(opts.runtimes, r)) continue;
     for (const auto& l : a.libraries) {
       if (!chosen(opts.libraries, l.name)) continue;
-      for (const auto& v : l.releases) run.cells.push_back(atlas_pair_id(l.name, v, r));
+      const std::size_t skip = opts.newest > 0 && l.releases.size() > static_cast<std::size_t>(opts.newest)
+                                   ? l.releases.size() - static_cast<std::size_t>(opts.newest)
+                                   : 0;
+      for (std::size_t i = skip; i < l.releases.size(); ++i) run.cells.push_back(atlas_pair_id(l.name, l.releases[i], r));
     }
   }
   const int status = run_command(run, out, err);

@@ -112,6 +112,7 @@ struct AtlasOptions {
   RunOptions run;                      // run.atlas: the file; results, engine, work dir, no_cache, dry_run ...
   std::vector<std::string> runtimes;   // only these runtimes (a GitHub job each); empty: all
   std::vector<std::string> libraries;  // only these libraries; empty: all
+  int newest = 0;                      // only each library's newest N releases; 0: all
   std::string output = "docs/atlas";   // report: the folder the pages go to
 };
 int atlas_command(const AtlasOptions& opts, std::ostream& out, std::ostream& err);

@@ -25,7 +25,7 @@ std::string not_runnable_reason(const Cell& cell, const RunOptions& opts, bool e
   return "";
 }
 
-// With neither --cell nor --where, the local default: the atlas's other cells are GitHub's (one
+// With neither --cell nor --where, the local default: the GitHub set's other cells are GitHub's (one
 // line says how many), not skips of this run.
 void choose_jobs(RunState& run) {
   const RunOptions& opts = run.opts;
@@ -42,7 +42,7 @@ void choose_jobs(RunState& run) {
   }
   if (outside_default > 0)
     run.err << fmt::format("opmatrix run: the local default, {} of the matrix's {} cells; the other {} run on GitHub "
-                           "(the atlas: `opmatrix list --where github`), on a GPU machine, or here with --cell ID\n",
+                           "(the GitHub set: `opmatrix list --where github`), on a GPU machine, or here with --cell ID\n",
                            run.jobs.size(), run.matrix->cells.size(), outside_default);
   run.runnable = static_cast<int>(std::count_if(run.jobs.begin(), run.jobs.end(), [](const RunJob& j) { return j.runs(); }));
 }

@@ -25,11 +25,13 @@ TEST(InstallPlanCheck, InstallingAsItIsPasses) {
 TEST(InstallPlanCheck, ReplacingTorchNamesEachPackageFromAndTo) {
   const json swap = {{"ok", true}, {"requirement", "libx==1.0"}, {"plan", "replaces_torch"}, {"cached", true},
                      {"torch_family", json::array({{{"name", "torch"}, {"from", "2.15.0"}, {"to", "2.5.1"}},
-                                                   {{"name", "triton"}, {"from", nullptr}, {"to", "3.1.0"}}})}};
+                                                   {{"name", "triton"}, {"from", nullptr}, {"to", "3.1.0"}},
+                                                   {{"name", "nvidia-cublas-cu12"}, {"from", "12.4.5.8"}, {"to", "12.1.3.1"}},
+                                                   {{"name", "nvidia-nccl-cu12"}, {"from", nullptr}, {"to", "2.21.5"}}})}};
   const CheckResult c = install_plan_check(swap, context());
   EXPECT_EQ(c.status, Status::fail);
   EXPECT_EQ(c.message, "pip install libx==1.0 would replace this runtime's torch 2.15.0 -> 2.5.1, triton (not "
-                       "installed) -> 3.1.0: it works here only installed with --no-deps (answer cached)");
+                       "installed) -> 3.1.0 and 2 NVIDIA packages: it works here only installed with --no-deps (answer cached)");
   ASSERT_TRUE(c.diagnosis);
   EXPECT_EQ(c.diagnosis->kind, "replaces_torch");
   EXPECT_EQ(c.diagnosis->repro, "podman run ... install_plan.py");

@@ -224,7 +224,7 @@ TEST(CliRun, DryRunStartsNothingAndSaysWhetherItFits) {
   EXPECT_FALSE(std::filesystem::exists(root / "work"));
 }
 
-// The repository's matrix: every PyPI torch minor from 2.0 to the newest is in the atlas (the
+// The repository's matrix: every PyPI torch minor from 2.0 to the newest is in the GitHub set (the
 // GitHub set), and the local default is a small set of its own.
 TEST(CliList, TheAtlasHoldsEveryPypiTorchMinorAndTheDefaultIsSmall) {
   CliRun g = cli({"list", "--matrix", kRepoMatrix, "--where", "github", "--json"});

@@ -8,14 +8,22 @@ namespace opmatrix {
 
 namespace {
 
-// "torch 2.5.1 -> 2.8.0, torchvision (none) -> 0.23.0"
+// "torch 2.5.1 -> 2.8.0, triton (not installed) -> 3.1.0 and 14 NVIDIA packages": the NVIDIA
+// wheels a torch brings are counted, not listed (a CUDA 13 torch brings 15 of them).
 std::string replacements(const nlohmann::json& family) {
   std::string out;
+  int nvidia = 0;
   for (const auto& f : family) {
+    const std::string name = json_text(f, "name");
+    if (name.rfind("nvidia-", 0) == 0) {
+      ++nvidia;
+      continue;
+    }
     const std::string from = f.contains("from") && f["from"].is_string() ? f["from"].get<std::string>() : "";
-    out += fmt::format("{}{} {} -> {}", out.empty() ? "" : ", ", json_text(f, "name"), from.empty() ? "(not installed)" : from,
+    out += fmt::format("{}{} {} -> {}", out.empty() ? "" : ", ", name, from.empty() ? "(not installed)" : from,
                        json_text(f, "to"));
   }
+  if (nvidia > 0) out += fmt::format("{}{} NVIDIA package{}", out.empty() ? "" : " and ", nvidia, nvidia == 1 ? "" : "s");
   return out;
 }
 
