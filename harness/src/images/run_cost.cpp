@@ -22,14 +22,34 @@ ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_
 // mmdebstrap bases: bookworm 163 MB / 33 s, trixie 117 MB / 29 s, sid 118 MB / 31 s.
 ImageFigures measured_base_image_figures() { return {163e6, 163e6, 33}; }
 
+CellWork work_of(const Cell& cell) {
+  return cell.atlas_pair ? CellWork::atlas_pair : cell.project ? CellWork::library : CellWork::own_kernels;
+}
+
 // Build folders after a run (WORK/cells/*): our kernels + cases 570-829 MB (CPU 570-768,
-// CUDA 612-829); other op libraries 0.1-220 MB (torch-scatter with CUDA the largest).
-double measured_build_tree_bytes(bool own_kernels) { return own_kernels ? 829e6 : 220e6; }
+// CUDA 612-829); other op libraries 0.1-220 MB (torch-scatter with CUDA the largest); an atlas
+// pair the wheel and its installed copy, 16-38 MB for 3-6 MB wheels (xformers' 117 MB: ~350 MB).
+double measured_build_tree_bytes(CellWork work) {
+  switch (work) {
+    case CellWork::own_kernels: return 829e6;
+    case CellWork::library: return 220e6;
+    case CellWork::atlas_pair: return 100e6;
+  }
+  return 829e6;
+}
 
 // A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores:
 // our kernels 268-1000 s (median about 650 s; the behaviour checks take most of it); other op
-// libraries 12-1767 s (median about 130 s; torch-scatter's CUDA 13.2 compile 1737 s).
-double measured_cell_seconds(bool own_kernels) { return own_kernels ? 650 : 240; }
+// libraries 12-1767 s (median about 130 s; torch-scatter's CUDA 13.2 compile 1737 s); an atlas
+// pair 25-35 s (the tests/atlas fixture, 2 cores free; a no-wheel pair 5 s).
+double measured_cell_seconds(CellWork work) {
+  switch (work) {
+    case CellWork::own_kernels: return 650;
+    case CellWork::library: return 240;
+    case CellWork::atlas_pair: return 30;
+  }
+  return 650;
+}
 
 SpaceVerdict judge_space(const std::vector<SpaceNeed>& needs) {
   SpaceVerdict verdict;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "images/image_figures.h"
+#include "matrix/model.h"
 
 namespace opmatrix {
 
@@ -23,10 +24,14 @@ ImageFigures measured_image_figures(const std::string& recipe, bool cuda_layers_
                                     const std::string& cuda = "");
 // localhost/opmatrix-base:SUITE, made with mmdebstrap before a cell image on podman.
 ImageFigures measured_base_image_figures();
+// What a cell does, for what it costs: builds opmatrix's own kernels + cases, builds or installs
+// another op library (a project), or installs one wheel of the atlas (a pair).
+enum class CellWork { own_kernels, library, atlas_pair };
+CellWork work_of(const Cell& cell);
 // A cell's build folder (WORK/cells/ID/ENGINE-build) after a run, and a cell's run without its
-// image step: opmatrix's own kernels + cases, or another op library (a project).
-double measured_build_tree_bytes(bool own_kernels);
-double measured_cell_seconds(bool own_kernels);
+// image step.
+double measured_build_tree_bytes(CellWork work);
+double measured_cell_seconds(CellWork work);
 
 // One image a run would build (or pull) because the engine's storage does not have it.
 struct PlannedImage {

@@ -72,9 +72,9 @@ SpaceNeed with_free_space(SpaceNeed need) {
 // The seconds a cell's run takes past its image step: its last run's where it has one (an image
 // the look-ahead built took the cell only its wait, `waited_seconds`, not the build), else the
 // measured figure.
-double cell_seconds(const nlohmann::json& last, bool own_kernels) {
+double cell_seconds(const nlohmann::json& last, CellWork work) {
   if (!last.is_object() || !last.contains("seconds") || !last["seconds"].is_number())
-    return measured_cell_seconds(own_kernels);
+    return measured_cell_seconds(work);
   double seconds = last["seconds"].get<double>();
   if (last.contains("steps") && last["steps"].is_array())
     for (const auto& s : last["steps"]) {
@@ -168,12 +168,12 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
   std::set<std::string> cuda_layers;  // cuda_layers_key of the images present or planned so far
   for (const Cell* cell : cells) {
     const nlohmann::json last = last_result(results_dir, *cell);
-    const bool own_kernels = !cell->project;
+    const CellWork work = work_of(*cell);
     if (!images_only) {
-      cost.cell_seconds += cell_seconds(last, own_kernels);
+      cost.cell_seconds += cell_seconds(last, work);
       if (!fs::exists(engine.host_build_dir(*cell))) {
         ++cost.new_build_trees;
-        cost.build_tree_bytes += measured_build_tree_bytes(own_kernels);
+        cost.build_tree_bytes += measured_build_tree_bytes(work);
       }
     }
     if (engine.name() == "host") continue;
@@ -218,9 +218,12 @@ std::string render_run_cost(const RunCost& cost) {
     }
   }
   if (cost.new_build_trees > 0)
-    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels, {} per other library)\n",
+    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels, {} per other library, "
+                       "{} per atlas pair)\n",
                        cost.new_build_trees, human_bytes(cost.build_tree_bytes),
-                       human_bytes(measured_build_tree_bytes(true)), human_bytes(measured_build_tree_bytes(false)));
+                       human_bytes(measured_build_tree_bytes(CellWork::own_kernels)),
+                       human_bytes(measured_build_tree_bytes(CellWork::library)),
+                       human_bytes(measured_build_tree_bytes(CellWork::atlas_pair)));
   for (const auto& n : cost.needs)
     out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
                        human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",

@@ -115,9 +115,9 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   EXPECT_DOUBLE_EQ(cost.new_images[0].bytes.value(), 5.5e9);
   EXPECT_EQ(cost.images_present, 1);
   EXPECT_EQ(cost.new_build_trees, 2);
-  EXPECT_DOUBLE_EQ(cost.build_tree_bytes, 2 * measured_build_tree_bytes(true));
+  EXPECT_DOUBLE_EQ(cost.build_tree_bytes, 2 * measured_build_tree_bytes(CellWork::own_kernels));
   // a's last run past its image step, then the measured figure for b and c.
-  EXPECT_DOUBLE_EQ(cost.cell_seconds, 400 + 2 * measured_cell_seconds(true));
+  EXPECT_DOUBLE_EQ(cost.cell_seconds, 400 + 2 * measured_cell_seconds(CellWork::own_kernels));
   // The storage and the work dir are one filesystem here: one device, needs added up.
   ASSERT_EQ(cost.needs.size(), 2u);
   EXPECT_EQ(cost.needs[0].device, cost.needs[1].device);
