@@ -1934,6 +1934,35 @@ TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
   EXPECT_EQ(r.status, Status::pass) << all_checks(r);
 }
 
+// An atlas pair (atlas/atlas_file.h) runs only the steps marked for the atlas, pip's install plan
+// among them; the pairs after the first of an image read its probe instead of running it again.
+TEST_F(RunCell, AnAtlasPairRunsTheAtlasStepsAndProbesItsImageOnce) {
+  Cell c = wheel_project_cell("fbgemm-gpu-cpu-1.0.0--trixie");
+  c.atlas_pair = true;
+  engine_->id_of_image = "0123abcd";
+  script_passing_project(c, {"/build/site/fbgemm_gpu/fbgemm_gpu_py.so"});
+  const std::string whl = "fbgemm_gpu_cpu-1.0.0-cp311-cp311-manylinux2014_x86_64.whl";
+  engine_->on("fetch", CannedStep::prints(fetch_json(whl).dump() + "\n"));
+  engine_->on("install-plan", CannedStep::prints(json{{"ok", true}, {"requirement", "fbgemm-gpu-cpu==1.0.0"},
+                                                     {"install", json::array()}, {"torch_family", json::array()}}
+                                                     .dump() + "\n"));
+  CellResult r = run(c);
+  EXPECT_EQ(ran(), (Steps{"probe", "fetch", "build", "load"})) << "no torchvision, archs or nvrtc in a pair";
+  ASSERT_TRUE(engine_->command("install-plan"));
+  EXPECT_TRUE(engine_->command("install-plan")->network) << "pip's resolver asks the index";
+  ASSERT_TRUE(check(r, "install-plan"));
+  EXPECT_EQ(check(r, "install-plan")->status, Status::pass) << all_checks(r);
+
+  engine_->clear_records();
+  c.id = "fbgemm-gpu-cpu-1.0.0--trixie-again";
+  r = run(c);
+  EXPECT_EQ(ran(), (Steps{"fetch", "build", "load"})) << "the image's probe is kept from the first pair";
+  ASSERT_TRUE(step(r, "probe"));
+  EXPECT_NE(step(r, "probe")->command.find("the probe of image 0123abcd, kept in"), std::string::npos);
+  ASSERT_TRUE(check(r, "versions"));
+  EXPECT_EQ(check(r, "versions")->status, Status::pass) << all_checks(r);
+}
+
 TEST_F(RunCell, WheelForAnotherPythonEndsTheCellWithPypisOwnFacts) {
   const Cell c = wheel_project_cell("fbgemm-sid-cpu");
   script_passing_project(c, {});

@@ -136,6 +136,9 @@ class FakeEngine : public Engine {
   // What ensure_image returns, and the text it writes to the image log.
   ImageOutcome image;
   std::string image_log;
+  // The engine's id of every image ("": none, as the host engine has).
+  std::string id_of_image;
+  std::string image_id(const std::string& /*tag*/) override { return id_of_image; }
 
   // ---- what happened ----
   std::vector<StepCommand> commands;
