@@ -152,6 +152,80 @@ std::string render_library(const AtlasView& view, const AtlasLibrary& lib) {
   return out;
 }
 
+// One self-contained page (no external resources): the index, then each library's table and
+// pairs; a pair's details open when its link is followed (#PAIR-ID).
+const char* kHtmlHead = R"(<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>The atlas: op libraries x torch</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:1.5em;max-width:90em}
+table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:center}
+th[scope=row]{text-align:left}td a{text-decoration:none}
+.pass{background:#e6f4e6}.limits{background:#fff6d6}.fail{background:#fde2e2}.notrun{background:#f0f0f0}
+details.pair{margin:.2em 0 .2em 1em}details.pair[open]{background:#fafafa}
+</style></head><body>
+)";
+
+const char* kHtmlScript = R"(<script>
+function openPair(){var id=decodeURIComponent(location.hash.slice(1));var d=id&&document.getElementById(id);
+if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}}
+window.addEventListener('hashchange',openPair);openPair();
+</script></body></html>
+)";
+
+std::string html_entry(const AtlasPair& p) {
+  const std::string mark = disagreement(p).empty() ? "" : "≠";
+  return fmt::format("<td class=\"{}\"><a href=\"#{}\" title=\"{}\">{}{}</a></td>", verdict_class(p.measured.verdict),
+                     escape_markup(p.id), escape_markup(verdict_line(p.measured, 1)), glyph(p.measured.verdict), mark);
+}
+
+std::string html_header(const Atlas& a) {
+  std::string out = "<tr><th></th>";
+  for (const auto& r : a.runtimes) out += "<th scope=\"col\">" + escape_markup(r) + "</th>";
+  return out + "</tr>\n";
+}
+
+std::string html_pair(const AtlasPair& p) {
+  std::string out = fmt::format("<details class=\"pair\" id=\"{}\"><summary>{} {} in {}: {}</summary><ul>\n",
+                                escape_markup(p.id), escape_markup(p.library), escape_markup(p.release),
+                                escape_markup(p.runtime), escape_markup(verdict_symbol(p.measured.verdict)));
+  out += "<li>measured: " + escape_markup(verdict_line(p.measured, 6)) + "</li>\n";
+  if (!p.pip_text.empty()) out += "<li>pip: " + escape_markup(p.pip_text) + "</li>\n";
+  if (!p.declared_text.empty()) out += "<li>its metadata: " + escape_markup(p.declared_text) + "</li>\n";
+  if (const std::string d = disagreement(p); !d.empty()) out += "<li>≠ " + escape_markup(d) + "</li>\n";
+  if (p.result) out += fmt::format("<li>evidence: <code>{0}.json</code>, <code>logs/{0}/</code></li>\n", escape_markup(p.id));
+  return out + "</ul></details>\n";
+}
+
+std::string render_html(const AtlasView& view) {
+  const Atlas& a = *view.atlas;
+  std::string out = kHtmlHead;
+  out += "<h1>The atlas: op libraries × torch, measured</h1>\n<p>" + escape_markup(kLegend) + "</p>\n";
+  out += "<table id=\"atlas\">\n" + html_header(a);
+  for (const auto& lib : a.libraries) {
+    const std::string& newest = lib.releases.back();
+    out += fmt::format("<tr><th scope=\"row\"><a href=\"#lib-{0}\">{0}</a> {1}</th>", escape_markup(lib.name),
+                       escape_markup(newest));
+    for (const auto& r : a.runtimes) out += html_entry(*view.find(lib.name, newest, r));
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+  for (const auto& lib : a.libraries) {
+    out += fmt::format("<section id=\"lib-{0}\"><h2>{0}</h2>\n", escape_markup(lib.name));
+    if (!lib.notes.empty()) out += "<p>" + escape_markup(lib.notes) + "</p>\n";
+    out += "<table>\n" + html_header(a);
+    for (auto rel = lib.releases.rbegin(); rel != lib.releases.rend(); ++rel) {
+      out += "<tr><th scope=\"row\">" + escape_markup(*rel) + "</th>";
+      for (const auto& r : a.runtimes) out += html_entry(*view.find(lib.name, *rel, r));
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+    for (const auto& r : a.runtimes)
+      for (auto rel = lib.releases.rbegin(); rel != lib.releases.rend(); ++rel) out += html_pair(*view.find(lib.name, *rel, r));
+    out += "</section>\n";
+  }
+  return out + kHtmlScript;
+}
+
 nlohmann::json render_json(const AtlasView& view, const ResultsSet& results) {
   nlohmann::json j;
   // A report file (report/results_set.h reads it back), so `opmatrix diff` compares two atlases.
@@ -213,6 +287,7 @@ std::map<std::string, std::string> render_atlas(const AtlasView& view, const Res
   files["index.md"] = render_index(view);
   for (const auto& lib : view.atlas->libraries) files[page_of(lib.name)] = render_library(view, lib);
   files["atlas.json"] = render_json(view, results).dump(1) + "\n";
+  files["index.html"] = render_html(view);
   return files;
 }
 

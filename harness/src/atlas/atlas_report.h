@@ -43,7 +43,8 @@ AtlasView view_atlas(const Atlas& atlas, const ResultsSet& results);
 // A disagreement between the declared and the measured pairing, in words, or "".
 std::string disagreement(const AtlasPair& p);
 
-// File name -> content: index.md, <library>.md per library, atlas.json.
+// File name -> content: index.md, <library>.md per library, atlas.json, and index.html (all of
+// it on one self-contained page).
 std::map<std::string, std::string> render_atlas(const AtlasView& view, const ResultsSet& results);
 
 }  // namespace opmatrix

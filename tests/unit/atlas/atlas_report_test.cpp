@@ -103,7 +103,10 @@ TEST(AtlasReport, PagesLinkEachEntryToItsEvidenceAndTheJsonIsAReportDiffReads) {
   const Atlas a = two_by_two();
   const ResultsSet set = results();
   const auto files = render_atlas(view_atlas(a, set), set);
-  ASSERT_EQ(files.size(), 4u);  // index.md, libx.md, liby.md, atlas.json
+  ASSERT_EQ(files.size(), 5u);  // index.md, libx.md, liby.md, atlas.json, index.html
+  const std::string& html = files.at("index.html");
+  EXPECT_NE(html.find("<details class=\"pair\" id=\"libx-1.0--new-torch\">"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"fail\"><a href=\"#libx-1.0--new-torch\""), std::string::npos);
   const std::string& index = files.at("index.md");
   EXPECT_NE(index.find("| [libx](libx.md) 1.0 | [✔](libx.md#libx-1.0--old-torch) | [✘](libx.md#libx-1.0--new-torch) |"),
             std::string::npos) << index;
