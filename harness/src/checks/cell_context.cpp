@@ -1,5 +1,7 @@
 #include "checks/cell_context.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "diagnose/diagnose.h"
@@ -92,6 +94,18 @@ ProcessResult CellContext::run_script_step(const StepSpec& spec, const std::stri
   StepCommand cmd = script_command(spec.name, spec.script, {});
   cmd.capture_stdout = true;
   return run_step(cmd, check);
+}
+
+ProcessResult CellContext::run_pypi_script(const StepSpec& spec, std::vector<std::string> args, std::string& repro) {
+  StepCommand cmd = script_command(spec.name, spec.script, std::move(args));
+  cmd.network = true;
+  cmd.capture_stdout = true;
+  if (const char* index = std::getenv("OPMATRIX_PYPI_URL"); index && *index) {
+    cmd.env.emplace_back("OPMATRIX_PYPI_URL", index);                       // fetch_pypi.py's JSON API
+    cmd.env.emplace_back("PIP_INDEX_URL", std::string(index) + "/simple");  // pip's
+  }
+  repro = display(cmd);
+  return run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
 }
 
 nlohmann::json CellContext::script_json(const std::string& step, const std::string& script,

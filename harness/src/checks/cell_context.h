@@ -74,6 +74,10 @@ struct CellContext {
   // `check` and gives null.
   nlohmann::json script_json(const std::string& step, const std::string& script, std::vector<std::string> args,
                              const std::string& check, std::string* repro = nullptr, const EnvList& env = {});
+  // A step that reaches PyPI (fetch, install-plan, requirements): its script run with network and
+  // the host's PyPI mirror ($OPMATRIX_PYPI_URL) as fetch_pypi.py and pip each read it; exit 1 is
+  // the script reporting what it could not get (data for the judge). `repro` gets its command.
+  ProcessResult run_pypi_script(const StepSpec& spec, std::vector<std::string> args, std::string& repro);
   // The command as a person reruns it.
   std::string display(const StepCommand& cmd) const { return engine.display(image, cell, cmd); }
   void add(CheckResult c) { result.checks.push_back(std::move(c)); }

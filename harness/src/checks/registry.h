@@ -113,6 +113,13 @@ struct ScriptCheck {
   CheckSpec check;
 };
 
+// A step that runs in an atlas pair too (StepSpec::in_atlas), as its module registers it:
+// register_step(30, atlas_step({"fetch", ...})).
+inline StepSpec atlas_step(StepSpec step) {
+  step.in_atlas = true;
+  return step;
+}
+
 // Registration, from each module's foot (static initialisation). `order` places a step in the
 // run sequence and a check among the report's columns and the docs' rows, whatever the order
 // in which the modules' objects are initialised.

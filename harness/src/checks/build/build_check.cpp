@@ -118,13 +118,13 @@ bool build(CellContext& ctx, const StepSpec& spec) {
 }
 
 const bool kRegistered =
-    (register_step(70, {"configure", "", "cmake -S (cases/ or the project) -B /build", 600, StepWhen::every_cell,
+    (register_step(70, atlas_step({"configure", "", "cmake -S (cases/ or the project) -B /build", 600, StepWhen::every_cell,
                         "configures kernels/ + cases/ (or a CMake project) against the cell's LibTorch; setup.py "
                         "projects have no configure",
-                        false, configure, true}),
-     register_step(80, {"build", "", "cmake --build /build; pip wheel (setup.py, an sdist); pip install --no-deps (a wheel)",
+                        false, configure})),
+     register_step(80, atlas_step({"build", "", "cmake --build /build; pip wheel (setup.py, an sdist); pip install --no-deps (a wheel)",
                         3600, StepWhen::every_cell,
-                        "compiles and links the op library (and the cases), or installs a prebuilt wheel", false, build, true}),
+                        "compiles and links the op library (and the cases), or installs a prebuilt wheel", false, build})),
      register_check(30, {"build", {"configure", "build", "image"}, "the step's exit status + diagnose_step", CheckPer::cell,
                          "the op library compiles and links against the cell's LibTorch (and CUDA), with its log and "
                          "the line that broke",

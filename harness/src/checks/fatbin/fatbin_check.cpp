@@ -34,10 +34,10 @@ bool fatbin(CellContext& ctx, const StepSpec& spec) {
 }
 
 const bool kRegistered =
-    (register_step(900, {"fatbin", "fatbin.py", "", 600, StepWhen::built_cuda,
+    (register_step(900, atlas_step({"fatbin", "fatbin.py", "", 600, StepWhen::built_cuda,
                          "lists the SASS and PTX each built library carries (cuobjdump, or the .nv_fatbin section read "
                          "directly)",
-                         false, fatbin, true}),
+                         false, fatbin})),
      register_check(130, {"fatbin", {"fatbin"}, "fatbin_checks", CheckPer::arch,
                           "each built library holds SASS or PTX that runs on each declared arch",
                           "CUDA error: no kernel image is available for execution on the device", {}, false, true, {},

@@ -1,8 +1,6 @@
 // The `fetch` check: a pypi:/wheel: project's file, from PyPI into the shared downloads folder
-// (one of the run's two steps with network, with requirements), chosen by the cell's own Python
+// (one of the run's steps with network, with requirements and an atlas pair's install-plan), chosen by the cell's own Python
 // as pip would, its sha256 checked against PyPI's (fetch_judge.cpp).
-#include <cstdlib>
-
 #include "checks/cell_context.h"
 #include "checks/fetch/fetch_judge.h"
 #include "checks/registry.h"
@@ -15,16 +13,10 @@ namespace {
 
 bool fetch(CellContext& ctx, const StepSpec& spec) {
   const Project& p = *ctx.cell.project;
-  StepCommand cmd = ctx.script_command(spec.name, spec.script,
-                                       {"--kind", p.wheel.empty() ? "sdist" : "wheel", "--requirement",
-                                        p.wheel.empty() ? p.pypi : p.wheel, "--cache", ctx.paths.downloads});
-  cmd.network = true;
-  cmd.capture_stdout = true;
-  // A PyPI mirror the host is told to use is the cell's too.
-  if (const char* index = std::getenv("OPMATRIX_PYPI_URL"); index && *index) cmd.env.emplace_back("OPMATRIX_PYPI_URL", index);
-  const std::string repro = ctx.display(cmd);
-  // Exit 1: fetch_pypi.py reports what it could not find, for the judge.
-  ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+  std::string repro;
+  ProcessResult r = ctx.run_pypi_script(spec, {"--kind", p.wheel.empty() ? "sdist" : "wheel", "--requirement",
+                                               p.wheel.empty() ? p.pypi : p.wheel, "--cache", ctx.paths.downloads},
+                                        repro);
   nlohmann::json j = nlohmann::json::parse(r.stdout_text, nullptr, false);
   const CheckResult c = fetch_check(j, {{p.label(), repro, read_text_file(ctx.log_path("fetch")), r.seconds},
                                         ctx.engine.host_downloads_dir(), r.timed_out, r.exit_code});
@@ -34,10 +26,10 @@ bool fetch(CellContext& ctx, const StepSpec& spec) {
 }
 
 const bool kRegistered =
-    (register_step(30, {"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
+    (register_step(30, atlas_step({"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
                         "downloads a pypi:/wheel: project's file from PyPI (with network, as only requirements has; cached "
                         "by sha256)",
-                        true, fetch, true}),
+                        true, fetch})),
      register_check(20, {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
                          "a pypi:/wheel: project's release exists on PyPI with a file for the cell (an sdist; a wheel "
                          "this Python and platform accept), its sha256 the one PyPI lists",

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/script_failure.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -33,19 +34,12 @@ CheckResult fetch_check(const nlohmann::json& report, const FetchContext& ctx) {
                             report.value("cached", false) ? ", from the downloads cache" : "", json_text(report, "url"));
     return c;
   }
-  Diagnosis d;
-  d.kind = json_text(report, "error");
-  d.summary = json_text(report, "message");
-  if (d.kind.empty()) d.kind = ctx.timed_out ? "network" : "fetch_error";
-  if (d.summary.empty())
-    d.summary = ctx.timed_out ? "the download from PyPI ran past its time limit"
-                              : fmt::format("fetch_pypi.py printed no result (exit {}; see the log)", ctx.exit_code);
+  Diagnosis d = script_failure(report, ctx, ctx.timed_out, ctx.exit_code,
+                               {"fetch_pypi.py", "network", "the download from PyPI ran past its time limit", "fetch_error"});
   // A network failure says nothing about the library: it is the run's (the registry lists
   // the fetch kinds whose results are never reused).
   c.status = d.kind == "network" ? Status::error : Status::fail;
   d.fix = fetch_fix(d.kind, ctx.downloads_dir);
-  d.repro = ctx.repro;
-  d.evidence = ctx.log.substr(0, 2000);
   c.message = d.summary;
   c.diagnosis = d;
   return c;

@@ -92,9 +92,9 @@ bool image(CellContext& ctx, const StepSpec&) {
   return false;
 }
 
-const bool kRegistered = (register_step(10, {"image", "", "podman build / docker build of the cell's Containerfile", 3600,
+const bool kRegistered = (register_step(10, atlas_step({"image", "", "podman build / docker build of the cell's Containerfile", 3600,
                                              StepWhen::every_cell, "builds (or finds, by content hash) the cell's image",
-                                             true, image, true}),
+                                             true, image})),
                           true);
 
 }  // namespace

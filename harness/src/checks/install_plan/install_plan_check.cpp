@@ -10,30 +10,28 @@ namespace opmatrix {
 
 namespace {
 
+bool install_plan(CellContext& ctx, const StepSpec& spec);
+
+const bool kRegistered =
+    (register_check(22, {"install-plan", {"install-plan"}, "install_plan_check", CheckPer::cell,
+                         "what `pip install NAME==VERSION` does next to the runtime's torch: installs it as it is, "
+                         "replaces torch (from -> to), or finds no wheel for its Python and platform",
+                         "Successfully uninstalled torch-2.5.1 ... Successfully installed torch-2.8.0",
+                         {"network", "internal"}, false, false, {}, false, false, Weighs::limits}),
+     register_step(32, atlas_step({"install-plan", "install_plan.py", "", 300, StepWhen::atlas_pair,
+                        "asks pip's resolver what `pip install NAME==VERSION` does next to the cell's torch (network)",
+                        false, install_plan})),
+     true);
+
 bool install_plan(CellContext& ctx, const StepSpec& spec) {
   const Project& p = *ctx.cell.project;
-  StepCommand cmd = ctx.script_command(spec.name, spec.script, {"--requirement", p.wheel, "--cache", ctx.paths.downloads});
-  cmd.network = true;
-  cmd.capture_stdout = true;
-  const std::string repro = ctx.display(cmd);
-  ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+  std::string repro;
+  ProcessResult r = ctx.run_pypi_script(spec, {"--requirement", p.wheel, "--cache", ctx.paths.downloads}, repro);
   ctx.add(install_plan_check(nlohmann::json::parse(r.stdout_text, nullptr, false),
                              {{p.label(), repro, read_text_file(ctx.log_path(spec.name)), r.seconds}, r.timed_out,
                               r.exit_code}));
   return true;
 }
-
-const bool kRegistered =
-    (register_step(32, {"install-plan", "install_plan.py", "", 300, StepWhen::atlas_pair,
-                        "asks pip's resolver what `pip install NAME==VERSION` does next to the cell's torch (a dry run, "
-                        "with network; the answer cached)",
-                        false, install_plan, true}),
-     register_check(22, {"install-plan", {"install-plan"}, "install_plan_check", CheckPer::cell,
-                         "what `pip install NAME==VERSION` does next to the runtime's torch: installs it as it is, "
-                         "replaces torch (from -> to), or finds no wheel for its Python and platform",
-                         "Successfully uninstalled torch-2.5.1 ... Successfully installed torch-2.8.0",
-                         {"network", "internal"}, false, false, {}, false, false, Weighs::limits}),
-     true);
 
 }  // namespace
 

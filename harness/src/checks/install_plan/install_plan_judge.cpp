@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/script_failure.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -60,17 +61,10 @@ CheckResult install_plan_check(const nlohmann::json& report, const InstallPlanCo
                             ctx.repro, ""};
     return c;
   }
-  Diagnosis d;
-  d.kind = json_text(report, "error");
-  d.summary = json_text(report, "message");
-  if (d.kind.empty()) d.kind = ctx.timed_out ? "network" : "internal";
-  if (d.summary.empty())
-    d.summary = ctx.timed_out ? "pip's dry run ran past its time limit"
-                              : fmt::format("install_plan.py printed no result (exit {}; see the log)", ctx.exit_code);
+  Diagnosis d = script_failure(report, ctx, ctx.timed_out, ctx.exit_code,
+                               {"install_plan.py", "network", "pip's dry run ran past its time limit", "internal"});
   c.status = d.kind == "network" || d.kind == "internal" ? Status::error : Status::fail;
   d.fix = fix_for(d.kind);
-  d.repro = ctx.repro;
-  d.evidence = ctx.log.substr(0, 2000);
   c.message = d.summary;
   c.diagnosis = d;
   return c;

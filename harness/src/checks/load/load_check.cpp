@@ -72,9 +72,9 @@ CheckSpec meta_check() {
 }
 
 const bool kRegistered =
-    (register_step(90, {"load", "load_library.py", "", 600, StepWhen::built,
+    (register_step(90, atlas_step({"load", "load_library.py", "", 600, StepWhen::built,
                         "dlopen(RTLD_NOW) of every built library in the cell's own torch, then its namespace's kernels",
-                        false, load, true}),
+                        false, load})),
      register_check(40, {"load", {"load", "test"}, "load_checks", CheckPer::library,
                          "every built library loads with RTLD_NOW in the cell's own torch, else every symbol it lacks, "
                          "demangled (subtest library); a project's module imports (subtest import)",

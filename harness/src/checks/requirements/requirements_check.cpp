@@ -2,7 +2,6 @@
 // user's pip install brings them, less the torch family the cell is there to judge. Resolved
 // and downloaded in the run's networked step, installed offline into /build/deps, which every
 // later step has on PYTHONPATH after the project (scripts/cell/requirements.py).
-#include <cstdlib>
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
@@ -35,15 +34,8 @@ bool installs_something(const nlohmann::json& resolved) {
 }
 
 bool resolve(CellContext& ctx, const StepSpec& spec) {
-  StepCommand cmd = ctx.script_command(spec.name, spec.script, resolve_args(ctx));
-  cmd.network = true;
-  cmd.capture_stdout = true;
-  if (const char* index = std::getenv("OPMATRIX_PYPI_URL"); index && *index) {
-    cmd.env.emplace_back("PIP_INDEX_URL", std::string(index) + "/simple");
-  }
-  const std::string repro = ctx.display(cmd);
-  // Exit 1: requirements.py reports what it could not get, for the judge.
-  ProcessResult r = ctx.run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+  std::string repro;
+  ProcessResult r = ctx.run_pypi_script(spec, resolve_args(ctx), repro);
   nlohmann::json j = last_json_line(r.stdout_text);
   ctx.notes["requirements"] = {{"resolved", j}, {"repro", repro}, {"seconds", r.seconds}};
   // Without anything to install, the judgement is made now; else after the install step.
@@ -71,16 +63,16 @@ bool install(CellContext& ctx, const StepSpec& spec) {
 }
 
 const bool kRegistered =
-    (register_step(35, {"requirements", "requirements.py", "", 900, StepWhen::project,
+    (register_step(35, atlas_step({"requirements", "requirements.py", "", 900, StepWhen::project,
                         "resolves the project's own requirements (and its tests') for the cell's Python, its torch "
                         "family pinned, and downloads them (network)",
-                        false, resolve, true}),
+                        false, resolve})),
      // An sdist among them (a prerequisite like torch-scatter) is compiled here, against the cell's
      // torch: after the archs step, so that a CUDA cell builds it for the archs its nvcc can target.
-     register_step(65, {"requirements-install", "requirements.py", "", 3600, StepWhen::project,
+     register_step(65, atlas_step({"requirements-install", "requirements.py", "", 3600, StepWhen::project,
                         "installs what the requirements step fetched into /build/deps, offline (building an "
                         "sdist among them against the cell's torch)",
-                        false, install, true}),
+                        false, install})),
      register_check(25, {"requirements", {"requirements", "requirements-install"}, "requirements_check", CheckPer::cell,
                          "the project's own requirements (its Requires-Dist, its tests') install in the cell as a "
                          "user's pip install brings them, without replacing the cell's torch",

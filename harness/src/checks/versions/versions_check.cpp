@@ -48,9 +48,9 @@ bool probe(CellContext& ctx, const StepSpec& spec) {
 }
 
 const bool kRegistered =
-    (register_step(20, {"probe", "probe.py", "", 120, StepWhen::every_cell,
+    (register_step(20, atlas_step({"probe", "probe.py", "", 120, StepWhen::every_cell,
                         "prints the cell's torch, torchvision, CUDA, nvcc, compiler and C++ ABI as one JSON object",
-                        true, probe, true}),
+                        true, probe})),
      register_check(10, {"versions", {"probe"}, "check_versions", CheckPer::cell,
                          "the cell's torch, torchvision and CUDA are the ones it declares, and torch has CUDA where "
                          "the cell promises it",
