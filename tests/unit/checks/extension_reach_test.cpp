@@ -91,6 +91,22 @@ TEST(ExtensionReach, NoLibraryWithoutAReasonStaysARed) {
   EXPECT_FALSE(no_library_built(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})")));
 }
 
+// tensordict 0.15.3's wheel is py3-none-any: a release that ships no compiled library by design
+// is nothing to load (its import is judged), never "the build made no compiled library"; a wheel
+// with a CPython ABI tag and no library stays red.
+TEST(ExtensionReach, APurePythonWheelHasNoLibraryToLoadByDesign) {
+  const auto pure = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["py3-none-any"],
+    "wheel": "/build/wheel/tensordict-0.15.3-py3-none-any.whl"})");
+  CheckResult c = no_library_result(pure, false, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  EXPECT_EQ(c.message, "a pure-Python release: its wheel tensordict-0.15.3-py3-none-any.whl (tags py3-none-any) holds "
+                       "no compiled library; its import is what runs here");
+  const auto compiled = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["cp313-cp313-manylinux_2_28_x86_64"],
+    "wheel": "/build/wheel/x-1-cp313-cp313-manylinux_2_28_x86_64.whl"})");
+  c = no_library_result(compiled, false, "r");
+  EXPECT_EQ(c.status, Status::fail);
+}
+
 // A package's libraries as its users load them: the core after its sibling, an optional
 // backend whose system library is missing named once, as a limit.
 TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {

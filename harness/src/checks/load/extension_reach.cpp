@@ -25,11 +25,33 @@ bool no_library_built(const nlohmann::json& report) {
          report.contains("import");
 }
 
+namespace {
+
+// A prebuilt wheel whose tags name no CPython ABI (py3-none-any: tensordict from 0.15 on) is
+// pure Python: its release ships no compiled library, by design. "" for any other build.
+std::string pure_python_wheel(const nlohmann::json& build) {
+  if (!build.is_object() || !build.contains("tags") || !build["tags"].is_array() || build["tags"].empty()) return "";
+  for (const auto& tag : build["tags"]) {
+    const std::string t = tag.is_string() ? tag.get<std::string>() : "";
+    const auto first = t.find('-'), second = t.find('-', first == std::string::npos ? 0 : first + 1);
+    if (first == std::string::npos || second == std::string::npos || t.substr(first + 1, second - first - 1) != "none")
+      return "";
+  }
+  const std::string wheel = json_text(build, "wheel");
+  return fmt::format("{} (tags {})", wheel.substr(wheel.rfind('/') + 1),
+                     fmt::join(build["tags"].get<std::vector<std::string>>(), ", "));
+}
+
+}  // namespace
+
 CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro) {
   const std::string why = no_extension_reason(build);
   CheckResult c = make_check("", "load", "", Status::fail, "");
   c.subtest = "library";
-  if (why.empty()) {
+  if (const std::string wheel = pure_python_wheel(build); !wheel.empty() && why.empty()) {
+    c.status = Status::skip;
+    c.message = "a pure-Python release: its wheel " + wheel + " holds no compiled library; its import is what runs here";
+  } else if (why.empty()) {
     c.message = "the build made no compiled library, and the project's setup.py does not say why (no branch on CUDA "
                 "or a GPU)";
     c.diagnosis = make_diagnosis("no_library_built", c.message,
