@@ -68,6 +68,7 @@ TEST(AtlasReport, MeasuredApartFromDeclaredAndEveryPairAccountedFor) {
   EXPECT_EQ(away.measured.verdict, Verdict::broken);
   EXPECT_EQ(away.measured.broken, (std::vector<std::string>{"_C.so: undefined symbol: c10::foo()"}));
   EXPECT_TRUE(away.measured.as_declared) << "a pair declares no expectations";
+  EXPECT_TRUE(away.result->meets_expectations) << "a red pair is a finding, not a run gone wrong";
   EXPECT_EQ(away.declared, Declared::refuses);
   EXPECT_EQ(away.pip_text, "pip would replace torch 2.15.0 -> 2.5.1");
   EXPECT_EQ(disagreement(away), "");  // it asks for another torch and does not work here: they agree
