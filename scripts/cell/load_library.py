@@ -247,6 +247,16 @@ def load_isolated(path, root=None):
             "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
 
 
+def load_all_isolated(paths, root=None):
+    """load_isolated() of every path, as many at once as this machine has cores (each is a process
+    of its own that waits mostly on importing torch), in the order given."""
+    from concurrent.futures import ThreadPoolExecutor
+    if len(paths) < 2:
+        return [load_isolated(p, root) for p in paths]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as pool:
+        return list(pool.map(lambda p: load_isolated(p, root), paths))
+
+
 def loaded_under(roots):
     """The shared libraries this process has mapped from under `roots` (what an import loaded)."""
     found = []
@@ -514,7 +524,7 @@ def main():
         paths = list(args.libraries) + (find_libraries(args.find) if args.find else [])
         if not paths and not args.module:
             out["error"] = "no library to load (none built?)"
-        out["libraries"] = [load_isolated(p, args.find or None) for p in paths]
+        out["libraries"] = load_all_isolated(paths, args.find or None)
         if args.module:
             # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)
