@@ -2,7 +2,8 @@
 # The fixture atlas (tests/atlas/atlas.yaml: torchao 0.18.0 and fbgemm-gpu-cpu 1.0.0 from PyPI x
 # Debian trixie's torch 2.6 and PyPI torch 2.15 CUDA 13.2), by a real `opmatrix atlas run` in real
 # containers, then `opmatrix atlas report`; check_atlas.py holds each pair to what was checked by
-# hand in the same images; a rerun with nothing new runs nothing; `opmatrix diff` reads atlas.json.
+# hand in the same images; a rerun with nothing new runs nothing (under a --disk-budget that keeps
+# the images that were there); `opmatrix diff` reads atlas.json.
 #   run_atlas.sh OPMATRIX WORK_DIR
 # Needs podman, both runtimes' images (never built here) and PyPI; exit 77 with the reason otherwise.
 set -uo pipefail
@@ -26,7 +27,13 @@ run --no-cache >"$work/run.stdout" 2>"$work/run.stderr" || { tail -20 "$work/run
 first=$(echo "$(date +%s.%N) - $start" | bc)
 sed 's/^/  | /' "$work/run.stdout"
 start=$(date +%s.%N)
-run >"$work/rerun.stdout" 2>"$work/rerun.stderr" || { tail -20 "$work/rerun.stderr"; echo "FAIL: atlas rerun exited $?"; exit 1; }
+# The rerun under a disk budget far below the images: runtime by runtime, and the images that were
+# there before the run stay (only images the run built itself are ever removed).
+run --disk-budget 0.001 >"$work/rerun.stdout" 2>"$work/rerun.stderr" ||
+  { tail -20 "$work/rerun.stderr"; echo "FAIL: atlas rerun exited $?"; exit 1; }
+grep -q "removing" "$work/rerun.stdout" && { cat "$work/rerun.stdout"; echo "FAIL: --disk-budget removed an image the run did not build"; exit 1; }
+PATH=$work/nobuild:$PATH "$opmatrix" atlas run --atlas "$atlas" --results "$work/preflight" --work-dir "$work/cells" \
+  --images-only >/dev/null 2>&1 || { echo "FAIL: a runtime image is gone after the --disk-budget rerun"; exit 1; }
 again=$(echo "$(date +%s.%N) - $start" | bc)
 echo "atlas of 4 pairs: ${first} s cold, ${again} s rerun with nothing new"
 "$opmatrix" atlas report --atlas "$atlas" --results "$work/results" --output "$work/atlas" || { echo "FAIL: no atlas report"; exit 1; }

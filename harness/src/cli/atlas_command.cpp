@@ -12,6 +12,8 @@
 #include "atlas/atlas_file.h"
 #include "atlas/atlas_report.h"
 #include "cli/commands.h"
+#include "engine/engine.h"
+#include "pipeline/run_state.h"
 #include "matrix/diagnostic.h"
 #include "report/results_set.h"
 #include "util/atomic_write.h"
@@ -53,20 +55,68 @@ bool chosen(const std::vector<std::string>& only, const std::string& name) {
   return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
 }
 
-int run_pairs(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
+// The selected pairs of one runtime, in the atlas's order.
+std::vector<std::string> pairs_of(const AtlasOptions& opts, const Atlas& a, const std::string& runtime) {
+  std::vector<std::string> ids;
+  for (const auto& l : a.libraries) {
+    if (!chosen(opts.libraries, l.name)) continue;
+    const std::size_t skip = opts.newest > 0 && l.releases.size() > static_cast<std::size_t>(opts.newest)
+                                 ? l.releases.size() - static_cast<std::size_t>(opts.newest)
+                                 : 0;
+    for (std::size_t i = skip; i < l.releases.size(); ++i) ids.push_back(atlas_pair_id(l.name, l.releases[i], runtime));
+  }
+  return ids;
+}
+
+RunOptions pair_run(const AtlasOptions& opts) {
   RunOptions run = opts.run;
   run.matrix = run.atlas;
   run.cross_load = false;  // a pair's library is judged in its own runtime; the atlas is the cross table
+  return run;
+}
+
+// With --disk-budget: one runtime at a time (its image built where missing, its pairs run), then
+// the images this run built removed, oldest first, while together they take more than the budget.
+// Images that were there before the run are never removed.
+int run_within_budget(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
+  RunOptions run = pair_run(opts);
+  std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
+  const double budget = opts.disk_budget_gb * 1e9;
+  std::vector<std::pair<std::string, double>> built;  // tag, bytes
+  int status = kExitOk;
   for (const auto& r : a.runtimes) {
     if (!chosen(opts.runtimes, r)) continue;
-    for (const auto& l : a.libraries) {
-      if (!chosen(opts.libraries, l.name)) continue;
-      const std::size_t skip = opts.newest > 0 && l.releases.size() > static_cast<std::size_t>(opts.newest)
-                                   ? l.releases.size() - static_cast<std::size_t>(opts.newest)
-                                   : 0;
-      for (std::size_t i = skip; i < l.releases.size(); ++i) run.cells.push_back(atlas_pair_id(l.name, l.releases[i], r));
+    run.cells = pairs_of(opts, a, r);
+    if (run.cells.empty()) continue;
+    const Cell& first = *a.pairs.find(run.cells.front());
+    const std::string planned = engine->planned_image(first);
+    const bool there_before = !planned.empty() && !engine->image_id(planned).empty();
+    const int s = run_command(run, out, err);
+    if (s == kExitInterrupted || s == kExitUsage) return s;
+    status = std::max(status, s);
+    const std::string tag = engine->planned_image(first);
+    if (!there_before && !tag.empty() && !engine->image_id(tag).empty())
+      built.emplace_back(tag, engine->image_size(tag).value_or(0));
+    double kept = 0;
+    for (const auto& b : built) kept += b.second;
+    while (!built.empty() && kept > budget) {
+      const auto [old, bytes] = built.front();
+      built.erase(built.begin());
+      kept -= bytes;
+      out << fmt::format("opmatrix atlas: --disk-budget {} GB: removing {} ({:.1f} GB), built by this run, its pairs "
+                         "done{}\n", opts.disk_budget_gb, old, bytes / 1e9,
+                         engine->remove_image(old) ? "" : " — could not remove it (in use?)");
     }
   }
+  return status;
+}
+
+int run_pairs(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
+  if (opts.disk_budget_gb > 0 && !opts.run.dry_run && !opts.run.images_only) return run_within_budget(opts, a, out, err);
+  RunOptions run = pair_run(opts);
+  for (const auto& r : a.runtimes)
+    if (chosen(opts.runtimes, r))
+      for (auto& id : pairs_of(opts, a, r)) run.cells.push_back(std::move(id));
   // A red pair is a finding, not a failed run (results/cell_result.h, settle_status): the run
   // exits 1 only where a pair could not be measured (an infrastructure error, to run again).
   return run_command(run, out, err);

@@ -113,6 +113,7 @@ struct AtlasOptions {
   std::vector<std::string> runtimes;   // only these runtimes (a GitHub job each); empty: all
   std::vector<std::string> libraries;  // only these libraries; empty: all
   int newest = 0;                      // only each library's newest N releases; 0: all
+  double disk_budget_gb = 0;           // keep the images this run builds under this; 0: no bound
   std::string output = "docs/atlas";   // report: the folder the pages go to
 };
 int atlas_command(const AtlasOptions& opts, std::ostream& out, std::ostream& err);

@@ -278,6 +278,19 @@ class ContainerEngine : public Engine {
     return id;
   }
 
+  bool remove_image(const std::string& tag) override {
+    {
+      std::lock_guard<std::mutex> lock(base_ids_mutex_);
+      base_ids_.erase(tag);
+    }
+    ProcessSpec spec;
+    spec.argv = {config_.kind, "rmi", tag};
+    spec.env = env();
+    spec.capture_stdout = true;
+    spec.timeout_s = 600;  // a 7 GB image's layers
+    return run_process(spec).ok();
+  }
+
   std::optional<double> image_size(const std::string& tag) override {
     ProcessResult r = inspect({config_.kind, "image", "inspect", "--format", "{{.Size}}", tag});
     try {

@@ -84,6 +84,9 @@ class Engine {
   // The size an image takes in the engine's storage (bytes, as `podman images` counts it),
   // nullopt when there is no such image or no storage (the host engine).
   virtual std::optional<double> image_size(const std::string& tag) { (void)tag; return std::nullopt; }
+  // Removes an image from the engine's storage (`podman rmi TAG`); false where it could not (in
+  // use, absent, no storage). Only for images opmatrix built itself (the atlas's --disk-budget).
+  virtual bool remove_image(const std::string& tag) { (void)tag; return false; }
   // The folder the engine keeps its images in (podman's graphroot, docker's root dir), "" unknown.
   virtual std::string storage_root() { return ""; }
   virtual CellPaths paths(const Cell& cell) const = 0;
