@@ -207,7 +207,8 @@ def main():
 
     # --- figures measured elsewhere, cited: kernels vs torchvision, image disk and cold runs ---
     for readme, title in (("bench/kernels/README.md", "Kernel speed vs torchvision, CPU and GPU"),
-                          ("bench/images/README.md", "Image disk and cold runs")):
+                          ("bench/images/README.md", "Image disk and cold runs"),
+                          ("bench/atlas/README.md", "The atlas: what a pair costs")):
         cite(repo, readme, title, add)
     out.write_text("\n".join(lines) + "\n")
 

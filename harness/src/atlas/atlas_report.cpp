@@ -122,7 +122,10 @@ std::string pair_section(const AtlasPair& p) {
   if (!p.pip_text.empty()) out += fmt::format("- pip: {}\n", escape_md_cell(p.pip_text));
   if (!p.declared_text.empty()) out += fmt::format("- its metadata: {}\n", escape_md_cell(p.declared_text));
   if (const std::string d = disagreement(p); !d.empty()) out += fmt::format("- ≠ {}\n", escape_md_cell(d));
-  if (p.result) out += fmt::format("- evidence: results `{}.json` and its logs (`logs/{}/`)\n", p.id, p.id);
+  if (p.result)
+    out += fmt::format("- evidence: every check of the pair, with its diagnosis and the command that reproduces it, in "
+                       "[atlas.json](atlas.json) (cell `{}`; the run's logs: `logs/{}/` of its results folder)\n",
+                       p.id, p.id);
   return out + "\n";
 }
 
@@ -192,7 +195,10 @@ std::string html_pair(const AtlasPair& p) {
   if (!p.pip_text.empty()) out += "<li>pip: " + escape_markup(p.pip_text) + "</li>\n";
   if (!p.declared_text.empty()) out += "<li>its metadata: " + escape_markup(p.declared_text) + "</li>\n";
   if (const std::string d = disagreement(p); !d.empty()) out += "<li>≠ " + escape_markup(d) + "</li>\n";
-  if (p.result) out += fmt::format("<li>evidence: <code>{0}.json</code>, <code>logs/{0}/</code></li>\n", escape_markup(p.id));
+  if (p.result)
+    out += fmt::format("<li>evidence: every check, its diagnosis and reproduction command, in <a href=\"atlas.json\">"
+                       "atlas.json</a> (cell <code>{0}</code>; the run's logs: <code>logs/{0}/</code>)</li>\n",
+                       escape_markup(p.id));
   return out + "</ul></details>\n";
 }
 
