@@ -458,6 +458,8 @@ TORCH_SONAME = re.compile(r"^lib(?:torch(?:_cpu|_cuda|_cuda_linalg|_python|_glob
 # backend, but the CUDA the library was built for (xformers 0.0.28.post3's _C.so in a CUDA 13 torch).
 CUDA_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|nvrtc|nvJitLink|cudnn|nccl|"
                          r"cupti|nvToolsExt)\.so")
+# torch's own GPU libraries, which a CPU-only torch does not have.
+CUDA_TORCH_SONAME = re.compile(r"^lib(?:c10_cuda|torch_cuda|torch_cuda_linalg|c10_hip|torch_hip)\.so")
 
 
 def mark_optional_backends(libraries, loaded_by_import, own_names):
@@ -485,6 +487,31 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
                 changed = True
     for name, lib in by_name.items():
         lib["optional"] = name in optional
+    mark_runtime_variants(by_name, loaded_by_import)
+
+
+# A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so.
+VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu|mps)(?=[._])", re.I)
+
+
+def mark_runtime_variants(by_name, loaded_by_import):
+    """A package that ships one build of a library per runtime (bitsandbytes' libbitsandbytes_cpu.so,
+    _cuda118.so ... _cuda130.so, _rocm64.so) and loads the one that fits: where the import loaded a
+    variant, a sibling variant that does not load for want of CUDA's or ROCm's runtime libraries is
+    a build for another runtime, unused here ("variant_of": the one the package loaded)."""
+    loaded = {}
+    for name, lib in by_name.items():
+        m = VARIANT.match(name)
+        if m and os.path.realpath(lib["path"]) in loaded_by_import:
+            loaded[m.group("stem")] = name
+    for name, lib in by_name.items():
+        m = VARIANT.match(name)
+        missing = lib.get("missing_libraries") or []
+        if (m and m.group("stem") in loaded and not lib.get("loaded") and lib.get("error_kind") == "missing_library"
+                and missing and os.path.realpath(lib["path"]) not in loaded_by_import
+                and not any(TORCH_SONAME.match(x) and not CUDA_TORCH_SONAME.match(x) for x in missing)):
+            lib["variant_of"] = loaded[m.group("stem")]
+            lib["optional"] = False
 
 
 def find_libraries(root):

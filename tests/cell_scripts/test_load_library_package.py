@@ -119,3 +119,23 @@ def test_a_library_that_needs_an_optional_sibling_is_optional_too():
            "libcore.so"}
     load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=own)
     assert [lib["optional"] for lib in libs] == [True, True, True, True, False, False]
+
+
+def test_builds_for_other_runtimes_beside_the_one_the_package_loads_are_variants():
+    # bitsandbytes 0.50: one wheel holds libbitsandbytes_cpu.so, _cuda118.so ... _cuda126.so and
+    # _rocm64.so, and loads the one its runtime fits. Next to a CPU torch the import loads _cpu.so;
+    # the CUDA and ROCm builds, which lack their runtime's libraries here, are variants for other
+    # runtimes, not breaks. A library the package needs with torch's CPU libraries missing is not.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_cuda121.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libcudart.so.12", "libcublas.so.12"]},
+            {"path": "/x/libbitsandbytes_rocm64.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libamdhip64.so.6"]},
+            {"path": "/x/libother_cuda.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libtorch_cpu.so"]}]
+    load_library.mark_optional_backends(libs, loaded_by_import={"/x/libbitsandbytes_cpu.so"}, own_names=set())
+    assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cpu.so", "libbitsandbytes_cpu.so", None]
+    assert libs[2]["optional"] is False, "a variant is named as such, not as an optional backend"

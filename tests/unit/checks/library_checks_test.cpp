@@ -254,3 +254,25 @@ TEST(ImportCheck, APackageDecliningItsOwnExtensionIsNeverAPass) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// bitsandbytes next to a CPU torch: the import loads libbitsandbytes_cpu.so; its CUDA builds are
+// for other runtimes (load_library.py's "variant_of"): one skip naming them, no red.
+TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.6.0", "import": {"module": "bitsandbytes", "ok": true},
+    "libraries": [{"path": "/s/bitsandbytes/libbitsandbytes_cpu.so", "loaded": true},
+      {"path": "/s/bitsandbytes/libbitsandbytes_cuda121.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libcudart.so.12"], "variant_of": "libbitsandbytes_cpu.so"},
+      {"path": "/s/bitsandbytes/libbitsandbytes_cuda126.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libcudart.so.12"], "variant_of": "libbitsandbytes_cpu.so"}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::pass);
+  EXPECT_EQ(out[1].status, Status::skip);
+  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes, unused here (they need CUDA's or ROCm's "
+                            "libraries): libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — the package loads "
+                            "libbitsandbytes_cpu.so, the one for this runtime");
+}
+
+}  // namespace opmatrix

@@ -103,6 +103,19 @@ std::string load_failure_summary(const nlohmann::json& lib, const std::vector<st
   return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
 }
 
+// A package's builds of one library for other runtimes (load_library.py's "variant_of":
+// bitsandbytes' libbitsandbytes_cuda121.so beside the _cpu.so its import loaded), named once:
+// by design, neither a break nor a limit.
+CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& libs) {
+  std::vector<std::string> names;
+  for (const nlohmann::json* lib : libs) names.push_back(file_name(json_text(*lib, "path")));
+  return load_result("library", Status::skip,
+                     fmt::format("{} build{} of its library for other runtimes, unused here (they need CUDA's or ROCm's "
+                                 "libraries): {} — the package loads {}, the one for this runtime",
+                                 names.size(), names.size() > 1 ? "s" : "", fmt::join(names, ", "),
+                                 json_text(*libs.front(), "variant_of")));
+}
+
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
   if (!json_text(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
@@ -111,7 +124,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     out.push_back(c);
     return out;
   }
-  std::vector<const nlohmann::json*> optional;
+  std::vector<const nlohmann::json*> optional, variants;
   std::vector<std::string> siblings;
   for (const auto& lib : report["libraries"]) {
     const std::string path = json_text(lib, "path");
@@ -127,6 +140,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     }
     if (json_flag(lib, "optional")) {
       optional.push_back(&lib);
+      continue;
+    }
+    if (!json_text(lib, "variant_of").empty()) {
+      variants.push_back(&lib);
       continue;
     }
     CheckResult c =
@@ -171,6 +188,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     out.push_back(c);
   }
   if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
+  if (!variants.empty()) out.push_back(runtime_variants_result(variants));
   return out;
 }
 
