@@ -27,7 +27,7 @@ bool fetch(CellContext& ctx, const StepSpec& spec) {
 
 const bool kRegistered =
     (register_step(30, atlas_step({"fetch", "fetch_pypi.py", "", 600, StepWhen::pypi_project,
-                        "downloads a pypi:/wheel: project's file from PyPI (with network, as only requirements has; cached "
+                        "downloads a pypi:/wheel: project's file from PyPI (with network, as requirements and install-plan have; cached "
                         "by sha256)",
                         true, fetch})),
      register_check(20, {"fetch", {"fetch"}, "fetch_check", CheckPer::cell,
