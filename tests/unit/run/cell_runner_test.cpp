@@ -1963,6 +1963,31 @@ TEST_F(RunCell, AnAtlasPairRunsTheAtlasStepsAndProbesItsImageOnce) {
   EXPECT_EQ(check(r, "versions")->status, Status::pass) << all_checks(r);
 }
 
+// A prebuilt PyPI wheel with no device code in a CUDA runtime was not built here: it is the
+// release's CPU build, as pip installs it (torchtext 0.18.0: it never had CUDA code). What follows
+// from having no device code passes, never "CUDA promised, built CPU-only".
+TEST_F(RunCell, APrebuiltWheelWithoutDeviceCodeIsTheReleasesCpuBuild) {
+  Cell c = cuda_cell();
+  c.id = "torchtext-0.18.0--cuda";
+  c.project = project("wheel", {});
+  c.project->path.clear();
+  c.project->wheel = "torchtext==0.18.0";
+  c.project->ns = "torchtext";
+  const std::string lib = "/build/site/torchtext/lib/libtorchtext.so";
+  script_passing_project(c, {lib});
+  engine_->on("fetch", CannedStep::prints(fetch_json("torchtext-0.18.0-cp311-cp311-manylinux1_x86_64.whl").dump() + "\n"));
+  json ops = {{"vocab_lookup", kernel_row(true, false, true, true)}};
+  engine_->on("load", CannedStep::prints(load_json(c, {lib}, "torchtext", ops).dump()));
+  engine_->on("fatbin", lib, CannedStep::prints(fatbin_json(c, lib, {}, {}).dump()));
+  const CellResult r = run(c);
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build) << all_checks(r);
+  EXPECT_EQ(build->status, Status::pass) << all_checks(r);
+  EXPECT_NE(build->message.find("the release's CPU build, as pip installs it"), std::string::npos) << build->message;
+  ASSERT_TRUE(check(r, "registration", "vocab_lookup"));
+  EXPECT_EQ(check(r, "registration", "vocab_lookup")->status, Status::pass) << all_checks(r);
+}
+
 TEST_F(RunCell, WheelForAnotherPythonEndsTheCellWithPypisOwnFacts) {
   const Cell c = wheel_project_cell("fbgemm-sid-cpu");
   script_passing_project(c, {});

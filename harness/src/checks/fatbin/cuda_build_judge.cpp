@@ -1,6 +1,7 @@
 #include "checks/fatbin/cuda_build_judge.h"
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
@@ -94,7 +95,12 @@ void reconcile_cuda_build(CellContext& ctx, const FatbinTally& tally) {
   // A CPU variant in a CUDA runtime: the cell's `cuda` describes the runtime, not the library's
   // promise. Judged as CPU-only: what follows from having no device code is by design.
   if (const Project* p = ctx.project()) {
-    if (const auto why = cpu_only_by_design(*p, ctx.project_dir_on_host())) {
+    std::optional<std::string> why = cpu_only_by_design(*p, ctx.project_dir_on_host());
+    // A prebuilt wheel was not built here: with no device code in any of its libraries it is the
+    // release's CPU build as PyPI hands it to every runtime (torchtext: it never had CUDA code).
+    if (!why && !p->wheel.empty() && p->promises.backends.empty())
+      why = "its PyPI wheel holds no device code in any library: the release's CPU build, as pip installs it";
+    if (why) {
       build->message += fmt::format(" (CPU-only by design: {}; no built library holds device code, as promised)", *why);
       for (auto& c : checks) {
         if (!follows_from_cpu_only_build(c)) continue;
