@@ -38,8 +38,23 @@ def main():
         errors = [line.strip() for line in output.splitlines() if line.startswith("ERROR")]
         return fail("install_failed", "pip install --no-deps %s failed (exit %d)%s" % (
             name, rc, ": " + " ".join(errors[-3:]) if errors else "; its output is in the log"))
+    beside_its_requirements(site, os.path.join(build, "deps"))
     print(json.dumps(summary(copy, site)))
     return 0
+
+
+def beside_its_requirements(site, deps):
+    """pip puts a package and its requirements in one site-packages, and a library's relative
+    RPATH may point into a requirement's folder there (cuequivariance-ops-torch's extension:
+    $ORIGIN/../cuequivariance_ops/lib/libcue_ops.so). The requirements step installed them into
+    DEPS: each of its top-level folders gets a link in SITE, so those paths resolve as in a user's
+    install. os.walk does not follow the links: the package's own libraries stay the ones judged."""
+    if not os.path.isdir(deps):
+        return
+    for entry in sorted(os.listdir(deps)):
+        link = os.path.join(site, entry)
+        if entry != "bin" and os.path.isdir(os.path.join(deps, entry)) and not os.path.lexists(link):
+            os.symlink(os.path.join(os.path.relpath(deps, site), entry), link)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,22 @@ def test_installs_into_site_and_lists_the_libraries(tmp_path, best_tag):
     assert (build / "wheel" / wheel.name).read_bytes() == wheel.read_bytes()  # for the `wheel` check
 
 
+def test_its_requirements_sit_beside_it_as_in_one_site_packages(tmp_path, best_tag):
+    # cuequivariance-ops-torch's extension finds libcue_ops.so at $ORIGIN/../cuequivariance_ops/lib,
+    # which pip puts in the same site-packages: the requirements step's folders are linked into
+    # site, and the package's own libraries are still the only ones listed.
+    wheel = make_wheel(tmp_path / "fetched", best_tag)
+    build = tmp_path / "b"
+    lib = build / "deps" / "opm_dep" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libopm_dep.so").write_bytes(b"\x7fELF stand-in\n")
+    (build / "deps" / "six.py").write_text("")
+    out, _ = run_json(SCRIPT, wheel, build)
+    assert out["libraries"] == ["opm_tiny/_C.so"], "a requirement's libraries are not the project's"
+    assert (build / "site" / "opm_dep" / "lib" / "libopm_dep.so").exists()
+    assert (build / "site" / "opm_dep").is_symlink() and not (build / "site" / "six.py").exists()
+
+
 @pytest.mark.parametrize("which", ["platform", "python"])
 def test_a_wheel_pip_refuses_here_is_said_in_plain_words(tmp_path, best_tag, which):
     interp, abi, _ = best_tag.split("-")
