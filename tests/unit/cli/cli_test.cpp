@@ -300,3 +300,26 @@ TEST(CliVersion, IsTheChangelogsNewestEntry) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// `opmatrix atlas`: the file read and counted; a runtime or library it does not hold is a usage
+// error naming the file and the closest name, before anything runs.
+TEST(CliAtlas, ValidateCountsThePairsAndUnknownNamesAreUsageErrors) {
+  const std::string atlas = std::string(OPMATRIX_SOURCE_DIR) + "/tests/atlas/atlas.yaml";
+  CliRun ok = cli({"atlas", "validate", "--atlas", atlas});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find("2 libraries, 2 releases x 2 runtimes = 4 pairs"), std::string::npos) << ok.out;
+
+  CliRun runtime = cli({"atlas", "run", "--atlas", atlas, "--runtime", "trixie-torch2.6-cpuu", "--dry-run"});
+  EXPECT_EQ(runtime.status, 2);
+  EXPECT_NE(runtime.err.find("--runtime trixie-torch2.6-cpuu: not a runtime of " + atlas +
+                             " (did you mean 'trixie-torch2.6-cpu'?)"), std::string::npos) << runtime.err;
+  CliRun library = cli({"atlas", "run", "--atlas", atlas, "--library", "torchaoo"});
+  EXPECT_EQ(library.status, 2);
+  EXPECT_NE(library.err.find("(did you mean 'torchao'?)"), std::string::npos) << library.err;
+  CliRun action = cli({"atlas", "publish"});
+  EXPECT_EQ(action.status, 2);
+}
+
+}  // namespace opmatrix
