@@ -276,3 +276,32 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// cuequivariance-ops-torch in a CUDA torch on a machine without a GPU: its extension links the
+// NVIDIA driver's libcuda.so.1 (and libcue_ops.so, which needs it too). Nothing about its load can
+// be concluded here: not checked, never a red. Next to a CPU-only torch it stays red.
+TEST(LoadChecks, ALibraryLinkedToTheGpuDriverIsNotCheckedWithoutOne) {
+  auto report = nlohmann::json::parse(R"({"torch": "2.15.0", "torch_cuda": "13.2",
+    "libraries": [{"path": "/s/pkg/_ext.so", "loaded": false, "error_kind": "missing_library",
+                   "missing_libraries": ["libcue_ops.so", "libcuda.so.1"]}]})");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::skip);
+  ASSERT_TRUE(out[0].diagnosis);
+  EXPECT_EQ(out[0].diagnosis->kind, "needs_gpu_driver");
+  EXPECT_EQ(out[0].message, "_ext.so not checked here: it links the NVIDIA driver's libcuda.so.1, which only a machine "
+                            "with a GPU and its driver has (it also lacks here: libcue_ops.so, libcuda.so.1 (not in "
+                            "this runtime))");
+  const CheckResult import = explained_by_library_failure(
+      testbed::check_result("load", Status::fail, "", "", "import pkg failed: ImportError: libcue_ops.so: cannot open "
+                                                          "shared object file"),
+      out);
+  EXPECT_EQ(import.status, Status::skip);
+  report["torch_cuda"] = nullptr;
+  out = load_checks(report, "r");
+  EXPECT_EQ(out[0].status, Status::fail);
+}
+
+}  // namespace opmatrix

@@ -173,7 +173,19 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                               "install what provides these libraries or rebuild against this environment's torch",
                               repro, json_text(lib, "error"));
       const std::string torch_cuda = json_text(report, "torch_cuda");
-      if (const auto other = other_cuda_runtime(lib, torch_cuda)) {
+      const auto missing = lib.value("missing_libraries", std::vector<std::string>{});
+      if (!torch_cuda.empty() && std::find(missing.begin(), missing.end(), "libcuda.so.1") != missing.end()) {
+        // The NVIDIA driver's library comes with a GPU's driver, not with torch or a toolkit: on a
+        // machine without one, a library linked to it cannot load, and what else it lacks may be a
+        // library that needs the driver too (cuequivariance-ops-torch's libcue_ops.so).
+        c.status = Status::skip;
+        c.message = fmt::format("{} not checked here: it links the NVIDIA driver's libcuda.so.1, which only a machine "
+                                "with a GPU and its driver has (it also lacks here: {})",
+                                name, load_failure_summary(lib, siblings).substr(6));
+        c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
+                                     "nothing to fix in the library: run this cell on a machine with a GPU", repro,
+                                     json_text(lib, "error"));
+      } else if (const auto other = other_cuda_runtime(lib, torch_cuda)) {
         c.message = fmt::format("{}: built for CUDA {}: needs {}, and this runtime's torch has CUDA {}", name,
                                 other->major, other->soname, torch_cuda);
         c.diagnosis = make_diagnosis("cuda_runtime_mismatch", c.message,
@@ -347,6 +359,17 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
 }
 
 CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier) {
+  // An import that fails for a shared library, where a library of the package needs the GPU
+  // driver this machine lacks: not checked here either (one cause: see load).
+  const bool needs_driver = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
+    return c.check == "load" && c.diagnosis && c.diagnosis->kind == "needs_gpu_driver";
+  });
+  if (needs_driver && is_bad(import.status) && import.message.find(".so") != std::string::npos) {
+    import.status = Status::skip;
+    import.message += " — not checked here: a library of it links the NVIDIA driver, which this machine lacks (see load)";
+    import.diagnosis.reset();
+    return import;
+  }
   if (!import.diagnosis || import.diagnosis->kind != "declined_extension") return import;
   const bool library_failed = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
     return c.check == "load" && c.subtest == "library" && is_bad(c.status);

@@ -56,7 +56,8 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
 
 // One cause, one red: a package that declines its extension because a library of it does not
 // load here (its undefined symbols are the cause, already red) keeps its import a pass, the
-// decline said in its message.
+// decline said in its message; an import that fails for a shared library where a library of the
+// package needs the GPU driver this machine lacks is not checked here either.
 CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier);
 
 // A project with no dispatcher namespace (a pybind11-only extension): one `registration` skip
