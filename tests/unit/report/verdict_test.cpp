@@ -63,6 +63,16 @@ TEST(Verdict, AnArchSomeLibraryHoldsIsServedInPartNotUnsupported) {
                                                 "sm_90 code in some of its libraries only (each library's archs: fatbin)"}));
 }
 
+// A library linked to the GPU driver, on a machine without a GPU: nothing about its load is
+// known here, so the cell is "not run", never "works" (cuequivariance-ops-torch in torch 2.15).
+TEST(Verdict, ALibraryThatNeedsTheGpuDriverLeavesTheCellNotRun) {
+  CheckResult load = result("", "load", Status::skip, "_ext.so not checked here: it links the NVIDIA driver's libcuda.so.1");
+  load.diagnosis = Diagnosis{"needs_gpu_driver", load.message, "", "", ""};
+  const CellVerdict v = assess(cell("13.2", {result("", "fetch", Status::pass), load,
+                                             result("", "fatbin", Status::fail, "no sm_70 code", "7.0")}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+}
+
 TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
   const CellVerdict v = assess(cell("none", {result("nms", "device", Status::skip, "the cell does not promise CUDA")}));
   EXPECT_EQ(v.verdict, Verdict::works);
