@@ -490,15 +490,19 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
     mark_runtime_variants(by_name, loaded_by_import)
 
 
-# A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so.
-VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu|mps)(?=[._])", re.I)
+# A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so;
+# dgl's libgraphbolt_pytorch_2.2.1.so, one build per torch version (the "torch" group).
+VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu|mps)|"
+                     r"(?P<torch>(?:py)?torch_?\d+(?:\.\d+)+))(?=[._])", re.I)
 
 
 def mark_runtime_variants(by_name, loaded_by_import):
     """A package that ships one build of a library per runtime (bitsandbytes' libbitsandbytes_cpu.so,
     _cuda118.so ... _cuda130.so, _rocm64.so) and loads the one that fits: where the import loaded a
     variant, a sibling variant that does not load for want of CUDA's or ROCm's runtime libraries is
-    a build for another runtime, unused here ("variant_of": the one the package loaded)."""
+    a build for another runtime, unused here ("variant_of": the one the package loaded). The same for
+    builds per torch version (dgl's libgraphbolt_pytorch_2.2.1.so), whose undefined symbols are
+    another torch's."""
     loaded = {}
     for name, lib in by_name.items():
         m = VARIANT.match(name)
@@ -507,9 +511,11 @@ def mark_runtime_variants(by_name, loaded_by_import):
     for name, lib in by_name.items():
         m = VARIANT.match(name)
         missing = lib.get("missing_libraries") or []
-        if (m and m.group("stem") in loaded and not lib.get("loaded") and lib.get("error_kind") == "missing_library"
-                and missing and os.path.realpath(lib["path"]) not in loaded_by_import
-                and not any(TORCH_SONAME.match(x) and not CUDA_TORCH_SONAME.match(x) for x in missing)):
+        another_torch = bool(m and m.group("torch")) and lib.get("error_kind") == "undefined_symbol"
+        another_gpu = bool(lib.get("error_kind") == "missing_library" and missing
+                           and not any(TORCH_SONAME.match(x) and not CUDA_TORCH_SONAME.match(x) for x in missing))
+        if (m and m.group("stem") in loaded and not lib.get("loaded") and (another_torch or another_gpu)
+                and os.path.realpath(lib["path"]) not in loaded_by_import):
             lib["variant_of"] = loaded[m.group("stem")]
             lib["optional"] = False
 

@@ -139,3 +139,17 @@ def test_builds_for_other_runtimes_beside_the_one_the_package_loads_are_variants
     load_library.mark_optional_backends(libs, loaded_by_import={"/x/libbitsandbytes_cpu.so"}, own_names=set())
     assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cpu.so", "libbitsandbytes_cpu.so", None]
     assert libs[2]["optional"] is False, "a variant is named as such, not as an optional backend"
+
+
+def test_builds_for_other_torch_versions_beside_the_one_the_package_loads_are_variants():
+    # dgl 2.1.0 ships libgraphbolt_pytorch_2.0.0.so ... _2.2.1.so and loads the one of its torch:
+    # the others' undefined symbols are another torch's, by design.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libgraphbolt_pytorch_2.2.1.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libgraphbolt_pytorch_2.0.0.so", "loaded": False, "error_kind": "undefined_symbol",
+             "missing_libraries": []},
+            {"path": "/x/libother.so", "loaded": False, "error_kind": "undefined_symbol", "missing_libraries": []}]
+    load_library.mark_optional_backends(libs, loaded_by_import={"/x/libgraphbolt_pytorch_2.2.1.so"}, own_names=set())
+    assert [lib.get("variant_of") for lib in libs] == [None, "libgraphbolt_pytorch_2.2.1.so", None]

@@ -270,8 +270,8 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].status, Status::pass);
   EXPECT_EQ(out[1].status, Status::skip);
-  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes, unused here (they need CUDA's or ROCm's "
-                            "libraries): libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — the package loads "
+  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes (another CUDA, ROCm, or torch version), unused "
+                            "here: libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — the package loads "
                             "libbitsandbytes_cpu.so, the one for this runtime");
 }
 

@@ -110,8 +110,8 @@ CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& li
   std::vector<std::string> names;
   for (const nlohmann::json* lib : libs) names.push_back(file_name(json_text(*lib, "path")));
   return load_result("library", Status::skip,
-                     fmt::format("{} build{} of its library for other runtimes, unused here (they need CUDA's or ROCm's "
-                                 "libraries): {} — the package loads {}, the one for this runtime",
+                     fmt::format("{} build{} of its library for other runtimes (another CUDA, ROCm, or torch "
+                                 "version), unused here: {} — the package loads {}, the one for this runtime",
                                  names.size(), names.size() > 1 ? "s" : "", fmt::join(names, ", "),
                                  json_text(*libs.front(), "variant_of")));
 }
