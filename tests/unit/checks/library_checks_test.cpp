@@ -304,3 +304,17 @@ TEST(LoadChecks, ALibraryLinkedToTheGpuDriverIsNotCheckedWithoutOne) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// dgl's libdgl_sparse_pytorch_2.0.0.so needs libdgl.so, which loads: never "which does not load
+// here", but what is true — the package must load it first.
+TEST(LoadChecks, ASiblingThatLoadsIsNotCalledOneThatDoesNot) {
+  const auto lib = nlohmann::json::parse(R"({"path": "/s/dgl/libdgl_sparse.so", "loaded": false,
+    "error_kind": "missing_library", "missing_libraries": ["libdgl.so", "libgone.so"]})");
+  EXPECT_EQ(load_failure_summary(lib, {"libdgl.so", "libgone.so"}, {"libdgl.so"}),
+            "needs libgone.so (its package's own, which does not load here); libdgl.so (its package's own, which "
+            "loads, but which this library does not find by itself: the package must load it first)");
+}
+
+}  // namespace opmatrix

@@ -81,7 +81,8 @@ std::optional<OtherCuda> other_cuda_runtime(const nlohmann::json& lib, const std
 
 }  // namespace
 
-std::string load_failure_summary(const nlohmann::json& lib, const std::vector<std::string>& siblings) {
+std::string load_failure_summary(const nlohmann::json& lib, const std::vector<std::string>& siblings,
+                                 const std::vector<std::string>& loaded_siblings) {
   const std::string kind = json_text(lib, "error_kind");
   if (kind == "undefined_symbol" && lib.contains("undefined") && !lib["undefined"].empty()) {
     const auto& first = lib["undefined"][0];
@@ -91,13 +92,19 @@ std::string load_failure_summary(const nlohmann::json& lib, const std::vector<st
   }
   if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty()) {
     // A library of the package itself is there: it is "missing" because it does not load.
-    std::vector<std::string> own, absent;
-    for (const auto& m : lib["missing_libraries"].get<std::vector<std::string>>())
-      (std::find(siblings.begin(), siblings.end(), m) != siblings.end() ? own : absent).push_back(m);
+    std::vector<std::string> own, found, absent;
+    for (const auto& m : lib["missing_libraries"].get<std::vector<std::string>>()) {
+      const bool loads = std::find(loaded_siblings.begin(), loaded_siblings.end(), m) != loaded_siblings.end();
+      (loads ? found : std::find(siblings.begin(), siblings.end(), m) != siblings.end() ? own : absent).push_back(m);
+    }
     std::vector<std::string> parts;
     if (!absent.empty()) parts.push_back(fmt::format("{} (not in this runtime)", fmt::join(absent, ", ")));
     if (!own.empty())
       parts.push_back(fmt::format("{} (its package's own, which does not load here)", fmt::join(own, ", ")));
+    if (!found.empty())
+      parts.push_back(fmt::format("{} (its package's own, which loads, but which this library does not find by "
+                                  "itself: the package must load it first)",
+                                  fmt::join(found, ", ")));
     return fmt::format("needs {}", fmt::join(parts, "; "));
   }
   return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
@@ -125,10 +132,11 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     return out;
   }
   std::vector<const nlohmann::json*> optional, variants;
-  std::vector<std::string> siblings;
+  std::vector<std::string> siblings, loaded_siblings;
   for (const auto& lib : report["libraries"]) {
     const std::string path = json_text(lib, "path");
     siblings.push_back(path.substr(path.rfind('/') + 1));
+    if (lib.value("loaded", false)) loaded_siblings.push_back(siblings.back());
   }
   for (const auto& lib : report["libraries"]) {
     const std::string path = json_text(lib, "path");
@@ -147,7 +155,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       continue;
     }
     CheckResult c =
-        load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings)));
+        load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings, loaded_siblings)));
     const std::string kind = json_text(lib, "error_kind");
     if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
@@ -181,7 +189,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
         c.status = Status::skip;
         c.message = fmt::format("{} not checked here: it links the NVIDIA driver's libcuda.so.1, which only a machine "
                                 "with a GPU and its driver has (it also lacks here: {})",
-                                name, load_failure_summary(lib, siblings).substr(6));
+                                name, load_failure_summary(lib, siblings, loaded_siblings).substr(6));
         c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
                                      "nothing to fix in the library: run this cell on a machine with a GPU", repro,
                                      json_text(lib, "error"));

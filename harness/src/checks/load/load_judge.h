@@ -66,6 +66,7 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
 
 // A short line for a failed load: "undefined symbol: at::foo(...) (+3 more)". `siblings`: the
 // file names of the package's libraries, which a library "needs" when they do not load.
-std::string load_failure_summary(const nlohmann::json& library, const std::vector<std::string>& siblings = {});
+std::string load_failure_summary(const nlohmann::json& library, const std::vector<std::string>& siblings = {},
+                                 const std::vector<std::string>& loaded_siblings = {});
 
 }  // namespace opmatrix
