@@ -540,6 +540,16 @@ class RunCell : public ::testing::Test {
              to_string(c.status) + " — " + c.message.substr(0, 200) + "\n";
     return out;
   }
+  // The build step skipped as "not checked here" for `kind` (what the cell lacks), or nullptr
+  // (the failure already recorded).
+  static const CheckResult* build_not_checked(const CellResult& r, const std::string& kind) {
+    const CheckResult* build = check(r, "build");
+    EXPECT_TRUE(build && build->diagnosis) << all_checks(r);
+    if (!build || !build->diagnosis) return nullptr;
+    EXPECT_EQ(build->status, Status::skip);
+    EXPECT_EQ(build->diagnosis->kind, kind);
+    return build;
+  }
   static std::string env_of(const StepCommand& cmd, const std::string& key) {
     for (const auto& [k, v] : cmd.env)
       if (k == key) return v;
@@ -1719,10 +1729,8 @@ TEST_F(RunCell, SetupPyThatRefusesWithoutAGpuIsNotCheckedWhereTheBuildSeesNone) 
                                             "  File \"/build/src/setup.py\", line 28, in extensions\n"
                                             "    raise NotImplementedError(\"Cuda is not availabel\")\n"
                                             "NotImplementedError: Cuda is not availabel\n");
-  const CheckResult* build = check(r, "build");
-  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
-  EXPECT_EQ(build->status, Status::skip);
-  EXPECT_EQ(build->diagnosis->kind, "setup_needs_gpu");
+  const CheckResult* build = build_not_checked(r, "setup_needs_gpu");
+  ASSERT_TRUE(build) << all_checks(r);
   EXPECT_EQ(build->message.rfind("not checked here: setup.py refuses to build without a visible GPU", 0), 0u)
       << build->message;
   EXPECT_TRUE(r.meets_expectations) << all_checks(r);
@@ -1781,10 +1789,8 @@ TEST_F(RunCell, AProjectThatDoesNotSupportTheCellsPythonIsNotCheckedHere) {
   const CellResult r = run_project_with_failing_build(
       c, "Processing ./src\n  Preparing metadata (pyproject.toml): finished with status 'done'\nERROR: Package "
          "'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13'\n");
-  const CheckResult* build = check(r, "build");
-  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
-  EXPECT_EQ(build->status, Status::skip);
-  EXPECT_EQ(build->diagnosis->kind, "python_not_supported");
+  const CheckResult* build = build_not_checked(r, "python_not_supported");
+  ASSERT_TRUE(build) << all_checks(r);
   EXPECT_EQ(build->message, "not checked here: the project does not support this cell's Python (Package "
                             "'lrn-sparseatt' requires a different Python: 3.11.2 not in '>=3.13')");
   EXPECT_TRUE(r.meets_expectations);
@@ -1825,10 +1831,8 @@ TEST_F(RunCell, ABuildThatReachesForTheNetworkIsNotCheckedHere) {
   const CellResult r = run_project_with_failing_build(c, "      Guessing wheel URL:  https://github.com/x/y/releases/download/v1/"
                                             "y-1+cu13torch2.15-cp311-cp311-linux_x86_64.whl\n      error: <urlopen "
                                             "error [Errno -3] Temporary failure in name resolution>\n");
-  const CheckResult* build = check(r, "build");
-  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
-  EXPECT_EQ(build->status, Status::skip);
-  EXPECT_EQ(build->diagnosis->kind, "build_needs_network");
+  const CheckResult* build = build_not_checked(r, "build_needs_network");
+  ASSERT_TRUE(build) << all_checks(r);
   EXPECT_TRUE(r.meets_expectations);
 }
 
