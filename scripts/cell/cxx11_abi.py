@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-from script_check import result, run
+from script_check import result, run, torch_cxx11_abi
 
 CHECK = "cxx11_abi"
 TORCH_NAMESPACES = ("c10::", "at::", "torch::")
@@ -66,8 +66,7 @@ def report(libraries):
         return [result(CHECK, "skip", "no built library to read")]
     if shutil.which("nm") is None:
         return [result(CHECK, "skip", "this cell has no nm (binutils): the libraries' symbols cannot be read")]
-    import torch  # the cell's own torch: its flag is the one that counts
-    torch_new_abi = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+    torch_new_abi = torch_cxx11_abi()  # the cell's own torch: its flag is the one that counts
     return [library_result(lib, torch_new_abi) for lib in libraries]
 
 

@@ -39,6 +39,7 @@ import subprocess
 import sys
 
 from dispatcher import kernel_table, ops_in_namespace, served_by
+from zygote import Zygote
 
 RTLD_LAZY, RTLD_NOW, RTLD_GLOBAL, RTLD_NOLOAD = 0x1, 0x2, 0x100, 0x4
 MAX_SYMBOLS = 20
@@ -222,39 +223,35 @@ def load_one(dl, path, root=None):
 
 
 def last_json_line(stdout):
-    """The JSON object a child of this script printed last, or None when it printed none."""
+    """The JSON object a child printed last, or None when it printed none."""
     try:
-        return json.loads(stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+        return json.loads(stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return None
 
 
-def load_isolated(path, root=None):
-    """load_one(path) in a fresh process: a library whose load aborts (a duplicate registration,
-    a static initialiser that throws) is reported as such, with the line that says why. `root`:
-    the package's folder, where its sibling libraries are looked for."""
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--just-load", path] + (["--find", root] if root else []),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    report = last_json_line(p.stdout)
+def load_report(path, ended):
+    """What the child that loaded `path` alone (load_one) reported, or how it died: a library whose
+    load aborts (a duplicate registration, a static initialiser that throws) is reported as such,
+    with the line that says why."""
+    report = last_json_line(ended["stdout"])
     if report is not None:
         return report
-    err = p.stderr.decode("utf-8", "replace")
-    why = [line.strip() for line in err.splitlines() if "what():" in line or "Error" in line][:1]
-    died = p.returncode < 0
-    how = signal.Signals(-p.returncode).name if died else "exit %d" % p.returncode
+    why = [line.strip() for line in ended["stderr"].splitlines() if "what():" in line or "Error" in line][:1]
+    code = ended["returncode"]
+    died = code < 0
+    how = signal.Signals(-code).name if died else "exit %d" % code
     return {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
             "undefined": [], "undefined_count": 0, "missing_libraries": [], "loaded_after": [],
             "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
 
 
-def load_all_isolated(paths, root=None):
-    """load_isolated() of every path, as many at once as this machine has cores (each is a process
-    of its own that waits mostly on importing torch), in the order given."""
-    from concurrent.futures import ThreadPoolExecutor
-    if len(paths) < 2:
-        return [load_isolated(p, root) for p in paths]
-    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as pool:
-        return list(pool.map(lambda p: load_isolated(p, root), paths))
+def load_all_isolated(zygote, paths, root=None):
+    """load_one() of every path, each in a child of its own (as many at once as this machine has
+    cores), in the order given. `root`: the package's folder, where its sibling libraries are
+    looked for."""
+    jobs = [["--just-load", p] + (["--find", root] if root else []) for p in paths]
+    return [load_report(p, ended) for p, ended in zip(paths, zygote.run(jobs))]
 
 
 def loaded_under(roots):
@@ -272,12 +269,10 @@ def loaded_under(roots):
     return found
 
 
-def cpp_only_kernels(libraries, namespace, ops):
-    """kernel_table after dlopening exactly `libraries` (no Python import), in another process."""
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--table-after-load", "--namespace", namespace,
-                        "--ops", ",".join(ops)] + libraries, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                       timeout=600)
-    return last_json_line(p.stdout) or {}
+def cpp_only_kernels(zygote, libraries, namespace, ops):
+    """kernel_table after dlopening exactly `libraries` (no Python import), in a child."""
+    ended = zygote.run([["--table-after-load", "--namespace", namespace, "--ops", ",".join(ops)] + libraries])[0]
+    return last_json_line(ended["stdout"]) or {}
 
 
 # What a package says when it declines to load its own compiled extension and goes on without
@@ -386,17 +381,16 @@ def missing_ops(torch, namespace, ops):
     return [op for op, row in kernel_table(torch, namespace, wanted).items() if row.get("CPU") is None]
 
 
-def reach_steps(args, modules, others):
+def reach_steps(zygote, args, modules, others):
     """What the child (--reach) reports: each extension module imported, then each other library
     dlopened, while ops are missing; which op each made appear. In a child: a library that aborts
     takes only the child down."""
-    argv = [sys.executable, os.path.abspath(__file__), "--reach", "--import", args.module, "--namespace",
-            args.namespace, "--ops", args.ops, "--modules", ",".join(m for m, _ in modules)] + others
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    report = last_json_line(p.stdout)
+    ended = zygote.run([["--reach", "--import", args.module, "--namespace", args.namespace, "--ops", args.ops,
+                         "--modules", ",".join(m for m, _ in modules)] + others])[0]
+    report = last_json_line(ended["stdout"])
     if report is None:
-        err = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        return {"steps": [], "died": "exit %d%s" % (p.returncode, ": " + err[-1] if err else "")}
+        err = ended["stderr"].strip().splitlines()
+        return {"steps": [], "died": "exit %d%s" % (ended["returncode"], ": " + err[-1] if err else "")}
     return report
 
 
@@ -425,7 +419,7 @@ def reach(torch, args):
     return {"steps": steps}
 
 
-def reach_ops(torch, args, paths):
+def reach_ops(zygote, torch, args, paths):
     """Where ops are missing after the import: what brings them, done again in this process."""
     site = package_site(args.module)
     if not site or missing_ops(torch, args.namespace, [o for o in args.ops.split(",") if o]) == []:
@@ -436,7 +430,7 @@ def reach_ops(torch, args, paths):
     others = [p for p in paths if os.path.realpath(p) not in mapped and p not in as_modules]
     if not modules and not others:
         return None
-    report = reach_steps(args, modules, others)
+    report = reach_steps(zygote, args, modules, others)
     useful = [s for s in report["steps"] if s["ok"] and s["appeared"]]
     last = report["steps"].index(useful[-1]) if useful else -1
     import importlib
@@ -528,7 +522,7 @@ def find_libraries(root):
     return found
 
 
-def main():
+def arguments():
     ap = argparse.ArgumentParser()
     ap.add_argument("--namespace", default="")
     ap.add_argument("--ops", default="")
@@ -540,24 +534,29 @@ def main():
     ap.add_argument("--reach", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--modules", default="", help=argparse.SUPPRESS)
     ap.add_argument("libraries", nargs="*")
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = arguments().parse_args()
     out = {"torch": None, "torch_cuda": None, "libraries": [], "namespace": args.namespace or None,
            "ops": {}, "served_by": {}, "error": None}
     saved = os.dup(1)
     os.dup2(2, 1)  # anything a library prints at load time goes to stderr; stdout is the JSON
+    zygote = None
     try:
-        if args.just_load or args.table_after_load or args.reach:
-            return helper(args)
         try:
             import torch
             out["torch"], out["torch_cuda"] = torch.__version__, torch.version.cuda
         except Exception as e:  # noqa: BLE001
             out["error"] = "import torch: %s: %s" % (type(e).__name__, e)
             return out
+        # Before anything of the package is loaded: each child starts with torch alone.
+        zygote = Zygote(lambda argv: helper(arguments().parse_args(argv)))
         paths = list(args.libraries) + (find_libraries(args.find) if args.find else [])
         if not paths and not args.module:
             out["error"] = "no library to load (none built?)"
-        out["libraries"] = load_all_isolated(paths, args.find or None)
+        out["libraries"] = load_all_isolated(zygote, paths, args.find or None)
         if args.module:
             # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)
@@ -570,7 +569,7 @@ def main():
                 if lib["loaded"]:
                     dl.dlopen(lib["path"].encode(), RTLD_NOW | RTLD_GLOBAL)
         if args.namespace and args.module and out["import"]["ok"]:
-            reached = reach_ops(torch, args, paths)
+            reached = reach_ops(zygote, torch, args, paths)
             if reached:
                 out["reached"] = reached
         if args.namespace:
@@ -581,17 +580,20 @@ def main():
                 # Kernels missing when only the libraries the import loaded are dlopened were
                 # registered from Python.
                 roots = [os.path.dirname(p) for p in paths] + ([args.find] if args.find else [])
-                before = cpp_only_kernels(loaded_under(roots), args.namespace, list(out["ops"]))
+                before = cpp_only_kernels(zygote, loaded_under(roots), args.namespace, list(out["ops"]))
                 out["from_python"] = {op: [k for k, v in row.items() if v and not before.get(op, {}).get(k)]
                                       for op, row in out["ops"].items()}
         return out
     finally:
+        if zygote:
+            zygote.close()
         sys.stdout.flush()
         os.dup2(saved, 1)
 
 
 def helper(args):
-    """The child processes of load_isolated(), cpp_only_kernels() and reach_steps()."""
+    """The children of load_all_isolated(), cpp_only_kernels() and reach_steps(), forked by the
+    zygote after `import torch`."""
     import torch  # noqa: F401 - libraries resolve torch's symbols from it, as after `import torch`
     if args.reach:
         return reach(torch, args)

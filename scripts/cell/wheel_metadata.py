@@ -8,7 +8,7 @@ swaps torch under the user. Prints {"checks": [...]} as script checks do; never 
 import os
 import zipfile
 
-from script_check import result, run
+from script_check import result, run, torch_version
 
 CHECK = "wheel"
 
@@ -56,8 +56,7 @@ def report(build):
     if not wheels:
         return [result(CHECK, "skip", "not a wheel build (a CMake project or kernels/)")]
     checks = []
-    import torch
-    version = torch.__version__
+    version = torch_version()
     for w in wheels:
         tags, requires = metadata(os.path.join(folder, w))
         platform = sorted({t.split("-")[-1] for t in tags})

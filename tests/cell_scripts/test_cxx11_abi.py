@@ -71,3 +71,12 @@ def test_in_this_machines_torch_its_own_abi_passes(tmp_path):
     lib = library(tmp_path, "own", SOURCE, int(probe.stdout.strip()))
     out, _ = run_json("cxx11_abi.py", lib, env=cell_env())
     assert [c["status"] for c in out["checks"]] == ["pass"], out
+
+
+@pytest.mark.parametrize("abi", [0, 1])
+def test_the_abi_the_probe_read_is_the_one_judged(tmp_path, abi):
+    # The harness passes the probe's flag (OPMATRIX_TORCH_CXX11_ABI): the step does not import
+    # torch again; a library of the other ABI fails by that flag, whatever torch the host has.
+    lib = library(tmp_path, "other", SOURCE, 1 - abi)
+    out, _ = run_json("cxx11_abi.py", lib, env=cell_env(OPMATRIX_TORCH_CXX11_ABI=str(abi)))
+    assert [c["status"] for c in out["checks"]] == ["fail"], out

@@ -56,3 +56,12 @@ def test_no_requirement_and_local_tag_are_said(tmp_path, torch_version):
 def test_no_wheel_is_a_skip(tmp_path):
     checks = checks_for(tmp_path / "cmake-build")
     assert [c["status"] for c in checks] == ["skip"]
+
+
+def test_the_torch_version_the_probe_read_is_the_one_judged(tmp_path):
+    # The harness passes the probe's torch (OPMATRIX_TORCH_VERSION): the step does not import
+    # torch again, and judges by that version, not by whatever torch the host has.
+    wheel(tmp_path / "wheel", ["torch==1.0.1"])
+    out, _ = run_json("wheel_metadata.py", env=cell_env(OPMATRIX_BUILD=str(tmp_path), OPMATRIX_TORCH_VERSION="1.0.1"))
+    assert [c["status"] for c in out["checks"]] == ["pass"]
+    assert "met by torch 1.0.1" in out["checks"][0]["message"]

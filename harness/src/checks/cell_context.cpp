@@ -7,6 +7,7 @@
 #include "diagnose/diagnose.h"
 #include "run/log_ticker.h"
 #include "util/atomic_write.h"
+#include "util/json_fields.h"
 #include "util/cuda_arch.h"
 
 namespace opmatrix {
@@ -37,6 +38,12 @@ StepCommand CellContext::command(const std::string& step, std::vector<std::strin
   c.log_path = log_path(step);
   c.timeout_s = timeout;
   c.env = {{"CCACHE_DIR", paths.ccache}, {"OPMATRIX_EXPECT_CUDA", cell.has_cuda() ? "1" : "0"}};
+  // What the probe read of the cell's torch, for the scripts that need no more of it: they are
+  // spared importing torch again (2-3 s a step).
+  const std::string torch_version = json_text(result.versions, "torch");
+  if (!torch_version.empty()) c.env.emplace_back("OPMATRIX_TORCH_VERSION", torch_version);
+  if (const auto abi = result.versions.find("cxx11_abi"); abi != result.versions.end() && abi->is_boolean())
+    c.env.emplace_back("OPMATRIX_TORCH_CXX11_ABI", abi->get<bool>() ? "1" : "0");
   return c;
 }
 

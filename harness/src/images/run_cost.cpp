@@ -28,15 +28,20 @@ CellWork work_of(const Cell& cell) {
 
 // Build folders after a run (WORK/cells/*): our kernels + cases 570-829 MB (CPU 570-768,
 // CUDA 612-829); other op libraries 0.1-220 MB (torch-scatter with CUDA the largest); an atlas
-// pair the wheel and its installed copy, 16-38 MB for 3-6 MB wheels (xformers' 117 MB: ~350 MB).
+// pair none: its folder is removed once its result is written (run/cell_runner.cpp).
 double measured_build_tree_bytes(CellWork work) {
   switch (work) {
     case CellWork::own_kernels: return 829e6;
     case CellWork::library: return 220e6;
-    case CellWork::atlas_pair: return 100e6;
+    case CellWork::atlas_pair: return 0;
   }
   return 829e6;
 }
+
+// An atlas pair's folder while it runs: the wheel and its installed copy with its requirements,
+// 16-38 MB for 3-6 MB wheels, 1.3 GB the largest (cuequivariance-ops-torch-cu12 with its CUDA
+// libraries).
+double measured_pair_folder_peak_bytes() { return 1.3e9; }
 
 // A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores:
 // our kernels 268-1000 s (median about 650 s; the behaviour checks take most of it); other op

@@ -31,6 +31,7 @@ CellWork work_of(const Cell& cell);
 // A cell's build folder (WORK/cells/ID/ENGINE-build) after a run, and a cell's run without its
 // image step.
 double measured_build_tree_bytes(CellWork work);
+double measured_pair_folder_peak_bytes();
 double measured_cell_seconds(CellWork work);
 
 // One image a run would build (or pull) because the engine's storage does not have it.

@@ -145,13 +145,19 @@ void plan_image(Engine& engine, const Cell& cell, const nlohmann::json& last, co
 }
 
 // What the new images and build folders need of the engine's storage and of the work dir.
+// The atlas pairs' folders at their largest: as many as run at once.
+double pair_folders_bytes(const RunCost& cost) {
+  return std::min(cost.atlas_pairs, cost.parallel_cells) * measured_pair_folder_peak_bytes();
+}
+
 void add_space_needs(Engine& engine, RunCost& cost) {
   if (engine.name() != "host" && !cost.new_images.empty()) {
     cost.needs.push_back(with_free_space(
         {engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)}));
   }
-  if (cost.build_tree_bytes > 0)
-    cost.needs.push_back(with_free_space({"the work dir", engine.config().work_dir, 1, std::nullopt, cost.build_tree_bytes}));
+  const double work_dir_bytes = cost.build_tree_bytes + pair_folders_bytes(cost);
+  if (work_dir_bytes > 0)
+    cost.needs.push_back(with_free_space({"the work dir", engine.config().work_dir, 1, std::nullopt, work_dir_bytes}));
 }
 
 }  // namespace
@@ -171,7 +177,9 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
     const CellWork work = work_of(*cell);
     if (!images_only) {
       cost.cell_seconds += cell_seconds(last, work);
-      if (!fs::exists(engine.host_build_dir(*cell))) {
+      if (work == CellWork::atlas_pair) {
+        ++cost.atlas_pairs;
+      } else if (!fs::exists(engine.host_build_dir(*cell))) {
         ++cost.new_build_trees;
         cost.build_tree_bytes += measured_build_tree_bytes(work);
       }
@@ -218,12 +226,14 @@ std::string render_run_cost(const RunCost& cost) {
     }
   }
   if (cost.new_build_trees > 0)
-    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels, {} per other library, "
-                       "{} per atlas pair)\n",
+    out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels, {} per other library)\n",
                        cost.new_build_trees, human_bytes(cost.build_tree_bytes),
                        human_bytes(measured_build_tree_bytes(CellWork::own_kernels)),
-                       human_bytes(measured_build_tree_bytes(CellWork::library)),
-                       human_bytes(measured_build_tree_bytes(CellWork::atlas_pair)));
+                       human_bytes(measured_build_tree_bytes(CellWork::library)));
+  if (cost.atlas_pairs > 0)
+    out += fmt::format("  atlas pairs: {}, each one's folder removed once its result is written (up to {} while it runs, "
+                       "{} at once)\n", cost.atlas_pairs, human_bytes(measured_pair_folder_peak_bytes()),
+                       std::min(cost.atlas_pairs, cost.parallel_cells));
   for (const auto& n : cost.needs)
     out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
                        human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",

@@ -19,6 +19,7 @@ struct RunCost {
   bool uses_images = true;  // false: the host engine, which builds none
   int new_build_trees = 0;
   double build_tree_bytes = 0;
+  int atlas_pairs = 0;  // each one's folder goes once it is done: room for `parallel_cells` of them
   double image_seconds = 0;  // building the new images, one after the other
   double cell_seconds = 0;   // running the cells, one after the other
   int parallel_cells = 1;

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "checks/cell_context.h"
 #include "checks/registry.h"
 #include "matrix/to_json.h"
@@ -46,6 +48,14 @@ void clear_log_folder(const CellContext& ctx) {
   fs::create_directories(dir);
 }
 
+// An atlas pair's folder holds its wheel installed with its requirements (100 MB to 1.3 GB a
+// pair): once its result is written nothing reads it again, and 3,000 pairs would fill any disk.
+void remove_pair_folder(const CellContext& ctx) {
+  std::error_code ec;
+  fs::remove_all(ctx.engine.host_build_dir(ctx.cell), ec);
+  if (ec) ctx.say(fmt::format("could not remove the pair's folder {}: {}", ctx.engine.host_build_dir(ctx.cell), ec.message()));
+}
+
 }  // namespace
 
 std::string step_log_path(const std::string& results_dir, const std::string& cell_id, const std::string& step) {
@@ -80,6 +90,7 @@ CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, cons
   }
   for (const CellRule& rule : cell_rule_registry()) rule.apply(ctx);
   apply_expectations(cell, ctx.result);
+  if (cell.atlas_pair) remove_pair_folder(ctx);
   ctx.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ctx.result;
 }

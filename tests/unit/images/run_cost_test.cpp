@@ -132,6 +132,30 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   fs::remove_all(work);
 }
 
+TEST(SurveyRunCost, AtlasPairsKeepNoFolderAndNeedRoomForThoseRunningAtOnce) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_atlas";
+  fs::remove_all(work);
+  fs::create_directories(work / "results");
+  StorageEngine engine(work.string());
+  std::vector<Cell> pairs;
+  for (const char* id : {"p1", "p2", "p3", "p4", "p5"}) {
+    pairs.push_back(pypi_cell(id));
+    pairs.back().atlas_pair = true;
+    engine.tags[id] = "localhost/opmatrix/pypi:there";
+  }
+  engine.images = {{"localhost/opmatrix/pypi:there", 6e9}};
+  std::vector<const Cell*> cells;
+  for (const auto& p : pairs) cells.push_back(&p);
+  const RunCost cost = survey_run_cost(engine, cells, (work / "results").string(), 2, false);
+  EXPECT_EQ(cost.new_build_trees, 0);
+  EXPECT_EQ(cost.atlas_pairs, 5);
+  ASSERT_EQ(cost.needs.size(), 1u);  // the work dir only: the image is there
+  EXPECT_DOUBLE_EQ(cost.needs[0].bytes, 2 * measured_pair_folder_peak_bytes());
+  EXPECT_NE(render_run_cost(cost).find("atlas pairs: 5, each one's folder removed once its result is written"),
+            std::string::npos) << render_run_cost(cost);
+  fs::remove_all(work);
+}
+
 TEST(SurveyRunCost, OneMoreMinorOfACudaAlreadyThereCostsItsOwnLayersOnly) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_layers";
   fs::remove_all(work);

@@ -1967,6 +1967,31 @@ TEST_F(RunCell, AnAtlasPairRunsTheAtlasStepsAndProbesItsImageOnce) {
   EXPECT_EQ(check(r, "versions")->status, Status::pass) << all_checks(r);
 }
 
+// An atlas pair's folder (its wheel installed with its requirements) is there while its steps run
+// and gone once its result is written: 3,000 pairs would fill any disk. What the probe read of the
+// torch reaches every later step, which need not import torch again for it.
+TEST_F(RunCell, AnAtlasPairsFolderGoesOnceItsResultIsWrittenAndItsStepsGetTheProbedTorch) {
+  Cell c = wheel_project_cell("fbgemm-gpu-cpu-1.0.0--trixie");
+  c.atlas_pair = true;
+  script_passing_project(c, {"/build/site/fbgemm_gpu/fbgemm_gpu_py.so"});
+  engine_->on("fetch", CannedStep::prints(fetch_json("fbgemm_gpu_cpu-1.0.0-cp311-cp311-manylinux2014_x86_64.whl")
+                                              .dump() + "\n"));
+  bool folder_while_loading = false;
+  engine_->before_step = [&](const StepCommand& cmd) {
+    if (cmd.step == "load") folder_while_loading = fs::exists(engine_->host_build_dir(c));
+  };
+  run(c);
+  EXPECT_TRUE(folder_while_loading);
+  EXPECT_FALSE(fs::exists(engine_->host_build_dir(c)));
+  ASSERT_TRUE(engine_->command("load"));
+  const auto& env = engine_->command("load")->env;
+  EXPECT_NE(std::find(env.begin(), env.end(), std::pair<std::string, std::string>{"OPMATRIX_TORCH_VERSION",
+                                                                                   probe_json(c)["torch"]}),
+            env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), std::pair<std::string, std::string>{"OPMATRIX_TORCH_CXX11_ABI", "1"}),
+            env.end());
+}
+
 // A prebuilt PyPI wheel with no device code in a CUDA runtime was not built here: it is the
 // release's CPU build, as pip installs it (torchtext 0.18.0: it never had CUDA code). What follows
 // from having no device code passes, never "CUDA promised, built CPU-only".
