@@ -320,7 +320,7 @@ def import_module(name):
     except BaseException as e:  # noqa: BLE001 - SystemExit from a broken package included
         lines = traceback.format_exception(type(e), e, e.__traceback__)
         return {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
-                "traceback": "".join(lines)[-3000:]}
+                "traceback": "".join(lines)[-3000:], "missing_modules": missing_modules(e)}
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -341,6 +341,18 @@ def import_module(name):
     if declined:
         out["declined"] = declined
     return out
+
+
+def missing_modules(error):
+    """The modules an import lacked, the first one first: a package that falls back to another
+    module when one is missing (dgl 2.1.0: `packaging`, else setuptools' vendored copy, which newer
+    setuptools no longer has) fails naming the fallback; the one it wanted is the first."""
+    names = []
+    while error is not None:
+        if isinstance(error, ModuleNotFoundError) and error.name:
+            names.insert(0, error.name)
+        error = error.__context__
+    return names
 
 
 def exports_pyinit(path, name):
@@ -514,6 +526,36 @@ def mark_runtime_variants(by_name, loaded_by_import):
             lib["optional"] = False
 
 
+def torch_build_version(name):
+    """The torch version a library's name says it is built for (dgl's libgraphbolt_pytorch_2.2.1.so:
+    "2.2.1"), or None."""
+    m = VARIANT.match(name)
+    return re.search(r"\d+(?:\.\d+)+", m.group("torch")).group(0) if m and m.group("torch") else None
+
+
+def mark_other_torch_builds(libraries, torch_version):
+    """A package that ships one build of a library per torch version (dgl 2.1: libgraphbolt_pytorch_
+    2.0.0.so ... _2.2.1.so); in a torch it was not built for, none fits. Each build that does not
+    load here gets "for_torch" (the version its name says) and "build_of" (its name without it:
+    libgraphbolt), and where a build of it fits this torch ("2.2" fits 2.2.1), "variant_of": that
+    one. Whatever the import does: it may fail before it loads any."""
+    base = torch_version.split("+")[0]
+    fits = lambda v: base == v or base.startswith(v + ".")  # noqa: E731
+    stems = {}
+    for lib in libraries:
+        name = os.path.basename(lib["path"])
+        if torch_build_version(name):
+            stems.setdefault(VARIANT.match(name).group("stem"), []).append((name, lib))
+    for stem, builds in stems.items():
+        fitting = [name for name, _ in builds if fits(torch_build_version(name))]
+        for name, lib in builds:
+            if lib.get("loaded") or fits(torch_build_version(name)):
+                continue
+            lib.update(for_torch=torch_build_version(name), build_of=stem)
+            if fitting:
+                lib["variant_of"] = fitting[0]
+
+
 def find_libraries(root):
     found = []
     for folder, dirs, files in os.walk(root):
@@ -557,6 +599,7 @@ def main():
         if not paths and not args.module:
             out["error"] = "no library to load (none built?)"
         out["libraries"] = load_all_isolated(zygote, paths, args.find or None)
+        mark_other_torch_builds(out["libraries"], out["torch"])
         if args.module:
             # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)

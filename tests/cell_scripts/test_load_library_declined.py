@@ -16,6 +16,9 @@ PACKAGES = {
                'incompatible torch version 2.15.0 for torchao version 0.7.0")\n',
     # a print on stdout
     "printpkg": 'print("native kernels not loaded: falling back to the pure Python implementation")\n',
+    # dgl 2.1.0's: packaging, else setuptools' vendored copy
+    "fallbackpkg": 'try:\n    from opmatrix_absent_packaging import version\nexcept ImportError:\n'
+                   '    from opmatrix_absent_setuptools.extern.packaging import version\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -47,3 +50,10 @@ def test_a_quiet_package_declines_nothing(site):
     out, _ = run_json("load_library.py", "--import", "quietpkg", "--find", str(site / "quietpkg"), env=env)
     assert out["import"]["ok"] is True, out["import"]
     assert "declined" not in out["import"], out["import"]
+
+
+def test_a_module_it_fell_back_from_is_named_first(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "fallbackpkg", "--find", str(site / "fallbackpkg"), env=env)
+    assert out["import"]["ok"] is False
+    assert out["import"]["missing_modules"] == ["opmatrix_absent_packaging", "opmatrix_absent_setuptools"]

@@ -153,3 +153,24 @@ def test_builds_for_other_torch_versions_beside_the_one_the_package_loads_are_va
             {"path": "/x/libother.so", "loaded": False, "error_kind": "undefined_symbol", "missing_libraries": []}]
     load_library.mark_optional_backends(libs, loaded_by_import={"/x/libgraphbolt_pytorch_2.2.1.so"}, own_names=set())
     assert [lib.get("variant_of") for lib in libs] == [None, "libgraphbolt_pytorch_2.2.1.so", None]
+
+
+@pytest.mark.parametrize("torch_version, expected", [
+    # none fits torch 2.15: each build says which torch it is for, none is a variant of another
+    ("2.15.0+cu132", [("2.0.0", None), ("2.2.1", None)]),
+    # 2.2.1 fits: the other is its variant for another torch; the fitting one is judged as it is
+    ("2.2.1+cpu", [("2.0.0", "libgraphbolt_pytorch_2.2.1.so"), (None, None)]),
+])
+def test_builds_per_torch_version_say_which_torch_they_are_for(torch_version, expected):
+    # dgl 2.1.0 ships libgraphbolt_pytorch_2.0.0.so ... _2.2.1.so; its import may fail before it
+    # loads any (its `import dgl` in torch 2.15), so the marks come from the names alone.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libgraphbolt_pytorch_2.0.0.so", "loaded": False, "error_kind": "undefined_symbol"},
+            {"path": "/x/libgraphbolt_pytorch_2.2.1.so", "loaded": False, "error_kind": "undefined_symbol"},
+            {"path": "/x/libdgl.so", "loaded": True}]
+    load_library.mark_other_torch_builds(libs, torch_version)
+    assert [(lib.get("for_torch"), lib.get("variant_of")) for lib in libs[:2]] == expected
+    assert all(lib.get("build_of") == "libgraphbolt" for lib in libs[:2] if lib.get("for_torch"))
+    assert "for_torch" not in libs[2]

@@ -2,6 +2,7 @@
 
 #include "crossload/cross_load.h"
 #include "checks/load/load_judge.h"
+#include "checks/requirements/missing_module.h"
 #include "checks/nvrtc/nvrtc_judge.h"
 #include "checks/fatbin/fatbin_judge.h"
 #include "testbed.h"
@@ -231,6 +232,24 @@ TEST(CrossLoadCases, ARuntimeJudgesWithItsCasesOnlyWhereItsOwnTestStepPassed) {
 
 namespace opmatrix {
 
+// dgl 2.1.0: `from packaging import version`, else setuptools' vendored copy, which setuptools 84
+// no longer has. The module it wanted is named first, where the requirement rule reads it: the
+// one fix is to declare `packaging`, not setuptools.
+TEST(ImportCheck, AModuleItFellBackFromIsTheOneNamedFirst) {
+  const nlohmann::json import = {{"module", "dgl"}, {"ok", false},
+                                 {"error", "ModuleNotFoundError: No module named 'setuptools.extern'"},
+                                 {"traceback", "ModuleNotFoundError: No module named 'packaging'\n\nDuring handling ..."},
+                                 {"missing_modules", {"packaging", "setuptools.extern"}}};
+  CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.message, "import dgl failed: ModuleNotFoundError: No module named 'packaging', and then, in its fallback: "
+                       "No module named 'setuptools.extern'");
+  std::vector<CheckResult> checks = {c};
+  name_missing_requirement("wheel dgl==2.1.0", {{"ok", true}, {"requirements", {"numpy>=1.14.0"}}}, checks);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "undeclared_requirement");
+  EXPECT_NE(checks[0].diagnosis->summary.find("the module 'packaging'"), std::string::npos) << checks[0].diagnosis->summary;
+}
+
 // xformers' "can't load C++/CUDA extensions" (load_library.py's "declined"): it imports and runs
 // without what it was built to run — a red quoting its words, unless a library of it that does
 // not load here is already the red that explains it (one cause, one red).
@@ -271,8 +290,30 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
   EXPECT_EQ(out[0].status, Status::pass);
   EXPECT_EQ(out[1].status, Status::skip);
   EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes (another CUDA, ROCm, or torch version), unused "
-                            "here: libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — the package loads "
-                            "libbitsandbytes_cpu.so, the one for this runtime");
+                            "here: libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — libbitsandbytes_cpu.so is "
+                            "the one for this runtime");
+}
+
+// dgl 2.1.0 in torch 2.15: builds of libgraphbolt for torch 2.0.0 ... 2.2.1, none for 2.15. One red
+// naming the torches it has builds for, not one per build; the package's other libraries still count.
+TEST(LoadChecks, BuildsPerTorchVersionWithNoneForThisTorchAreOneRed) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.15.0+cu132",
+    "libraries": [{"path": "/s/dgl/libdgl.so", "loaded": true},
+      {"path": "/s/dgl/libgraphbolt_pytorch_2.0.0.so", "loaded": false, "error_kind": "undefined_symbol",
+       "error": "undefined symbol: _ZN2at4_ops10empty_like4callE", "for_torch": "2.0.0", "build_of": "libgraphbolt"},
+      {"path": "/s/dgl/libgraphbolt_pytorch_2.1.2.so", "loaded": false, "error_kind": "undefined_symbol",
+       "for_torch": "2.1.2", "build_of": "libgraphbolt"},
+      {"path": "/s/dgl/libgraphbolt_pytorch_2.2.1.so", "loaded": false, "error_kind": "undefined_symbol",
+       "for_torch": "2.2.1", "build_of": "libgraphbolt"}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::pass);
+  EXPECT_EQ(out[1].status, Status::fail);
+  EXPECT_EQ(out[1].message, "libgraphbolt: no build for torch 2.15.0: the package has builds of it for torch 2.0.0, "
+                            "2.1.2, 2.2.1 only (libgraphbolt_pytorch_2.0.0.so … libgraphbolt_pytorch_2.2.1.so)");
+  ASSERT_TRUE(out[1].diagnosis);
+  EXPECT_EQ(out[1].diagnosis->kind, "no_build_for_this_torch");
+  EXPECT_NE(out[1].diagnosis->fix.find("(2.0.0, 2.1.2, 2.2.1)"), std::string::npos);
 }
 
 }  // namespace opmatrix

@@ -36,8 +36,11 @@ bool load(CellContext& ctx, const StepSpec& spec) {
     ctx.add(no_library_result(ctx.build.wheel, ctx.cell.has_cuda(), repro));
   else
     for (auto& c : load_checks(j, repro)) ctx.add(std::move(c));
+  // The later steps (cxx11-abi, fatbin) read the libraries of this runtime: a package's builds for
+  // other runtimes or torches are not judged by this torch.
   if (j.contains("libraries"))
-    for (const auto& lib : j["libraries"]) ctx.build.libraries.push_back(lib.value("path", ""));
+    for (const auto& lib : j["libraries"])
+      if (!lib.contains("variant_of") && !lib.contains("for_torch")) ctx.build.libraries.push_back(lib.value("path", ""));
   if (j.contains("import")) {
     CheckResult imported = import_check(j["import"], repro);
     imported.message += reached_note(j);

@@ -1,9 +1,12 @@
 #include "checks/load/load_judge.h"
 
 #include <algorithm>
+#include <map>
 
 #include <optional>
 #include <regex>
+
+#include <map>
 
 #include <fmt/format.h>
 
@@ -118,9 +121,30 @@ CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& li
   for (const nlohmann::json* lib : libs) names.push_back(file_name(json_text(*lib, "path")));
   return load_result("library", Status::skip,
                      fmt::format("{} build{} of its library for other runtimes (another CUDA, ROCm, or torch "
-                                 "version), unused here: {} — the package loads {}, the one for this runtime",
+                                 "version), unused here: {} — {} is the one for this runtime",
                                  names.size(), names.size() > 1 ? "s" : "", fmt::join(names, ", "),
                                  json_text(*libs.front(), "variant_of")));
+}
+
+// A library the package builds once per torch version (load_library.py's "build_of", "for_torch":
+// dgl 2.1.0's libgraphbolt_pytorch_2.0.0.so ... _2.2.1.so) with no build for this torch: one red
+// naming the torches it has builds for, not one per build.
+CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<const nlohmann::json*>& builds,
+                                    const nlohmann::json& report, const std::string& repro) {
+  std::vector<std::string> versions;
+  for (const nlohmann::json* lib : builds) versions.push_back(json_text(*lib, "for_torch"));
+  const std::string first = file_name(json_text(*builds.front(), "path"));
+  const std::string names = builds.size() == 1 ? first
+                                               : fmt::format("{} … {}", first, file_name(json_text(*builds.back(), "path")));
+  const std::string torch = json_text(report, "torch");
+  CheckResult c = load_result("library", Status::fail,
+                              fmt::format("{}: no build for torch {}: the package has builds of it for torch {} only ({})",
+                                          stem, torch.substr(0, torch.find('+')), fmt::join(versions, ", "), names));
+  c.diagnosis = make_diagnosis("no_build_for_this_torch", c.message,
+                               fmt::format("install the release made for this torch, or a torch it has a build for ({})",
+                                           fmt::join(versions, ", ")),
+                               repro, json_text(*builds.front(), "error"));
+  return c;
 }
 
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
@@ -132,6 +156,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     return out;
   }
   std::vector<const nlohmann::json*> optional, variants;
+  std::map<std::string, std::vector<const nlohmann::json*>> other_torch_builds;  // by build_of
   std::vector<std::string> siblings, loaded_siblings;
   for (const auto& lib : report["libraries"]) {
     const std::string path = json_text(lib, "path");
@@ -152,6 +177,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     }
     if (!json_text(lib, "variant_of").empty()) {
       variants.push_back(&lib);
+      continue;
+    }
+    if (!json_text(lib, "for_torch").empty()) {
+      other_torch_builds[json_text(lib, "build_of")].push_back(&lib);
       continue;
     }
     CheckResult c =
@@ -209,6 +238,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
   }
   if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
   if (!variants.empty()) out.push_back(runtime_variants_result(variants));
+  for (const auto& [stem, builds] : other_torch_builds) out.push_back(no_build_for_this_torch(stem, builds, report, repro));
   return out;
 }
 
@@ -358,11 +388,18 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                        functions.empty() ? fmt::format("import {}: ok", module)
                                          : fmt::format("import {}: ok (functions: {})", module, fmt::join(functions, ", ")));
   }
-  CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, json_text(import, "error")));
+  // A missing module it fell back from is the one it wanted (dgl 2.1.0: `packaging`, then
+  // setuptools' vendored copy): named first, where the requirement rules read it.
+  const auto missing = import.value("missing_modules", std::vector<std::string>{});
+  const std::string error = missing.size() < 2 ? json_text(import, "error")
+                                               : fmt::format("ModuleNotFoundError: No module named '{}', and then, in "
+                                                             "its fallback: No module named '{}'",
+                                                             missing.front(), missing.back());
+  CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));
   StepFailure f{"load", json_text(import, "traceback"), 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
   c.diagnosis->summary = c.message + (c.diagnosis->summary.empty() ? "" : "; " + c.diagnosis->summary);
-  if (c.diagnosis->evidence.empty()) c.diagnosis->evidence = json_text(import, "error");
+  if (c.diagnosis->evidence.empty()) c.diagnosis->evidence = error;
   return c;
 }
 
