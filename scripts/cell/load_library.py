@@ -290,6 +290,19 @@ DECLINED = [re.compile(p, re.I) for p in (
 )]
 
 
+# What a package says when its own version check refuses the torch it finds, before it raises
+# or exits: IPEX 2.8.0 ("ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.8.*, but
+# PyTorch 2.6.0 is found", then a broken `os.exit(127)`), and the generic "requires torch X".
+REFUSED = re.compile(r"(torch|pytorch).*\d+\.\d+.*\b(needs?|requires?|required|expects?|work with|works? only|"
+                     r"compatible|incompatible|mismatch|not supported|is found)\b|"
+                     r"\b(needs?|requires?|required|expects?|work with|compatible)\b.*(torch|pytorch).*\d+\.\d+", re.I)
+
+
+def refusal_lines(text):
+    """The lines of TEXT in which a package's version check refuses this torch."""
+    return [line.strip() for line in text.splitlines() if REFUSED.search(line)][:3]
+
+
 def declined_lines(text):
     """The lines of TEXT in which a package declines its own extension."""
     return [line.strip() for line in text.splitlines() if any(p.search(line) for p in DECLINED)][:5]
@@ -298,13 +311,14 @@ def declined_lines(text):
 def import_module(name):
     """Imports `name` as a user would; what it exposes, or the error (its last traceback lines).
     What it says while importing (warnings, log records, its stdout and stderr, which this process
-    sends on to stderr) is read for a package declining its own extension ("declined")."""
+    sends on to stderr) is read for a package declining its own extension ("declined") or, where
+    the import fails, refusing this torch by its own version check ("refused")."""
     import importlib
     import logging
     import tempfile
     import traceback
     import warnings
-    said, records = tempfile.TemporaryFile(mode="w+b"), []
+    said, records, failed, caught = tempfile.TemporaryFile(mode="w+b"), [], None, []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: records.append(record.getMessage())
     logging.getLogger().addHandler(handler)
@@ -319,8 +333,8 @@ def import_module(name):
             module = importlib.import_module(name)
     except BaseException as e:  # noqa: BLE001 - SystemExit from a broken package included
         lines = traceback.format_exception(type(e), e, e.__traceback__)
-        return {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
-                "traceback": "".join(lines)[-3000:], "missing_modules": missing_modules(e)}
+        failed = {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
+                  "traceback": "".join(lines)[-3000:], "missing_modules": missing_modules(e)}
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -332,6 +346,11 @@ def import_module(name):
         printed = said.read().decode("utf-8", "replace")
         # The step's log keeps what the import said (stdout is the JSON's: all of it goes to stderr).
         sys.stderr.write(printed + "".join(r + "\n" for r in records))
+    if failed:
+        refused = refusal_lines("\n".join([str(w.message) for w in caught] + records + [printed]))
+        if refused:
+            failed["refused"] = refused
+        return failed
     functions = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None))
                        and type(getattr(module, n)).__name__ in ("builtin_function_or_method", "function"))
     out = {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions}

@@ -19,6 +19,9 @@ PACKAGES = {
     # dgl 2.1.0's: packaging, else setuptools' vendored copy
     "fallbackpkg": 'try:\n    from opmatrix_absent_packaging import version\nexcept ImportError:\n'
                    '    from opmatrix_absent_setuptools.extern.packaging import version\n',
+    # IPEX 2.8.0's version check, then its broken exit
+    "refusingpkg": 'import os\nprint("ERROR! Intel(R) Extension for PyTorch* needs to work with PyTorch 2.8.*, but '
+                   'PyTorch 2.6.0 is found. Please switch to the matching version and run again.")\nos.exit(127)\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -57,3 +60,14 @@ def test_a_module_it_fell_back_from_is_named_first(site):
     out, _ = run_json("load_library.py", "--import", "fallbackpkg", "--find", str(site / "fallbackpkg"), env=env)
     assert out["import"]["ok"] is False
     assert out["import"]["missing_modules"] == ["opmatrix_absent_packaging", "opmatrix_absent_setuptools"]
+
+
+def test_a_version_check_refusing_this_torch_is_kept_in_its_words(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "refusingpkg", "--find", str(site / "refusingpkg"), env=env)
+    assert out["import"]["ok"] is False
+    assert "has no attribute 'exit'" in out["import"]["error"]
+    assert out["import"]["refused"] == ["ERROR! Intel(R) Extension for PyTorch* needs to work with PyTorch 2.8.*, but "
+                                        "PyTorch 2.6.0 is found. Please switch to the matching version and run again."]
+    fallback, _ = run_json("load_library.py", "--import", "fallbackpkg", "--find", str(site / "fallbackpkg"), env=env)
+    assert "refused" not in fallback["import"], "a missing module is no refusal"

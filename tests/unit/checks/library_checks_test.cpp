@@ -232,6 +232,23 @@ TEST(CrossLoadCases, ARuntimeJudgesWithItsCasesOnlyWhereItsOwnTestStepPassed) {
 
 namespace opmatrix {
 
+// IPEX 2.8.0 in torch 2.6: its version check prints that it needs PyTorch 2.8.*, then calls
+// `os.exit(127)`, which raises AttributeError. The refusal is the cause, in its own words.
+TEST(ImportCheck, AVersionCheckRefusingThisTorchIsTheCauseNotWhatItRaisedAfter) {
+  const nlohmann::json import = {
+      {"module", "intel_extension_for_pytorch"}, {"ok", false},
+      {"error", "AttributeError: module 'os' has no attribute 'exit'"},
+      {"refused", {"ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.8.*, but PyTorch 2.6.0 is found. "
+                   "Please switch to the matching version and run again."}}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_EQ(c.message.rfind("import intel_extension_for_pytorch refuses this torch: \"ERROR! Intel® Extension for "
+                            "PyTorch* needs to work with PyTorch 2.8.*", 0), 0u) << c.message;
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "torch_version_refused");
+  EXPECT_NE(c.diagnosis->evidence.find("(then: AttributeError: module 'os' has no attribute 'exit')"), std::string::npos);
+}
+
 // dgl 2.1.0: `from packaging import version`, else setuptools' vendored copy, which setuptools 84
 // no longer has. The module it wanted is named first, where the requirement rule reads it: the
 // one fix is to declare `packaging`, not setuptools.

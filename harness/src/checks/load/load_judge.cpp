@@ -395,6 +395,17 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                                                : fmt::format("ModuleNotFoundError: No module named '{}', and then, in "
                                                              "its fallback: No module named '{}'",
                                                              missing.front(), missing.back());
+  const auto refused = import.value("refused", std::vector<std::string>{});
+  if (!refused.empty()) {
+    // Its own version check refused this torch, in its words; what it raised after (IPEX 2.8.0's
+    // `os.exit(127)`: an AttributeError) is not the cause.
+    CheckResult c = load_result("import", Status::fail, fmt::format("import {} refuses this torch: \"{}\"", module,
+                                                                    refused.front()));
+    c.diagnosis = make_diagnosis("torch_version_refused", c.message,
+                                 "install the release made for this torch, or the torch the package asks for", repro,
+                                 fmt::format("{}\n(then: {})", fmt::join(refused, "\n"), error));
+    return c;
+  }
   CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));
   StepFailure f{"load", json_text(import, "traceback"), 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
