@@ -232,14 +232,20 @@ def download(entry, path):
         except OSError as e:
             raise Failure("cache", "cannot write into %s: %s" % (os.path.dirname(path), e.strerror or e))
         try:
-            h = hashlib.sha256()
+            h, size = hashlib.sha256(), 0
             with os.fdopen(fd, "wb") as out:
                 for block in iter(lambda: response.read(1 << 20), b""):  # an OSError here is the network's
                     h.update(block)
+                    size += len(block)
                     try:
                         out.write(block)
                     except OSError as e:  # ... and here the cache's (a full disk): no retry
                         raise Failure("cache", "cannot write %s: %s" % (tmp, e.strerror or e))
+            expected = int(response.headers.get("Content-Length") or entry.get("size") or 0)
+            if size < expected:
+                # The connection closed before the end (urllib's read() then just stops): the
+                # network's, tried again like any, never a verdict on the file.
+                raise OSError("the download stopped after %d of %d bytes (the connection closed)" % (size, expected))
             if h.hexdigest() != entry["sha256"]:
                 raise Failure("hash_mismatch", "%s downloaded with sha256 %s, but the index says %s: the download "
                               "was altered or cut (a proxy?); nothing was kept, run again" % (

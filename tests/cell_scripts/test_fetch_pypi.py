@@ -28,7 +28,8 @@ def accepted():
 
 
 class Index:
-    """A PyPI JSON API of made-up projects: routes {path: (status, bytes)}; anything else 404."""
+    """A PyPI JSON API of made-up projects: routes {path: (status, bytes[, declared length])};
+    anything else 404. A declared length past the bytes is a connection that closes mid-download."""
 
     def __init__(self):
         self.routes = {}
@@ -36,9 +37,9 @@ class Index:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 - http.server's name
-                status, body = routes.get(self.path, (404, b""))
+                status, body, *declared = routes.get(self.path, (404, b""))  # declared: a longer Content-Length
                 self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(declared[0] if declared else len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -236,6 +237,18 @@ def test_a_server_error_is_a_network_error(tmp_path):
         assert "HTTP 503" in err["message"] and "3 attempts" in err["message"]
     finally:
         idx.stop()
+
+
+def test_a_download_the_network_cuts_is_a_network_error_never_a_hash_verdict(index, tmp_path):
+    # The connection closes halfway: urllib's read() just stops. Tried again, then the
+    # infrastructure's error (the pair is run again later), and nothing is kept.
+    path = "/files/opm_demo-1.1.tar.gz"
+    status, body = index.routes[path]
+    index.routes[path] = (status, body[:len(body) // 2], len(body))
+    err = failed(fetch(index.url, tmp_path, "sdist", "opm-demo==1.1"), "network")
+    assert "the download stopped after %d of %d bytes" % (len(body) // 2, len(body)) in err["message"], err
+    assert "3 attempts" in err["message"]
+    assert not [f for f in os.listdir(tmp_path / "opm-demo-1.1") if f.endswith(".tar.gz")]
 
 
 def test_a_mirror_without_version_pages_and_with_relative_urls(tmp_path):

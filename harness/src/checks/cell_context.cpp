@@ -1,6 +1,7 @@
 #include "checks/cell_context.h"
 
 #include <cstdlib>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -110,6 +111,10 @@ ProcessResult CellContext::run_pypi_script(const StepSpec& spec, std::vector<std
   if (const char* index = std::getenv("OPMATRIX_PYPI_URL"); index && *index) {
     cmd.env.emplace_back("OPMATRIX_PYPI_URL", index);                       // fetch_pypi.py's JSON API
     cmd.env.emplace_back("PIP_INDEX_URL", std::string(index) + "/simple");  // pip's
+    // pip ignores an index over plain HTTP unless its host is trusted: the one named is.
+    static const std::regex http_host(R"(^http://([^/:]+))");
+    std::cmatch m;
+    if (std::regex_search(index, m, http_host)) cmd.env.emplace_back("PIP_TRUSTED_HOST", m[1].str());
   }
   repro = display(cmd);
   return run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });

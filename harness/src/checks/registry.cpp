@@ -88,7 +88,7 @@ std::vector<std::string> check_names() {
 }
 
 const std::vector<std::string>& step_infrastructure_kinds() {
-  static const std::vector<std::string> kinds = {"crash", "timeout", "disk_full"};
+  static const std::vector<std::string> kinds = {"killed", "timeout", "disk_full"};
   return kinds;
 }
 

@@ -75,7 +75,10 @@ int ending_signal(const StepFailure& f) {
 Diagnosis explain_signal(const StepFailure& f, int sig, Diagnosis d) {
   const std::string status = f.exit_code > 128 ? fmt::format(", exit status {} = 128 + {}", f.exit_code, sig) : "";
   d.evidence = last_lines(f.log, 5);
-  d.kind = "crash";  // docs/results.md's kind for a step ended by a signal
+  // docs/results.md's kinds for a step ended by a signal: `crash` where the program raised it
+  // itself (SIGSEGV, SIGABRT: a finding, as deterministic as a failure), `killed` for SIGKILL,
+  // which comes from outside (the infrastructure's: never a result that stands).
+  d.kind = sig == SIGKILL ? "killed" : "crash";
   if (sig != SIGKILL) {
     d.summary = fmt::format("the {} step died of {}{}", f.step, signal_name(sig), status);
     d.fix = "run the reproduction command and look at the end of the log (under gdb for SIGSEGV/SIGBUS)";

@@ -179,8 +179,10 @@ TEST(Diagnose, TimeoutAndCrashComeFirst) {
   EXPECT_EQ(diagnose_step(f).kind, "timeout");
   f.timed_out = false;
   f.signal = 9;
-  EXPECT_EQ(diagnose_step(f).kind, "crash");
+  EXPECT_EQ(diagnose_step(f).kind, "killed") << "SIGKILL comes from outside: the infrastructure's";
   EXPECT_NE(diagnose_step(f).summary.find("SIGKILL"), std::string::npos);
+  f.signal = 11;
+  EXPECT_EQ(diagnose_step(f).kind, "crash") << "a program's own SIGSEGV is a finding";
 }
 
 TEST(Diagnose, TestFailuresByKind) {

@@ -1083,7 +1083,7 @@ TEST_F(RunCell, TestStepKilledWithNoResultsIsACrash) {
   EXPECT_EQ(step(r, "test")->status, Status::crash);
   const CheckResult* test = check(r, "test");
   ASSERT_TRUE(test && test->diagnosis) << all_checks(r);
-  EXPECT_EQ(test->diagnosis->kind, "crash");
+  EXPECT_EQ(test->diagnosis->kind, "killed");
 
   EXPECT_EQ(test->status, Status::crash);
   EXPECT_EQ(r.status, Status::crash);
@@ -1990,6 +1990,24 @@ TEST_F(RunCell, AnAtlasPairsFolderGoesOnceItsResultIsWrittenAndItsStepsGetThePro
             env.end());
   EXPECT_NE(std::find(env.begin(), env.end(), std::pair<std::string, std::string>{"OPMATRIX_TORCH_CXX11_ABI", "1"}),
             env.end());
+}
+
+// OPMATRIX_PYPI_URL: the index fetch_pypi.py and pip ask instead of PyPI; pip ignores one over plain
+// HTTP unless its host is trusted, so the host named is (a local mirror, the atlas's fault test).
+TEST_F(RunCell, AnIndexOverHttpIsTheOnePipAsksAndTrusts) {
+  Cell c = wheel_project_cell("opm-good-1.0--trixie");
+  c.atlas_pair = true;
+  script_passing_project(c, {});
+  engine_->on("fetch", CannedStep::prints(fetch_json("opm_good-1.0-py3-none-any.whl").dump() + "\n"));
+  ::setenv("OPMATRIX_PYPI_URL", "http://host.containers.internal:8123", 1);
+  run(c);
+  ::unsetenv("OPMATRIX_PYPI_URL");
+  ASSERT_TRUE(engine_->command("install-plan"));
+  const auto& env = engine_->command("install-plan")->env;
+  using Var = std::pair<std::string, std::string>;
+  EXPECT_NE(std::find(env.begin(), env.end(), Var{"PIP_INDEX_URL", "http://host.containers.internal:8123/simple"}),
+            env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), Var{"PIP_TRUSTED_HOST", "host.containers.internal"}), env.end());
 }
 
 // A prebuilt PyPI wheel with no device code in a CUDA runtime was not built here: it is the
