@@ -11,6 +11,7 @@
 
 #include "atlas/atlas_file.h"
 #include "atlas/atlas_report.h"
+#include "atlas/disk_budget.h"
 #include "cli/commands.h"
 #include "engine/engine.h"
 #include "pipeline/run_state.h"
@@ -81,8 +82,7 @@ RunOptions pair_run(const AtlasOptions& opts) {
 int run_within_budget(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
   RunOptions run = pair_run(opts);
   std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
-  const double budget = opts.disk_budget_gb * 1e9;
-  std::vector<std::pair<std::string, double>> built;  // tag, bytes
+  DiskBudget budget(opts.disk_budget_gb * 1e9);
   int status = kExitOk;
   for (const auto& r : a.runtimes) {
     if (!chosen(opts.runtimes, r)) continue;
@@ -96,17 +96,11 @@ int run_within_budget(const AtlasOptions& opts, const Atlas& a, std::ostream& ou
     status = std::max(status, s);
     const std::string tag = engine->planned_image(first);
     if (!there_before && !tag.empty() && !engine->image_id(tag).empty())
-      built.emplace_back(tag, engine->image_size(tag).value_or(0));
-    double kept = 0;
-    for (const auto& b : built) kept += b.second;
-    while (!built.empty() && kept > budget) {
-      const auto [old, bytes] = built.front();
-      built.erase(built.begin());
-      kept -= bytes;
+      budget.built({tag, engine->image_size(tag).value_or(0)});
+    for (const auto& old : budget.over_budget())
       out << fmt::format("opmatrix atlas: --disk-budget {} GB: removing {} ({:.1f} GB), built by this run, its pairs "
-                         "done{}\n", opts.disk_budget_gb, old, bytes / 1e9,
-                         engine->remove_image(old) ? "" : " — could not remove it (in use?)");
-    }
+                         "done{}\n", opts.disk_budget_gb, old.tag, old.bytes / 1e9,
+                         engine->remove_image(old.tag) ? "" : " — could not remove it (in use?)");
   }
   return status;
 }
