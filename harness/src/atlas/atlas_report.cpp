@@ -59,27 +59,43 @@ AtlasPair pair_of(const std::string& library, const std::string& release, const 
   return p;
 }
 
-// "✔" of "✔ works".
-std::string glyph(Verdict v) {
-  const std::string s = verdict_symbol(v);
+// "✔" of "✔ works"; a release with no wheel for the runtime's Python or platform has its own.
+constexpr const char* kNoWheelGlyph = "∅";
+std::string glyph(const AtlasPair& p) {
+  if (p.no_wheel) return kNoWheelGlyph;
+  const std::string s = verdict_symbol(p.measured.verdict);
   return s.substr(0, s.find(' '));
 }
 
 std::string page_of(const std::string& library) { return library + ".md"; }
 
 std::string entry_link(const AtlasPair& p, bool from_index) {
-  const std::string symbol = glyph(p.measured.verdict) + (disagreement(p).empty() ? "" : "≠");
+  const std::string symbol = glyph(p) + (disagreement(p).empty() ? "" : "≠");
   return fmt::format("[{}]({}#{})", symbol, from_index ? page_of(p.library) : "", p.id);
 }
 
 const char* kLegend =
-    "✔ works · ◐ works with limits · ✘ broken · ○ not run (no wheel for the runtime's Python or platform, or not "
-    "measured yet) · ≠ the release's own metadata says otherwise (see its page)";
+    "✔ works · ◐ works with limits · ✘ broken · ∅ no wheel for the runtime's Python or platform (pip has nothing to "
+    "install: itself a finding) · ○ not measured yet · ≠ the release's own metadata says otherwise (see its page). "
+    "Columns: the runtime's torch, and where it comes from (a Debian suite, or PyPI with its CUDA)";
+
+// A runtime's column, short: "2.6 trixie", "2.0 cu11.7" (its full cell id is in each pair's section).
+std::string runtime_label(const Atlas& a, const std::string& runtime) {
+  for (const auto& c : a.pairs.cells) {
+    if (c.id.size() < runtime.size() + 2 || c.id.compare(c.id.size() - runtime.size() - 2, std::string::npos, "--" + runtime) != 0)
+      continue;
+    const std::string minor = c.torch.substr(0, c.torch.find('.', c.torch.find('.') + 1));
+    for (const auto& [key, value] : c.image.args)
+      if (key == "SUITE") return minor + " " + value;
+    return minor + (c.has_cuda() ? " cu" + c.cuda : " cpu");
+  }
+  return runtime;
+}
 
 std::string runtime_header(const Atlas& a) {
   std::string head = "| |", rule = "|---|";
   for (const auto& r : a.runtimes) {
-    head += fmt::format(" {} |", r);
+    head += fmt::format(" {} |", runtime_label(a, r));
     rule += "---|";
   }
   return head + "\n" + rule + "\n";
@@ -178,12 +194,13 @@ window.addEventListener('hashchange',openPair);openPair();
 std::string html_entry(const AtlasPair& p) {
   const std::string mark = disagreement(p).empty() ? "" : "≠";
   return fmt::format("<td class=\"{}\"><a href=\"#{}\" title=\"{}\">{}{}</a></td>", verdict_class(p.measured.verdict),
-                     escape_markup(p.id), escape_markup(verdict_line(p.measured, 1)), glyph(p.measured.verdict), mark);
+                     escape_markup(p.id), escape_markup(verdict_line(p.measured, 1)), glyph(p), mark);
 }
 
 std::string html_header(const Atlas& a) {
   std::string out = "<tr><th></th>";
-  for (const auto& r : a.runtimes) out += "<th scope=\"col\">" + escape_markup(r) + "</th>";
+  for (const auto& r : a.runtimes)
+    out += fmt::format("<th scope=\"col\" title=\"{}\">{}</th>", escape_markup(r), escape_markup(runtime_label(a, r)));
   return out + "</tr>\n";
 }
 
