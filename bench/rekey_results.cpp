@@ -12,6 +12,7 @@
 
 #include "matrix/load.h"
 #include "run/cache_key.h"
+#include "util/data_root.h"
 #include "engine/engine.h"
 #include "util/atomic_write.h"
 
@@ -31,15 +32,17 @@ int main(int argc, char** argv) {
   config.repo_root = fs::path(matrix).parent_path().string();
   config.work_dir = fs::absolute(work).string();
   auto engine = make_engine(config);
-  const std::string sources = sources_hash(config.repo_root);
+  const SourceParts sources = source_parts(config.repo_root, data_root());
   fs::create_directories(out);
   int n = 0;
   for (const auto& cell : loaded.matrix->cells) {
     nlohmann::json j = nlohmann::json::parse(read_text_file(results + "/" + cell.id + ".json"), nullptr, false);
     if (!j.is_object()) continue;
-    const std::string cell_sources =
-        cell.project ? sources + tree_hash(config.repo_root, {cell.project->path}) : sources;
-    j["cache_key"] = cell_cache_key(cell, engine->planned_image(cell), cell_sources);
+    SourceParts cell_sources = sources;
+    if (cell.project) cell_sources.emplace_back("the project's folder", tree_hash(config.repo_root, {cell.project->path}));
+    const CacheKey key = cell_cache_key(cell, engine->planned_image(cell), cell_sources);
+    j["cache_key"] = key.key;
+    j["cache_key_parts"] = key.parts;
     std::ofstream(out + "/" + cell.id + ".json") << j.dump(2) << "\n";
     ++n;
   }

@@ -6,15 +6,21 @@
 #include <string>
 
 #include "pipeline/run_state.h"
+#include "run/cache_key.h"
 
 namespace opmatrix {
 
-// The job's cache key; "" for a job that does not run here.
-std::string cache_key_of(const RunState& run, const RunJob& job);
+// The job's cache key and its parts; key "" for a job that does not run here.
+CacheKey cache_key_of(const RunState& run, const RunJob& job);
 
 // The cell's last result (marked cached) when it was made with `key` and says something about
-// the cell; nullopt with --no-cache, for an empty key, for errors, timeouts and results that
-// the infrastructure spoiled.
-std::optional<CellResult> standing_result(const RunState& run, const Cell& cell, const std::string& key);
+// the cell; else nullopt, and why the cell runs (again): --no-cache, no result yet, an error,
+// a timeout or an infrastructure failure last time, or which parts of its key changed ("" for an
+// empty key: nothing is reused there).
+struct Standing {
+  std::optional<CellResult> result;
+  std::string why_it_runs;
+};
+Standing standing_result(const RunState& run, const Cell& cell, const CacheKey& key);
 
 }  // namespace opmatrix

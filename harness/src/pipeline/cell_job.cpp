@@ -77,15 +77,19 @@ CellResult run_or_skip(RunState& run, const RunJob& job, JobOutcome& outcome) {
 void run_cell_job(RunState& run, std::size_t i, const std::string& holder) {
   const RunJob& job = run.jobs[i];
   JobOutcome& outcome = run.outcomes[i];
-  const std::string key = cache_key_of(run, job);
-  if (std::optional<CellResult> old = standing_result(run, *job.cell, key)) {
-    keep_standing_result(run, job, key, std::move(*old), outcome);
+  const CacheKey key = cache_key_of(run, job);
+  Standing standing = standing_result(run, *job.cell, key);
+  if (standing.result) {
+    keep_standing_result(run, job, key.key, std::move(*standing.result), outcome);
     return;
   }
+  if (job.runs() && !standing.why_it_runs.empty() && standing.why_it_runs != "no result yet")
+    run.progress(job.cell->id, "runs again: " + standing.why_it_runs);
   std::optional<CellWorkLock> cell_lock;  // held until the results are written
   if (job.runs() && !(cell_lock = lock_build_folder(run, job, holder, outcome))) return;
   CellResult r = run_or_skip(run, job, outcome);
-  r.cache_key = key;
+  r.cache_key = key.key;
+  r.cache_key_parts = key.parts;
   r.commit = run.commit;
   if (!job.runs()) run.progress(job.cell->id, "skip: " + job.skip_reason);
   if (stop_requested().load() && job.runs()) {

@@ -27,7 +27,7 @@ void plan_run(RunState& run) {
     std::lock_guard<std::mutex> lock(run.out_mutex);
     run.err << fmt::format("[{:7.1f}s] {}: {}\n", run.seconds(), cell, line) << std::flush;
   };
-  run.sources = sources_hash(run.config.repo_root, run.config.data_root);
+  run.sources = source_parts(run.config.repo_root, run.config.data_root);
   run.commit = source_commit(run.config.repo_root);
 }
 

@@ -62,10 +62,14 @@ bool cost_fits_or_yes(RunState& run, int cached) {
 int sort_out_cached(RunState& run) {
   int cached = 0;
   for (const auto& j : run.jobs) {
-    const bool stands = j.runs() && !run.opts.images_only && standing_result(run, *j.cell, cache_key_of(run, j));
+    const Standing standing = j.runs() && !run.opts.images_only ? standing_result(run, *j.cell, cache_key_of(run, j))
+                                                                : Standing{};
+    const bool stands = standing.result.has_value();
     if (run.opts.dry_run)
       run.out << fmt::format("{:<7} {}{}\n", !j.runs() ? "skip" : stands ? "cached" : "run", j.cell->id,
-                             j.runs() ? "" : ": " + j.skip_reason);
+                             !j.runs() ? ": " + j.skip_reason
+                             : stands || standing.why_it_runs.empty() ? ""
+                                                                      : " (" + standing.why_it_runs + ")");
     if (!j.runs()) continue;
     if (stands) ++cached;
     else run.to_run.push_back(j.cell);

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "matrix/model.h"
 #include "results/cell_result.h"
+#include "run/cache_key.h"
 #include "run/cell_runner.h"
 #include "engine/engine.h"
 #include "images/image_prefetch.h"
@@ -70,7 +71,7 @@ struct RunState {
   std::chrono::steady_clock::time_point started;
   std::mutex out_mutex;
   Progress progress;   // "[  12.3s] cell: line" on err, one line at a time
-  std::string sources; // sources_hash of the repository and opmatrix's data
+  SourceParts sources;  // source_parts of the repository and opmatrix's data
   std::string commit;  // the repository's commit, recorded in each result
 
   // run_cost_gate

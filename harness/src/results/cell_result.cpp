@@ -51,6 +51,7 @@ nlohmann::json to_json(const CellResult& r) {
   j["status"] = to_string(r.status);
   j["meets_expectations"] = r.meets_expectations;
   j["cache_key"] = r.cache_key;
+  if (!r.cache_key_parts.empty()) j["cache_key_parts"] = r.cache_key_parts;
   j["cached"] = r.cached;
   j["versions"] = r.versions;
   j["steps"] = nlohmann::json::array();
@@ -100,6 +101,7 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
   r.status = status_of(j, "status");
   r.meets_expectations = j.value("meets_expectations", false);
   r.cache_key = j.value("cache_key", "");
+  r.cache_key_parts = j.value("cache_key_parts", nlohmann::json::object());
   r.cached = j.value("cached", false);
   r.versions = j.value("versions", nlohmann::json::object());
   for (const auto& s : j.value("steps", nlohmann::json::array()))

@@ -78,6 +78,7 @@ struct CellResult {
   bool meets_expectations = true;   // false: the run should exit 1
   std::vector<Diagnosis> diagnoses; // cell-level (build, versions, infrastructure)
   std::string cache_key;
+  nlohmann::json cache_key_parts = nlohmann::json::object();  // run/cache_key.h: what the key is made of
   bool cached = false;
   std::string image_id = {};  // the engine's id of `image` (hex): which build of the tag ran
   // The commit of the repository the matrix lives in, "+dirty" with uncommitted changes; a

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "checks/registry.h"
 #include "matrix/to_json.h"
 #include "util/atomic_write.h"
@@ -14,8 +17,9 @@ namespace fs = std::filesystem;
 
 namespace opmatrix {
 
-std::string sources_hash(const std::string& repo_root, const std::string& data_root) {
-  return tree_hash(repo_root, {"kernels", "cases"}) + tree_hash(data_root, {"scripts/cell"});
+SourceParts source_parts(const std::string& repo_root, const std::string& data_root) {
+  return {{"kernels/ and cases/", tree_hash(repo_root, {"kernels", "cases"})},
+          {"opmatrix's scripts/cell", tree_hash(data_root, {"scripts/cell"})}};
 }
 
 bool is_generated_folder(const std::string& name) {
@@ -49,8 +53,16 @@ std::string tree_hash(const std::string& repo_root, const std::vector<std::strin
   return h.hex();
 }
 
-std::string cell_cache_key(const Cell& cell, const std::string& image, const std::string& sources) {
-  if (image.empty()) return "";
+namespace {
+
+// The parts whose values people read as they are; the others are hashes, named only.
+bool shown_with_value(const std::string& part) { return part == "opmatrix version" || part == "image"; }
+
+}  // namespace
+
+CacheKey cell_cache_key(const Cell& cell, const std::string& image, const SourceParts& sources) {
+  CacheKey k;
+  if (image.empty()) return k;
   // The registry decides which checks run and how they are judged: a changed one is a new result.
   // How the report weighs a result (weighs, unexecuted) changes no result: left out.
   nlohmann::json registry = registry_json();
@@ -58,14 +70,38 @@ std::string cell_cache_key(const Cell& cell, const std::string& image, const std
     check.erase("weighs");
     check.erase("unexecuted");
   }
-  return Fnv64()
-      .add("opmatrix-cache-v1")
-      .add(kOpmatrixVersion)
-      .add(registry.dump())
-      .add(cell_to_json(cell).dump())
-      .add(image)
-      .add(sources)
-      .hex();
+  const std::string registry_text = registry.dump(), declaration = cell_to_json(cell).dump();
+  std::string source_text;
+  for (const auto& [name, hash] : sources) source_text += hash;
+  k.key = Fnv64()
+              .add("opmatrix-cache-v1")
+              .add(kOpmatrixVersion)
+              .add(registry_text)
+              .add(declaration)
+              .add(image)
+              .add(source_text)
+              .hex();
+  k.parts = {{"opmatrix version", kOpmatrixVersion},
+             {"check registry", Fnv64().add(registry_text).hex()},
+             {"the cell's declaration", Fnv64().add(declaration).hex()},
+             {"image", image}};
+  for (const auto& [name, hash] : sources) k.parts[name] = Fnv64().add(hash).hex();
+  return k;
+}
+
+std::string changed_parts(const nlohmann::json& before, const nlohmann::json& now) {
+  std::vector<std::string> changed;
+  for (const auto& [name, value] : now.items()) {
+    const auto was = before.find(name);
+    if (was != before.end() && *was == value) continue;
+    if (was == before.end()) changed.push_back(name + " (new)");
+    else if (shown_with_value(name)) changed.push_back(fmt::format("{} ({} -> {})", name, was->get<std::string>(),
+                                                                   value.get<std::string>()));
+    else changed.push_back(name);
+  }
+  for (const auto& [name, value] : before.items())
+    if (!now.contains(name)) changed.push_back(name + " (gone)");
+  return fmt::format("{}", fmt::join(changed, ", "));
 }
 
 }  // namespace opmatrix

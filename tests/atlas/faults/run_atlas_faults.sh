@@ -4,7 +4,8 @@
 #   1. the network drops in the middle of opm-drop's download: that pair is an error to run again
 #      (exit 1), never a verdict; opm-abort, whose import kills its process (os.abort()), is a crash
 #      of its own pair only: the pair after it runs and passes;
-#   2. the network back: the rerun runs opm-drop only (the others' results stand) and exits 0;
+#   2. the network back: the rerun runs opm-drop only (the others' results stand), saying why, and
+#      exits 0; a pair whose declaration changed says so in the dry run;
 #   3. SIGINT in the middle of the atlas (downloads slowed so that it lands in the second pair):
 #      exit 130 within 10 s, no container left; the rerun resumes: the pair finished before the
 #      signal stands, the rest run.
@@ -75,6 +76,15 @@ atlas >"$work/run2.stdout" 2>"$work/run2.stderr" || { tail -20 "$work/run2.stder
 sed 's/^/  | /' "$work/run2.stdout"
 [ "$(ran "$work/run2.stderr")" = opm-drop-1.0 ] || fail "the rerun ran $(ran "$work/run2.stderr" | tr '\n' ' '), expected opm-drop only"
 [ "$(status_of opm-drop)" = pass ] || fail "opm-drop with the network back: $(status_of opm-drop)"
+grep -q "opm-drop-1.0--trixie-torch2.6-cpu: runs again: its last result was error" "$work/run2.stderr" ||
+  fail "the rerun of opm-drop does not say why it runs again"
+# A pair whose declaration changed says so before it runs (here asked of the dry run).
+sed 's/import: opm_good,/import: opm_good, namespace: opm_good_ns,/' "$work/atlas.yaml" >"$work/changed.yaml"
+"$opmatrix" atlas run --atlas "$work/changed.yaml" --results "$work/results" --work-dir "$work/cells" --dry-run \
+  >"$work/dry.stdout" 2>&1
+grep -q "^run  *opm-good-1.0--trixie-torch2.6-cpu (changed since its last result: the cell's declaration)" "$work/dry.stdout" ||
+  { cat "$work/dry.stdout"; fail "the dry run does not say that opm-good's declaration changed"; }
+grep -q "^cached *opm-abort-1.0--trixie-torch2.6-cpu" "$work/dry.stdout" || fail "the dry run would run opm-abort again"
 
 echo "3. SIGINT in the middle of the atlas; the rerun resumes"
 # A fresh atlas (results, work dir: nothing in the download cache) whose slow downloads keep the

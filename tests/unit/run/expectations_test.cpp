@@ -157,15 +157,39 @@ TEST(CacheKey, ChangesWithEverythingThatCanChangeAResult) {
   c.torch = "2.6.0";
   c.torchvision = "0.21.0";
   c.cuda = "none";
-  const std::string k = cell_cache_key(c, "localhost/opmatrix/debian:abc", "src1");
+  const SourceParts src1 = {{"kernels/ and cases/", "src1"}}, src2 = {{"kernels/ and cases/", "src2"}};
+  const std::string k = cell_cache_key(c, "localhost/opmatrix/debian:abc", src1).key;
   EXPECT_EQ(k.size(), 16u);
-  EXPECT_EQ(k, cell_cache_key(c, "localhost/opmatrix/debian:abc", "src1"));
-  EXPECT_NE(k, cell_cache_key(c, "localhost/opmatrix/debian:abd", "src1"));  // image
-  EXPECT_NE(k, cell_cache_key(c, "localhost/opmatrix/debian:abc", "src2"));  // sources
+  EXPECT_EQ(k, cell_cache_key(c, "localhost/opmatrix/debian:abc", src1).key);
+  EXPECT_NE(k, cell_cache_key(c, "localhost/opmatrix/debian:abd", src1).key);  // image
+  EXPECT_NE(k, cell_cache_key(c, "localhost/opmatrix/debian:abc", src2).key);  // sources
   Cell d = c;
   d.expect.push_back({"build", "", "", "xfail", "why", {}});
-  EXPECT_NE(k, cell_cache_key(d, "localhost/opmatrix/debian:abc", "src1"));  // declaration
-  EXPECT_EQ(cell_cache_key(c, "", "src1"), "");  // unknown image: nothing is reused
+  EXPECT_NE(k, cell_cache_key(d, "localhost/opmatrix/debian:abc", src1).key);  // declaration
+  EXPECT_EQ(cell_cache_key(c, "", src1).key, "");  // unknown image: nothing is reused
+}
+
+// A cell that runs again says which part of its key changed: the image and the version with
+// their values, the others (hashes) by name.
+TEST(CacheKey, WhatChangedIsNamedPartByPart) {
+  Cell c;
+  c.id = "c";
+  c.torch = "2.6.0";
+  c.cuda = "none";
+  const SourceParts src = {{"kernels/ and cases/", "k1"}, {"opmatrix's scripts/cell", "s1"}};
+  const CacheKey before = cell_cache_key(c, "localhost/opmatrix/debian:abc", src);
+  EXPECT_EQ(changed_parts(before.parts, before.parts), "");
+  const CacheKey image = cell_cache_key(c, "localhost/opmatrix/debian:def", src);
+  EXPECT_EQ(changed_parts(before.parts, image.parts),
+            "image (localhost/opmatrix/debian:abc -> localhost/opmatrix/debian:def)");
+  const CacheKey scripts = cell_cache_key(c, "localhost/opmatrix/debian:abc",
+                                          {{"kernels/ and cases/", "k1"}, {"opmatrix's scripts/cell", "s2"}});
+  EXPECT_EQ(changed_parts(before.parts, scripts.parts), "opmatrix's scripts/cell");
+  Cell d = c;
+  d.torch = "2.6.1";
+  const CacheKey both = cell_cache_key(d, "localhost/opmatrix/debian:abc",
+                                       {{"kernels/ and cases/", "k2"}, {"opmatrix's scripts/cell", "s1"}});
+  EXPECT_EQ(changed_parts(before.parts, both.parts), "kernels/ and cases/, the cell's declaration");
 }
 
 TEST(CacheKey, SourcesHashFollowsFileContents) {
@@ -174,11 +198,12 @@ TEST(CacheKey, SourcesHashFollowsFileContents) {
   fs::remove_all(root);
   fs::create_directories(root / "kernels");
   std::ofstream(root / "kernels/a.cpp") << "int a;";
-  const std::string h1 = sources_hash(root.string(), root.string());
+  const SourceParts h1 = source_parts(root.string(), root.string());
   std::ofstream(root / "kernels/a.cpp") << "int b;";
-  const std::string h2 = sources_hash(root.string(), root.string());
+  const SourceParts h2 = source_parts(root.string(), root.string());
   fs::remove_all(root);
-  EXPECT_NE(h1, h2);
+  EXPECT_NE(h1[0].second, h2[0].second);
+  EXPECT_EQ(h1[1].second, h2[1].second) << "scripts/cell did not change";
 }
 
 // A project at the matrix's own folder holds the run's work folder (build/opmatrix) and
