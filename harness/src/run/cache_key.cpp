@@ -64,11 +64,13 @@ CacheKey cell_cache_key(const Cell& cell, const std::string& image, const Source
   CacheKey k;
   if (image.empty()) return k;
   // The registry decides which checks run and how they are judged: a changed one is a new result.
-  // How the report weighs a result (weighs, unexecuted) changes no result: left out.
+  // How the report weighs a result (weighs, unexecuted) and which results the cache keeps
+  // (infrastructure_kinds) change no result: left out.
   nlohmann::json registry = registry_json();
   for (auto& check : registry["checks"]) {
     check.erase("weighs");
     check.erase("unexecuted");
+    check.erase("infrastructure_kinds");
   }
   const std::string registry_text = registry.dump(), declaration = cell_to_json(cell).dump();
   std::string source_text;
