@@ -2,7 +2,8 @@
 """The README's compact block, from one run's JSON report (`opmatrix report --format json`).
 
 Prints Markdown: our ops as a torch x CUDA table with one symbol and a few words per cell, then
-one line per other op library with each cell's verdict. Every entry links to its cell's section
+one line per environment a cell exists to diagnose (matrix.yaml's `diagnoses:`, out of the
+table), then one line per other op library with each cell's verdict. Every entry links to its cell's section
 of the details page (the whole report of the same run), where every reason, log and
 reproduction command is.
     readme_tables.py REPORT_JSON DETAILS_PAGE   (DETAILS_PAGE as the README links it)
@@ -61,6 +62,16 @@ def main():
     print()
     print("✔ works · ◐ works with limits (the first one named) · ✘ broken (the first reason) · ○ not run here · "
           "‼ not as declared in matrix.yaml. Each entry links to its cell's whole verdict.")
+    environments = [(cid, c) for cid, c in cells.items() if c["cell"].get("diagnoses")]
+    if environments:
+        print()
+        print("Environments opmatrix diagnoses (cells that exist to show a broken environment, not our ops):")
+        print()
+        for cid, c in environments:
+            cell = c["cell"]
+            runtime = f"torch {cell.get('torch', '?')} + torchvision {cell.get('torchvision', '?')}" + (
+                "" if cell.get("cuda") in (None, "none") else f", CUDA {cell['cuda']}")
+            print(f"- **{runtime}**: {cell['diagnoses']}: [{verdict_words(c['verdict'])}]({details}#{anchor(cid)})")
     libraries = {}
     for cid, c in cells.items():
         project = c["cell"].get("project")

@@ -31,7 +31,7 @@ const std::vector<std::string> kTopKeys = {"version", "ops", "cuda_archs", "defa
 const std::vector<std::string> kCellKeys = {"id",      "torch",      "torchvision", "cuda",
                                             "image",   "runner",     "where",       "default",
                                             "cuda_archs", "expect",  "timeouts",    "notes",
-                                            "matrix",  "project",    "reference"};
+                                            "matrix",  "project",    "reference",   "diagnoses"};
 const std::vector<std::string> kProjectKeys = {"path", "pypi", "wheel", "kind", "namespace", "ops", "smoke", "import", "samples",
                                                "promises", "tests", "test_requires", "requires"};
 const std::vector<std::string> kImageKeys = {"containerfile", "args", "ref", "builtin"};
@@ -382,6 +382,8 @@ class Loader {
     if (const YamlEntry* e = n.find("timeouts")) read_timeouts(*e->value, c);
     if (const YamlEntry* e = n.find("notes"))
       if (auto s = scalar(*e->value, "'notes'")) c.notes = *s;
+    if (const YamlEntry* e = n.find("diagnoses"))
+      if (auto s = scalar(*e->value, "'diagnoses'")) c.diagnoses = *s;
     pairing_note(n, c);
     m.cells.push_back(std::move(c));
   }

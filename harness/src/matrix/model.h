@@ -94,6 +94,10 @@ struct Cell {
   std::vector<Expectation> expect;
   std::vector<std::pair<std::string, int>> timeouts;  // step -> seconds
   std::string notes;
+  // A cell that exists to show how opmatrix diagnoses a broken environment (a CPU-only
+  // torchvision beside a CUDA torch): what is broken. Reports keep it out of the table of our
+  // ops and list it with the environments, its cause and fix.
+  std::string diagnoses;
   std::optional<Project> project;  // unset: opmatrix's own kernels/ and cases/
   // The project's reference cell: its measured per-op kernels are the library's promise in its
   // other cells (default: the newest torch where it builds and loads; checks/load/reference_promises.h).

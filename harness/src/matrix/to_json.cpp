@@ -45,6 +45,7 @@ nlohmann::json cell_to_json(const Cell& cell) {
   for (const auto& [step, seconds] : cell.timeouts) timeouts[step] = seconds;
   j["timeouts"] = timeouts;
   if (!cell.notes.empty()) j["notes"] = cell.notes;
+  if (!cell.diagnoses.empty()) j["diagnoses"] = cell.diagnoses;
   if (cell.project) {
     const Project& p = *cell.project;
     j["project"] = {{"kind", p.kind}, {"namespace", p.ns}, {"ops", p.ops}, {"smoke", p.smoke}, {"label", p.label()}};

@@ -219,7 +219,7 @@ Grid cross_load_table(const nlohmann::json& x) {
 
 std::vector<Grid> extra_tables(const ResultsSet& set) {
   std::vector<Grid> out;
-  std::vector<Grid> all = {projects_table(set)};
+  std::vector<Grid> all = {environments_table(set), projects_table(set)};
   for (Grid& g : behaviour_tables(set)) all.push_back(std::move(g));
   all.push_back(arch_table(set));
   all.push_back(cross_load_table(set.cross_load));

@@ -25,6 +25,9 @@ struct Grid {
 
 // (Each library's own op table is not among them: it follows that library's verdict table.)
 std::vector<Grid> extra_tables(const ResultsSet& set);
+// The cells that show a broken environment (matrix.yaml's `diagnoses:`), its cause and fix
+// (report/environment_table.cpp); build_table keeps them out of the table of our ops.
+Grid environments_table(const ResultsSet& set);
 // One table per project library: its ops x its cells (report/library_tables.cpp).
 std::vector<Grid> library_tables(const ResultsSet& set);
 

@@ -129,7 +129,8 @@ std::vector<std::string> report_subjects(const ResultsSet& set) {
 CompatTable build_table(const ResultsSet& set, const std::string& subject) {
   CompatTable t;
   std::vector<std::string> cudas;
-  auto ours = [&](const CellResult& r) { return subject_of(r) == subject; };
+  // A cell that shows a broken environment is in its own table (environments_table), not here.
+  auto ours = [&](const CellResult& r) { return subject_of(r) == subject && !r.cell.contains("diagnoses"); };
   for (const auto& r : set.cells) {
     if (!ours(r)) continue;
     const std::string cuda = r.cell.value("cuda", "none");

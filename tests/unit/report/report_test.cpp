@@ -259,3 +259,36 @@ TEST(Report, ProjectRowsLeaveTorchvisionsOpsToTheirOwnGrid) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// A cell that exists to show a broken environment (matrix.yaml's `diagnoses:`) is not a verdict
+// on our ops: out of their table, in its own, with what opmatrix says and the fix.
+TEST(Report, ACellThatDiagnosesAnEnvironmentIsInItsOwnTableNotOurOps) {
+  ResultsSet set;
+  CellResult ours, env;
+  ours.cell = {{"id", "trixie-cpu"}, {"torch", "2.6.0"}, {"torchvision", "0.21.0"}, {"cuda", "none"}};
+  ours.checks.push_back(check_result("", "build", Status::pass));
+  env.cell = {{"id", "mismatch"}, {"torch", "2.5.1"}, {"torchvision", "0.22.1"}, {"cuda", "12.4"},
+              {"diagnoses", "a torchvision built for another torch"}};
+  CheckResult tv = check_result("", "torchvision", Status::xfail, "torchvision's ops do not load");
+  tv.diagnosis = Diagnosis{"undefined_symbol", "torchvision 0.22.1 needs symbols torch 2.5.1 lacks",
+                           "install the torchvision released with torch 2.5.1 (0.20.1)", "", ""};
+  env.checks.push_back(tv);
+  set.cells = {ours, env};
+  const CompatTable t = build_table(set);
+  ASSERT_EQ(t.rows.size(), 1u) << "the environment's cell is no row of our ops";
+  EXPECT_EQ(t.rows[0].first, "2.6.0");
+  const auto tables = extra_tables(set);
+  ASSERT_FALSE(tables.empty());
+  const Grid& g = tables[0];
+  ASSERT_EQ(g.id, "environments");
+  ASSERT_EQ(g.rows.size(), 1u);
+  EXPECT_EQ(g.rows[0], (std::vector<std::string>{"mismatch", "torch 2.5.1 · torchvision 0.22.1 · CUDA 12.4",
+                                                 "a torchvision built for another torch",
+                                                 "torchvision 0.22.1 needs symbols torch 2.5.1 lacks",
+                                                 "install the torchvision released with torch 2.5.1 (0.20.1)"}));
+  EXPECT_NE(render_markdown(set).find("## Environments opmatrix diagnoses"), std::string::npos);
+}
+
+}  // namespace opmatrix
