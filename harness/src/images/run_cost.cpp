@@ -46,12 +46,13 @@ double measured_pair_folder_peak_bytes() { return 1.3e9; }
 // A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores:
 // our kernels 268-1000 s (median about 650 s; the behaviour checks take most of it); other op
 // libraries 12-1767 s (median about 130 s; torch-scatter's CUDA 13.2 compile 1737 s); an atlas
-// pair 25-35 s (the tests/atlas fixture, 2 cores free; a no-wheel pair 5 s).
+// pair about 10 s on average (trixie's 17 newest releases: 174 s, median 7.7 s; a no-wheel pair
+// 1 s, a pair whose pip plan resolves a replacement torch 30-50 s the first time).
 double measured_cell_seconds(CellWork work) {
   switch (work) {
     case CellWork::own_kernels: return 650;
     case CellWork::library: return 240;
-    case CellWork::atlas_pair: return 30;
+    case CellWork::atlas_pair: return 10;
   }
   return 650;
 }
