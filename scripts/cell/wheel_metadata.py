@@ -26,6 +26,13 @@ def metadata(wheel):
     return tags, requires
 
 
+def file_name_tags(wheel):
+    """The tags of a wheel's file name (name-version[-build]-python-abi-platform.whl, each part
+    possibly a compressed set): the ones pip installs it by."""
+    python, abi, platform = os.path.basename(wheel)[:-len(".whl")].split("-")[-3:]
+    return ["%s-%s-%s" % (p, a, t) for p in python.split(".") for a in abi.split(".") for t in platform.split(".")]
+
+
 def torch_requirement(requires):
     for r in requires:
         name = r.split(";")[0].strip()
@@ -58,10 +65,14 @@ def report(build):
     checks = []
     version = torch_version()
     for w in wheels:
-        tags, requires = metadata(os.path.join(folder, w))
+        inside, requires = metadata(os.path.join(folder, w))
+        tags = file_name_tags(w)
         platform = sorted({t.split("-")[-1] for t in tags})
         note = "" if all(p.startswith(("manylinux", "musllinux")) for p in platform) else \
             " (a local platform tag: PyPI takes manylinux wheels only, which auditwheel makes)"
+        if inside and sorted(inside) != sorted(tags):
+            # PyTorch's own wheels are renamed to manylinux after the build, their WHEEL file not.
+            note += " (its WHEEL file says %s: the file was renamed after the build)" % ", ".join(inside)
         req = torch_requirement(requires)
         ok = satisfied(req, version) if req else True
         if req and ok is False:

@@ -7,11 +7,12 @@ import pytest
 from conftest import cell_env, run_json
 
 
-def wheel(folder, requires, tag="cp311-cp311-linux_x86_64"):
+def wheel(folder, requires, tag="cp311-cp311-linux_x86_64", inside=None):
+    """inside: the WHEEL file's tag where it differs from the file name's."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ("mylib-0.1-%s.whl" % tag)
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("mylib-0.1.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: %s\n" % tag)
+        z.writestr("mylib-0.1.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: %s\n" % (inside or tag))
         z.writestr("mylib-0.1.dist-info/METADATA",
                    "Name: mylib\n" + "".join("Requires-Dist: %s\n" % r for r in requires))
     return path
@@ -65,3 +66,15 @@ def test_the_torch_version_the_probe_read_is_the_one_judged(tmp_path):
     out, _ = run_json("wheel_metadata.py", env=cell_env(OPMATRIX_BUILD=str(tmp_path), OPMATRIX_TORCH_VERSION="1.0.1"))
     assert [c["status"] for c in out["checks"]] == ["pass"]
     assert "met by torch 1.0.1" in out["checks"][0]["message"]
+
+
+def test_a_wheel_renamed_after_its_build_is_judged_by_its_file_name(tmp_path, torch_version):
+    # torchvision 0.29.2 on PyPI: the file says manylinux_2_28, its WHEEL file linux_x86_64 (the
+    # wheel renamed after the build). pip installs it by its file name: no local platform tag.
+    wheel(tmp_path / "wheel", ["torch>=%s" % torch_version], tag="py3-none-manylinux_2_28_x86_64",
+          inside="py3-none-linux_x86_64")
+    checks = checks_for(tmp_path)
+    assert [c["status"] for c in checks] == ["pass"]
+    assert "tags py3-none-manylinux_2_28_x86_64" in checks[0]["message"]
+    assert "local platform tag" not in checks[0]["message"]
+    assert "its WHEEL file says py3-none-linux_x86_64" in checks[0]["message"]
