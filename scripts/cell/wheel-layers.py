@@ -33,6 +33,13 @@ LAYERS = [
     ("torch", re.compile(r".*")),
 ]
 
+# The venv's own build tools (pypi.Containerfile chooses them: the ensurepip setuptools that still
+# has pkg_resources, which torch 2.0's cpp_extension imports; wheel < 0.46; CMake 3.31, which
+# keeps FindCUDA for torch <= 2.1): a torch whose closure names them (triton 2.0.0 requires cmake)
+# must not replace them with the newest (setuptools 82 removed pkg_resources; CMake 4 removed
+# FindCUDA). What the torch needs of them, the venv's versions give.
+KEPT = {"setuptools", "wheel", "cmake"}
+
 # name-version[-build]-py-abi-platform.whl, or name-version.tar.gz / .zip for an sdist.
 WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-.*\.whl$")
 SDIST = re.compile(r"^(?P<name>.+)-(?P<version>[0-9][^-]*)\.(tar\.gz|zip)$")
@@ -62,9 +69,13 @@ def main(argv):
         with open(listing) as f:
             files += [line.strip() for line in f if line.strip()]
     pins = {layer: set() for layer, _ in LAYERS}
+    kept = []
     try:
         for f in files:
             name, version = pin(f)
+            if name in KEPT:
+                kept.append("%s==%s" % (name, version))
+                continue
             pins[layer_of(name)].add("%s==%s" % (name, version))
     except ValueError as e:
         sys.stderr.write("wheel-layers: %s\n" % e)
@@ -75,6 +86,8 @@ def main(argv):
         with open(os.path.join(outdir, "%d-%s.txt" % (i, layer)), "w") as out:
             out.write("".join(line + "\n" for line in lines))
         print("wheel-layers: %d-%s: %s" % (i, layer, " ".join(lines) or "(nothing)"))
+    if kept:
+        print("wheel-layers: not pinned, the venv's own are kept: %s" % " ".join(sorted(kept)))
     return 0
 
 

@@ -85,3 +85,18 @@ def test_usage(tmp_path):
     r = run_script("wheel-layers.py", tmp_path)
     assert r.returncode == 2
     assert r.stderr.startswith("usage: wheel-layers.py OUTDIR LIST...")
+
+
+def test_the_venvs_own_build_tools_are_never_replaced(tmp_path):
+    # torch 2.0.1's resolution (triton 2.0.0 requires cmake; wheel and setuptools ride along):
+    # installed with the torch they would replace the venv's setuptools, whose pkg_resources
+    # torch 2.0's cpp_extension imports (setuptools 82 removed it), and its CMake 3.31.
+    got, printed = layers(tmp_path, """/wh/torch-2.0.1-cp311-cp311-manylinux1_x86_64.whl
+/wh/triton-2.0.0-1-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+/wh/cmake-4.4.5-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+/wh/setuptools-84.2.1-py3-none-any.whl
+/wh/wheel-0.48.0-py3-none-any.whl
+/wh/lit-23.1.5-py3-none-any.whl
+""")
+    assert got["7-torch.txt"] == ["lit==23.1.5", "torch==2.0.1", "triton==2.0.0"]
+    assert "not pinned, the venv's own are kept: cmake==4.4.5 setuptools==84.2.1 wheel==0.48.0" in printed
