@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -92,6 +93,16 @@ ImageOutcome SharedBuildEngine::acquire(const Cell& cell, const std::string& log
       continue;  // the look-ahead's build failed: the cell tries once itself
     }
 
+    if (auto failed = failed_.find(key); failed != failed_.end() && !look_ahead) {
+      ImageOutcome out = failed->second.first;
+      const std::string first = failed->second.second;
+      lock.unlock();
+      out.built = false;
+      out.error = fmt::format("{} (the build failed for {} earlier in this run: not tried again; its image log has why)",
+                              out.error, first);
+      std::ofstream(log_path, std::ios::app) << "opmatrix: not built again: " << out.error << "\n";
+      return finish(std::move(out), "");
+    }
     std::promise<ImageOutcome> promise;
     flights_[key] = {promise.get_future().share(), cell.id, look_ahead};
     lock.unlock();
@@ -111,6 +122,7 @@ ImageOutcome SharedBuildEngine::acquire(const Cell& cell, const std::string& log
     if (out.built) builds_.push_back({cell.id, out.tag, start, Clock::now(), out.ok, look_ahead});
     flights_.erase(key);
     if (look_ahead && out.ok) ahead_[cell.id] = out;
+    if (!look_ahead && !out.ok && !out.process.interrupted) failed_[key] = {out, cell.id};
     lock.unlock();
     promise.set_value(out);
     return finish(std::move(out), waited_for);

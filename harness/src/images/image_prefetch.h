@@ -49,7 +49,9 @@ class SharedBuildEngine : public Engine {
   // Workers' calls. A cell whose image the look-ahead already acquired gets that outcome
   // (acquired_by "the look-ahead"); one whose image the look-ahead is building waits for it;
   // a failed look-ahead build is tried again here, as the cell would have without it (the
-  // failure may come from running beside a compile: memory, disk).
+  // failure may come from running beside a compile: memory, disk). A build a worker itself saw
+  // fail is not tried again in this run: the next cells of that image get its failure, naming the
+  // cell whose log has it (an atlas runtime whose image cannot be built is one build, not 17).
   ImageOutcome ensure_image(const Cell& cell, const std::string& log_path, double timeout_s) override;
   // The look-ahead's calls: the outcome is kept for the cell's worker when it is a success.
   ImageOutcome ensure_image_ahead(const Cell& cell, const std::string& log_path, double timeout_s);
@@ -91,6 +93,7 @@ class SharedBuildEngine : public Engine {
   mutable std::mutex mutex_;
   std::map<std::string, Flight> flights_;        // by key
   std::map<std::string, ImageOutcome> ahead_;    // by cell id: acquired by the look-ahead, not yet asked for
+  std::map<std::string, std::pair<ImageOutcome, std::string>> failed_;  // by key: a worker's failed build, its cell
   std::vector<Build> builds_;
   std::vector<ImageWait> waits_;
 };

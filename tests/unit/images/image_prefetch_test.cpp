@@ -353,6 +353,22 @@ TEST_F(ImagePrefetch, AFailedLookAheadBuildIsTriedAgainByTheWorker) {
   EXPECT_TRUE(builds[1].ok);
 }
 
+// An atlas runtime whose image cannot be built: the first cell's worker tries, fails, and the
+// next cells of that image get its failure at once, naming the cell whose log says why.
+TEST_F(ImagePrefetch, AFailedWorkerBuildIsNotTriedAgainByTheNextCellsOfTheImage) {
+  make_cells(3);
+  images_->tag_of["c1"] = images_->tag_of["c2"] = "t0";
+  images_->fail_once.insert("t0");
+  const ImageOutcome first = engine_->ensure_image(cells_[0], "/tmp/c0.log", 60);
+  EXPECT_FALSE(first.ok);
+  const ImageOutcome second = engine_->ensure_image(cells_[1], "/tmp/opmatrix-prefetch-c1.log", 60);
+  EXPECT_FALSE(second.ok) << "not built again, although a second build would pass (fail_once)";
+  EXPECT_NE(second.error.find("the build failed for c0 earlier in this run: not tried again"), std::string::npos)
+      << second.error;
+  EXPECT_FALSE(engine_->ensure_image(cells_[2], "/tmp/opmatrix-prefetch-c2.log", 60).ok);
+  EXPECT_EQ(images_->builds["t0"], 1);
+}
+
 }  // namespace
 
 }  // namespace opmatrix
