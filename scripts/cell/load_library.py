@@ -545,6 +545,23 @@ def mark_runtime_variants(by_name, loaded_by_import):
             lib["optional"] = False
 
 
+def mark_loaded_as_dependency(libraries):
+    """A library that does not load alone for want of symbols, which a library of the package
+    that does load needs (DT_NEEDED): dlopen(RTLD_NOW) of that one loaded it too, every symbol
+    resolved in that one's scope of libraries (IPEX 2.8.0's libintel-ext-pt-python.so lacks
+    torch::jit::toPyObject alone; its _C.so needs it and brings libtorch_python.so). Its users
+    never load it alone: "loaded_as_dependency_of" names the one it is loaded with."""
+    loaded = [lib for lib in libraries if lib.get("loaded")]
+    for lib in libraries:
+        if lib.get("loaded") or lib.get("error_kind") != "undefined_symbol":
+            continue
+        names = {os.path.basename(lib["path"])} | set(dynamic_entries(lib["path"], "SONAME"))
+        for other in loaded:
+            if names & set(needed_sonames(other["path"])):
+                lib["loaded_as_dependency_of"] = os.path.basename(other["path"])
+                break
+
+
 def torch_build_version(name):
     """The torch version a library's name says it is built for (dgl's libgraphbolt_pytorch_2.2.1.so:
     "2.2.1"), or None."""
@@ -619,6 +636,7 @@ def main():
             out["error"] = "no library to load (none built?)"
         out["libraries"] = load_all_isolated(zygote, paths, args.find or None)
         mark_other_torch_builds(out["libraries"], out["torch"])
+        mark_loaded_as_dependency(out["libraries"])
         if args.module:
             # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)

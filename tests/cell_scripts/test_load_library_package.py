@@ -174,3 +174,24 @@ def test_builds_per_torch_version_say_which_torch_they_are_for(torch_version, ex
     assert [(lib.get("for_torch"), lib.get("variant_of")) for lib in libs[:2]] == expected
     assert all(lib.get("build_of") == "libgraphbolt" for lib in libs[:2] if lib.get("for_torch"))
     assert "for_torch" not in libs[2]
+
+
+def test_a_library_that_loads_as_a_dependency_of_one_that_loads_says_so(cc, build_root):
+    # IPEX 2.8.0: libintel-ext-pt-python.so alone lacks torch::jit::toPyObject (it names no
+    # libtorch_python.so); its _C.so needs it and libtorch_python.so, and loads. Here: libdep.so
+    # uses a symbol of libprov.so without naming it; libmain.so needs both.
+    d = build_root / "loaded-as-dependency"
+    d.mkdir(exist_ok=True)
+    (d / "prov.c").write_text("int opm_provided(void) { return 1; }\n")
+    (d / "dep.c").write_text("extern int opm_provided(void);\nint opm_dep(void) { return opm_provided(); }\n")
+    (d / "main.c").write_text("extern int opm_dep(void);\nint opm_main(void) { return opm_dep(); }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "prov.c", "-o", "libprov.so"], "libprov", cwd=d)
+    compile_or_fail([cc, "-shared", "-fPIC", "dep.c", "-o", "libdep.so"], "libdep", cwd=d)
+    compile_or_fail([cc, "-shared", "-fPIC", "main.c", "-o", "libmain.so", "-L.", "-Wl,--no-as-needed", "-ldep",
+                     "-lprov", "-Wl,-rpath,$ORIGIN"], "libmain", cwd=d)
+    out, _ = run_json("load_library.py", "--find", str(d))
+    libs = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
+    assert libs["libmain.so"]["loaded"] and libs["libprov.so"]["loaded"]
+    assert libs["libdep.so"]["loaded"] is False and libs["libdep.so"]["error_kind"] == "undefined_symbol"
+    assert libs["libdep.so"]["loaded_as_dependency_of"] == "libmain.so"
+    assert "loaded_as_dependency_of" not in libs["libprov.so"]

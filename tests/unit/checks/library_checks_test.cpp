@@ -311,6 +311,22 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
                             "the one for this runtime");
 }
 
+// IPEX 2.8.0 in torch 2.8: libintel-ext-pt-python.so lacks torch::jit::toPyObject alone; its
+// _C.so, which loads, needs it and brings libtorch_python.so. As its users get it, it loads.
+TEST(LoadChecks, ALibraryThatLoadsAsADependencyOfOneThatLoadsIsNoRed) {
+  const auto report = nlohmann::json::parse(R"J({"torch": "2.8.0+cu128",
+    "libraries": [{"path": "/s/ipex/_C.so", "loaded": true},
+      {"path": "/s/ipex/lib/libintel-ext-pt-python.so", "loaded": false, "error_kind": "undefined_symbol",
+       "undefined": [{"symbol": "_ZN5torch3jit10toPyObjectEN3c106IValueE", "demangled": "torch::jit::toPyObject(c10::IValue)"}],
+       "loaded_as_dependency_of": "_C.so"}]})J");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].status, Status::pass);
+  EXPECT_EQ(out[1].message, "libintel-ext-pt-python.so loads as a dependency of _C.so (dlopen RTLD_NOW of _C.so), the "
+                            "way its package loads it; alone it lacks torch::jit::toPyObject(c10::IValue), which it does "
+                            "not name a library for");
+}
+
 // dgl 2.1.0 in torch 2.15: builds of libgraphbolt for torch 2.0.0 ... 2.2.1, none for 2.15. One red
 // naming the torches it has builds for, not one per build; the package's other libraries still count.
 TEST(LoadChecks, BuildsPerTorchVersionWithNoneForThisTorchAreOneRed) {

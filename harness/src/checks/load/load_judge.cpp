@@ -179,6 +179,17 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       variants.push_back(&lib);
       continue;
     }
+    if (const std::string with = json_text(lib, "loaded_as_dependency_of"); !with.empty()) {
+      // Alone it lacks symbols that the scope of the library needing it provides: as its users
+      // get it (through that one), it loads.
+      std::string first;
+      if (lib.contains("undefined") && !lib["undefined"].empty()) first = json_text(lib["undefined"][0], "demangled");
+      out.push_back(load_result("library", Status::pass,
+                                fmt::format("{} loads as a dependency of {} (dlopen RTLD_NOW of {}), the way its package "
+                                            "loads it; alone it lacks {}, which it does not name a library for",
+                                            name, with, with, first.empty() ? "symbols" : first)));
+      continue;
+    }
     if (!json_text(lib, "for_torch").empty()) {
       other_torch_builds[json_text(lib, "build_of")].push_back(&lib);
       continue;
