@@ -292,10 +292,13 @@ DECLINED = [re.compile(p, re.I) for p in (
 
 # What a package says when its own version check refuses the torch it finds, before it raises
 # or exits: IPEX 2.8.0 ("ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.8.*, but
-# PyTorch 2.6.0 is found", then a broken `os.exit(127)`), and the generic "requires torch X".
+# PyTorch 2.6.0 is found", then a broken `os.exit(127)`), torchao 0.18.0 ("Skipping import of cpp
+# extensions due to incompatible torch version. Please upgrade to torch >= 2.11.0", then an
+# ImportError of a torch 2.11 API), and the generic "requires torch X".
 REFUSED = re.compile(r"(torch|pytorch).*\d+\.\d+.*\b(needs?|requires?|required|expects?|work with|works? only|"
                      r"compatible|incompatible|mismatch|not supported|is found)\b|"
-                     r"\b(needs?|requires?|required|expects?|work with|compatible)\b.*(torch|pytorch).*\d+\.\d+", re.I)
+                     r"\b(needs?|requires?|required|expects?|work with|compatible|incompatible|upgrade to|downgrade to)\b"
+                     r".*(torch|pytorch).*\d+\.\d+", re.I)
 
 
 def refusal_lines(text):

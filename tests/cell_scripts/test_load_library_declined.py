@@ -22,6 +22,10 @@ PACKAGES = {
     # IPEX 2.8.0's version check, then its broken exit
     "refusingpkg": 'import os\nprint("ERROR! Intel(R) Extension for PyTorch* needs to work with PyTorch 2.8.*, but '
                    'PyTorch 2.6.0 is found. Please switch to the matching version and run again.")\nos.exit(127)\n',
+    # torchao 0.18.0 in torch 2.8: its warning, then an ImportError of a torch 2.11 API
+    "upgradepkg": 'import logging\nlogging.getLogger(__name__).warning("Skipping import of cpp extensions due to '
+                  'incompatible torch version. Please upgrade to torch >= 2.11.0 (found 2.8.0+cu128).")\n'
+                  'from torch.nn.functional import OpmatrixAbsentScalingType\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -71,3 +75,11 @@ def test_a_version_check_refusing_this_torch_is_kept_in_its_words(site):
                                         "PyTorch 2.6.0 is found. Please switch to the matching version and run again."]
     fallback, _ = run_json("load_library.py", "--import", "fallbackpkg", "--find", str(site / "fallbackpkg"), env=env)
     assert "refused" not in fallback["import"], "a missing module is no refusal"
+
+
+def test_an_upgrade_it_asks_for_before_failing_is_its_refusal(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "upgradepkg", "--find", str(site / "upgradepkg"), env=env)
+    assert out["import"]["ok"] is False and "OpmatrixAbsentScalingType" in out["import"]["error"]
+    assert out["import"]["refused"] == ["Skipping import of cpp extensions due to incompatible torch version. Please "
+                                        "upgrade to torch >= 2.11.0 (found 2.8.0+cu128)."]
