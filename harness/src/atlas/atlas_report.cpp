@@ -76,8 +76,8 @@ std::string entry_link(const AtlasPair& p, bool from_index) {
 
 const char* kLegend =
     "✔ works · ◐ works with limits · ✘ broken · ∅ no wheel for the runtime's Python or platform (pip has nothing to "
-    "install: itself a finding) · ○ not measured yet · ≠ the release's own metadata says otherwise (see its page). "
-    "Columns: the runtime's torch, and where it comes from (a Debian suite, or PyPI with its CUDA)";
+    "install: itself a finding) · ○ not measured yet, or kept from it by the infrastructure (its section says "
+    "why) · ≠ the release's own metadata says otherwise (see its page). Columns: the runtime's torch, and where it comes from (a Debian suite, or PyPI with its CUDA)";
 
 // A runtime's column, short: "2.6 trixie", "2.0 cu11.7" (its full cell id is in each pair's section).
 std::string runtime_label(const Atlas& a, const std::string& runtime) {
@@ -104,7 +104,7 @@ std::string runtime_header(const Atlas& a) {
 std::string render_index(const AtlasView& view) {
   const Atlas& a = *view.atlas;
   std::size_t measured = 0;
-  for (const auto& p : view.pairs) measured += p.result ? 1 : 0;
+  for (const auto& p : view.pairs) measured += p.measured_here() ? 1 : 0;
   std::string out = "# The atlas: op libraries x torch, measured\n\n";
   out += fmt::format(
       "Each library's newest release in the atlas, installed from its PyPI wheel next to each torch runtime (a fresh "

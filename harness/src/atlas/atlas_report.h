@@ -30,6 +30,9 @@ struct AtlasPair {
   std::string declared_text;           // the wheel check's words ("requires torch==2.5.1 ...")
   std::string pip_text;                // the install-plan check's words
   bool no_wheel = false;               // the release has no wheel for this runtime's Python/platform
+  // A result the infrastructure did not keep from being measured (an image that could not be
+  // built, the network: status error, to run again) counts as measured; an error does not.
+  bool measured_here() const { return result && result->status != Status::error; }
 };
 
 struct AtlasView {

@@ -120,9 +120,12 @@ int render(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ost
   const ResultsSet results = load_results(opts.run.results);
   for (const auto& e : results.errors) err << "opmatrix atlas report: warning: " << e << '\n';
   const AtlasView view = view_atlas(a, results);
-  std::size_t measured = 0;
-  for (const auto& p : view.pairs) measured += p.result ? 1 : 0;
-  if (measured == 0) {
+  std::size_t measured = 0, with_result = 0;
+  for (const auto& p : view.pairs) {
+    measured += p.measured_here() ? 1 : 0;
+    with_result += p.result ? 1 : 0;
+  }
+  if (with_result == 0) {
     err << fmt::format("opmatrix atlas report: error: no results of {}'s pairs in {}: run `opmatrix atlas run --atlas "
                        "{} --results {}` first\n", a.file, opts.run.results, a.file, opts.run.results);
     return kExitNothingToReport;
