@@ -117,6 +117,23 @@ TEST(MissingModule, ARequirementTheCellCouldNotGetIsTheOneCause) {
   EXPECT_EQ(checks[0].diagnosis->fix, "require a release of it that exists for Python 3.9");
 }
 
+// dgl 2.1.0 next to torch 2.1.2: `torchdata>=0.5.0` gets torchdata 0.11.0, which has no
+// torchdata.datapipes. The requirement is there; the release pip picked for it lacks the module.
+TEST(MissingModule, ASubmoduleTheInstalledReleaseOfARequirementLacksNamesThatRelease) {
+  auto checks = failed_import("ModuleNotFoundError: No module named 'torchdata.datapipes'");
+  name_missing_requirement("wheel dgl==2.1.0",
+                           {{"ok", true},
+                            {"requirements", {"numpy>=1.14.0", "torchdata>=0.5.0"}},
+                            {"install", {{{"name", "tqdm"}, {"version", "4.70.1"}}, {{"name", "torchdata"}, {"version", "0.11.0"}}}}},
+                           checks);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "requirement_lacks_module");
+  EXPECT_EQ(checks[0].diagnosis->summary, "the import needs 'torchdata.datapipes', which torchdata 0.11.0 does not have: "
+                                          "pip installed that release for the requirement torchdata>=0.5.0, which does "
+                                          "not rule it out");
+  EXPECT_NE(checks[0].diagnosis->fix.find("bound the requirement"), std::string::npos);
+}
+
 TEST(MissingModule, OtherImportFailuresAreLeftAlone) {
   auto checks = failed_import("ImportError: libc10.so: cannot open shared object file");
   name_missing_requirement("p", nullptr, checks);

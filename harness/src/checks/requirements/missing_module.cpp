@@ -12,6 +12,37 @@
 
 namespace opmatrix {
 
+namespace {
+
+// "torchdata.datapipes" of "No module named 'torchdata.datapipes'"; "" when it names a top module.
+std::string missing_submodule(const std::string& text) {
+  static const std::regex no_module(R"(No module named '([A-Za-z_]\w*\.[\w.]+)')");
+  std::smatch m;
+  return std::regex_search(text, m, no_module) ? m[1].str() : "";
+}
+
+void name_release_lacking_submodule(const std::string& text, const nlohmann::json& resolved, Diagnosis& d) {
+  const std::string submodule = missing_submodule(text);
+  if (submodule.empty() || !resolved.is_object()) return;
+  const ModuleDistribution dist = distribution_of(submodule);
+  std::string version, requirement;
+  for (const auto& i : resolved.value("install", nlohmann::json::array()))
+    if (i.is_object() && normalised_distribution(i.value("name", "")) == normalised_distribution(dist.distribution))
+      version = i.value("version", "");
+  for (const auto& r : resolved.value("requirements", nlohmann::json::array()))
+    if (r.is_string() && requirement_name(r.get<std::string>()) == normalised_distribution(dist.distribution))
+      requirement = r.get<std::string>();
+  if (version.empty()) return;
+  d.kind = "requirement_lacks_module";
+  d.summary = fmt::format("the import needs '{}', which {} {} does not have: pip installed that release for the "
+                          "requirement {}, which does not rule it out",
+                          submodule, dist.distribution, version, requirement.empty() ? dist.distribution : requirement);
+  d.fix = fmt::format("bound the requirement to the releases of {} that have '{}' ({} has not), or stop importing it",
+                      dist.distribution, submodule, version);
+}
+
+}  // namespace
+
 std::string missing_module(const std::string& text) {
   static const std::regex no_module(R"(No module named '([A-Za-z_][\w]*)(\.[\w.]*)?')");
   std::smatch m;
@@ -48,7 +79,13 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
   Diagnosis& d = *import->diagnosis;
   const CheckResult* req = failed_requirements(checks);
   const ModuleOrigin origin = module_origin(module, resolved, req != nullptr);
-  if (origin == ModuleOrigin::required) return;  // not where the module should come from: the import's own cause
+  if (origin == ModuleOrigin::required) {
+    // A submodule a requirement's installed release lacks (dgl 2.1.0 imports torchdata.datapipes;
+    // pip picks torchdata 0.11.0 for its `torchdata>=0.5.0`, and 0.11.0 has none): the
+    // requirement, unbounded, lets pip install a release without it.
+    name_release_lacking_submodule(import->message + "\n" + import->diagnosis->evidence, resolved, d);
+    return;
+  }
   if (origin == ModuleOrigin::requirements_failed) {
     d.kind = "requirement_not_installed";
     d.summary = fmt::format("the import needs the module '{}', and the cell could not get the project's requirements "
