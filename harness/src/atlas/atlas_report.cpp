@@ -1,9 +1,11 @@
 #include "atlas/atlas_report.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "results/cell_result.h"
 #include "util/escape.h"
@@ -101,6 +103,20 @@ std::string runtime_header(const Atlas& a) {
   return head + "\n" + rule + "\n";
 }
 
+// Which opmatrix measured the pairs shown (a version's judgement can differ from the next one's):
+// " by opmatrix 0.5.0 (120) and 0.6.0 (51)".
+std::string run_by(const AtlasView& view) {
+  std::map<std::string, int> versions;
+  for (const auto& p : view.pairs)
+    if (p.measured_here()) ++versions[p.result->harness_version.empty() ? "?" : p.result->harness_version];
+  std::vector<std::string> parts;
+  for (const auto& [version, n] : versions) parts.push_back(fmt::format("{} ({})", version, n));
+  if (parts.empty()) return "";
+  const std::string last = parts.back();
+  parts.pop_back();
+  return " by opmatrix " + (parts.empty() ? last : fmt::format("{} and {}", fmt::join(parts, ", "), last));
+}
+
 std::string render_index(const AtlasView& view) {
   const Atlas& a = *view.atlas;
   std::size_t measured = 0;
@@ -109,9 +125,9 @@ std::string render_index(const AtlasView& view) {
   out += fmt::format(
       "Each library's newest release in the atlas, installed from its PyPI wheel next to each torch runtime (a fresh "
       "container per pair): whether pip would take it, whether its compiled libraries load, whether its import "
-      "loads its own extension, and which of its ops register. {} libraries, {} pairs, {} measured. Rendered by "
+      "loads its own extension, and which of its ops register. {} libraries, {} pairs, {} measured{}. Rendered by "
       "opmatrix {} (`opmatrix atlas report`).\n\n{}\n\n",
-      a.libraries.size(), view.pairs.size(), measured, kOpmatrixVersion, kLegend);
+      a.libraries.size(), view.pairs.size(), measured, run_by(view), kOpmatrixVersion, kLegend);
   out += runtime_header(a);
   for (const auto& lib : a.libraries) {
     const std::string& newest = lib.releases.back();

@@ -114,11 +114,15 @@ TEST(AtlasReport, PagesLinkEachEntryToItsEvidenceAndTheJsonIsAReportDiffReads) {
   // No wheel for the old runtime's Python (a finding) is told apart from not measured yet.
   EXPECT_NE(index.find("| [liby](liby.md) 2.0 | [∅](liby.md#liby-2.0--old-torch) | [○](liby.md#liby-2.0--new-torch) |"),
             std::string::npos) << index;
-  EXPECT_NE(index.find("2 libraries, 4 pairs, 3 measured"), std::string::npos) << index;
+  EXPECT_NE(index.find("2 libraries, 4 pairs, 3 measured by opmatrix ? (3)"), std::string::npos) << index;
   // A pair the infrastructure kept from being measured (an image that could not be built) is not.
   ResultsSet with_error = set;
   with_error.cells.push_back(pair_result("liby", "2.0", "new-torch", {check_result("build", Status::error)}));
-  EXPECT_NE(render_atlas(view_atlas(a, with_error), with_error).at("index.md").find("2 libraries, 4 pairs, 3 measured"),
+  with_error.cells[0].harness_version = "0.5.0";
+  with_error.cells[1].harness_version = "0.6.0";
+  EXPECT_NE(render_atlas(view_atlas(a, with_error), with_error)
+                .at("index.md")
+                .find("2 libraries, 4 pairs, 3 measured by opmatrix 0.5.0 (1), 0.6.0 (1) and ? (1)"),
             std::string::npos);
   const std::string& page = files.at("libx.md");
   EXPECT_NE(index.find("| | old-torch | new-torch |"), std::string::npos) << "a runtime with no pair cell keeps its id";
