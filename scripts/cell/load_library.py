@@ -116,9 +116,16 @@ def open_needed(dl, soname, dirs):
     return dl.dlopen(soname.encode(), RTLD_LAZY)
 
 
-def unresolved_symbols(dl, path):
+# Symbol versions of the system's C and C++ runtimes: a symbol of one that is missing means the
+# system's libstdc++ or glibc is older than the one the library was built with (GLIBCXX_3.4.32:
+# GCC 13's), not that torch lacks anything.
+SYSTEM_RUNTIME_VERSION = re.compile(r"^(GLIBCXX|CXXABI|GLIBC)_[\d.]+$")
+
+
+def unresolved_symbols(dl, path, versions=None):
     """The library's undefined (non-weak) dynamic symbols that neither the global scope nor any
-    library it needs (as this process would resolve them) defines."""
+    library it needs (as this process would resolve them) defines. `versions`, when given, gets
+    each one's symbol version (nm's @VERSION), where it has one."""
     lines = tool_lines(["nm", "-D", "--undefined-only", path])
     if lines is None:
         return None
@@ -133,12 +140,14 @@ def unresolved_symbols(dl, path):
         parts = line.split()
         if len(parts) < 2 or parts[-2] != "U":
             continue  # weak references (w/v) may stay unresolved
-        name = parts[-1].split("@")[0]
+        name, _, version = parts[-1].partition("@")
         if dl.dlsym(None, name.encode()):
             continue
         if any(dl.dlsym(h, name.encode()) for h in handles):
             continue
         missing.append(name)
+        if versions is not None and version:
+            versions[name] = version.lstrip("@")
     return missing
 
 
@@ -206,11 +215,22 @@ def load_one(dl, path, root=None):
             return out
     out["error"] = message
     m = re.search(r"undefined symbol: (\S+)", message)
-    if m:
+    # The loader's own words for a library built against a newer libstdc++ or glibc.
+    too_old = re.search(r"version `((?:GLIBCXX|CXXABI|GLIBC)_[\d.]+)' not found", message)
+    if m or too_old:
         out["error_kind"] = "undefined_symbol"
-        missing = unresolved_symbols(dl, path)
-        if not missing:  # no binutils, or only the one dlerror saw
+        versions = {}
+        missing = unresolved_symbols(dl, path, versions)
+        if not missing and m:  # no binutils, or only the one dlerror saw
             missing = [m.group(1).split("@")[0]]
+        missing = missing or []
+        system = [s for s in missing if SYSTEM_RUNTIME_VERSION.match(versions.get(s, ""))]
+        if system or too_old:
+            # Listed first: whatever else it lacks, this system cannot run it.
+            out["system_runtime"] = {"versions": sorted(set([versions[s] for s in system] +
+                                                            ([too_old.group(1)] if too_old else []))),
+                                     "count": len(system), "symbols": demangle(system[:MAX_SYMBOLS])}
+            missing = system + [s for s in missing if s not in system]
         out["undefined_count"] = len(missing)
         out["undefined"] = [{"symbol": s, "demangled": d}
                             for s, d in zip(missing[:MAX_SYMBOLS], demangle(missing[:MAX_SYMBOLS]))]

@@ -195,3 +195,26 @@ def test_a_library_that_loads_as_a_dependency_of_one_that_loads_says_so(cc, buil
     assert libs["libdep.so"]["loaded"] is False and libs["libdep.so"]["error_kind"] == "undefined_symbol"
     assert libs["libdep.so"]["loaded_as_dependency_of"] == "libmain.so"
     assert "loaded_as_dependency_of" not in libs["libprov.so"]
+
+
+def test_a_symbol_of_a_newer_system_runtime_is_marked_as_the_systems(cc, build_root):
+    # A library built against a newer libstdc++/glibc than the system's: its missing symbols carry
+    # the runtime's version (std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm image). Here a
+    # stub stands in for the runtime: built with opm_newer@GLIBC_99.0, then without it.
+    d = build_root / "system-runtime"
+    d.mkdir(exist_ok=True)
+    (d / "ver.map").write_text("GLIBC_99.0 { global: opm_newer; local: *; };\n")
+    (d / "stub.c").write_text("int opm_newer(void) { return 1; }\nint opm_other(void) { return 2; }\n")
+    (d / "user.c").write_text("extern int opm_newer(void);\nint opm_user(void) { return opm_newer(); }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "stub.c", "-o", "libstub.so", "-Wl,--version-script=ver.map",
+                     "-Wl,-soname,libstub.so"], "libstub", cwd=d)
+    compile_or_fail([cc, "-shared", "-fPIC", "user.c", "-o", "libuser.so", "-L.", "-Wl,--no-as-needed", "-lstub",
+                     "-Wl,-rpath,$ORIGIN"], "libuser", cwd=d)
+    (d / "old.map").write_text("GLIBC_1.0 { global: opm_other; local: *; };\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "stub.c", "-o", "libstub.so", "-Wl,--version-script=old.map",
+                     "-Wl,-soname,libstub.so"], "the older libstub", cwd=d)
+    out, _ = run_json("load_library.py", str(d / "libuser.so"))
+    lib = out["libraries"][0]
+    assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol", lib
+    assert lib["system_runtime"]["versions"] == ["GLIBC_99.0"], lib
+    assert lib["system_runtime"]["count"] == 1 and lib["system_runtime"]["symbols"] == ["opm_newer"]

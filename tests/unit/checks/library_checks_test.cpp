@@ -311,6 +311,39 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
                             "the one for this runtime");
 }
 
+// xformers 0.0.35 in PyPI torch 2.1.2 (a bookworm image): its _C.so needs GCC 13's libstdc++
+// (std::ios_base_library_init@GLIBCXX_3.4.32) and the stable ABI torch 2.1 lacks. The system's
+// part comes first and is said as such, not as a symbol torch lacks.
+TEST(LoadChecks, SymbolsOfANewerSystemRuntimeAreSaidApartFromTorchs) {
+  const auto report = nlohmann::json::parse(R"J({"torch": "2.1.2+cu121",
+    "libraries": [{"path": "/s/xformers/_C.so", "loaded": false, "error_kind": "undefined_symbol", "undefined_count": 3,
+      "undefined": [{"symbol": "_ZSt21ios_base_library_initv", "demangled": "std::ios_base_library_init()"},
+                    {"symbol": "aoti_torch_abi_version", "demangled": "aoti_torch_abi_version"},
+                    {"symbol": "aoti_torch_dtype_bool", "demangled": "aoti_torch_dtype_bool"}],
+      "system_runtime": {"versions": ["GLIBCXX_3.4.32"], "count": 1, "symbols": ["std::ios_base_library_init()"]}}]})J");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::fail);
+  EXPECT_EQ(out[0].message, "_C.so: needs a newer C/C++ runtime than this system has (1 symbol of GLIBCXX_3.4.32, e.g. "
+                            "std::ios_base_library_init()), and 2 symbols this torch 2.1.2+cu121 does not define, e.g. "
+                            "aoti_torch_abi_version");
+  ASSERT_TRUE(out[0].diagnosis);
+  EXPECT_EQ(out[0].diagnosis->kind, "undefined_symbol");
+  auto only_system = report;
+  only_system["libraries"][0]["undefined_count"] = 1;
+  only_system["libraries"][0]["undefined"] = {report["libraries"][0]["undefined"][0]};
+  const auto alone = load_checks(only_system, "r");
+  ASSERT_TRUE(alone[0].diagnosis);
+  EXPECT_EQ(alone[0].diagnosis->kind, "system_runtime_too_old");
+  // The loader's "version `GLIBCXX_3.4.32' not found", no symbol named: the version is.
+  auto version_only = only_system;
+  version_only["libraries"][0]["undefined_count"] = 0;
+  version_only["libraries"][0]["undefined"] = nlohmann::json::array();
+  version_only["libraries"][0]["system_runtime"] = {{"versions", {"GLIBCXX_3.4.32"}}, {"count", 0}, {"symbols", nlohmann::json::array()}};
+  EXPECT_EQ(load_checks(version_only, "r")[0].message,
+            "_C.so: needs a newer C/C++ runtime than this system has (version GLIBCXX_3.4.32 not found)");
+}
+
 // IPEX 2.8.0 in torch 2.8: libintel-ext-pt-python.so lacks torch::jit::toPyObject alone; its
 // _C.so, which loads, needs it and brings libtorch_python.so. As its users get it, it loads.
 TEST(LoadChecks, ALibraryThatLoadsAsADependencyOfOneThatLoadsIsNoRed) {

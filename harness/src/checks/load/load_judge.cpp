@@ -126,6 +126,34 @@ CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& li
                                  json_text(*libs.front(), "variant_of")));
 }
 
+// A library whose missing symbols include versioned ones of the system's C or C++ runtime
+// (load_library.py's "system_runtime": std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm
+// image): the system is older than the one the library was built for, whatever else it lacks.
+Diagnosis system_runtime_diagnosis(const std::string& name, const nlohmann::json& lib, const std::string& torch,
+                                   const std::string& repro) {
+  const auto& sys = lib["system_runtime"];
+  const auto versions = sys.value("versions", std::vector<std::string>{});
+  const auto symbols = sys.value("symbols", std::vector<std::string>{});
+  const int count = sys.value("count", static_cast<int>(symbols.size()));
+  const int others = lib.value("undefined_count", count) - count;
+  std::string summary =
+      symbols.empty()
+          ? fmt::format("needs a newer C/C++ runtime than this system has (version {} not found)", fmt::join(versions, ", "))
+          : fmt::format("needs a newer C/C++ runtime than this system has ({} symbol{} of {}, e.g. {})", count,
+                        count == 1 ? "" : "s", fmt::join(versions, ", "), symbols.front());
+  std::vector<std::string> all;
+  for (const auto& s : lib["undefined"]) all.push_back(json_text(s, "demangled"));
+  if (others > 0 && static_cast<std::size_t>(count) < all.size())
+    summary += fmt::format(", and {} symbol{} this torch {} does not define, e.g. {}", others, others == 1 ? "" : "s",
+                           torch, all[static_cast<std::size_t>(count)]);
+  return make_diagnosis(others > 0 ? "undefined_symbol" : "system_runtime_too_old", summary,
+                        fmt::format("run it where the system's libstdc++/glibc has {} (a newer distribution), or install "
+                                    "a build of the library for this system{}",
+                                    fmt::join(versions, ", "),
+                                    others > 0 ? "; the symbols torch lacks need a build of it for this torch too" : ""),
+                        repro, fmt::format("{}", fmt::join(all, "\n")));
+}
+
 // A library the package builds once per torch version (load_library.py's "build_of", "for_torch":
 // dgl 2.1.0's libgraphbolt_pytorch_2.0.0.so ... _2.2.1.so) with no build for this torch: one red
 // naming the torches it has builds for, not one per build.
@@ -197,7 +225,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     CheckResult c =
         load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings, loaded_siblings)));
     const std::string kind = json_text(lib, "error_kind");
-    if (kind == "undefined_symbol") {
+    if (kind == "undefined_symbol" && lib.contains("system_runtime")) {
+      c.diagnosis = system_runtime_diagnosis(name, lib, json_text(report, "torch"), repro);
+      c.message = name + ": " + c.diagnosis->summary;
+    } else if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
       for (const auto& s : lib["undefined"]) symbols.push_back(json_text(s, "demangled"));
       c.diagnosis = make_diagnosis(
