@@ -73,6 +73,7 @@ RunOptions pair_run(const AtlasOptions& opts) {
   RunOptions run = opts.run;
   run.matrix = run.atlas;
   run.cross_load = false;  // a pair's library is judged in its own runtime; the atlas is the cross table
+  run.image_budget_bytes = opts.disk_budget_gb * 1e9;
   return run;
 }
 

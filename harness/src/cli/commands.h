@@ -65,6 +65,9 @@ struct RunOptions {
   std::vector<std::string> cells;  // empty: the default selection
   std::string where;               // empty: the default local run
   int jobs = 1;                    // cells at once
+  // The atlas's --disk-budget: the images the run builds are removed as it goes, beyond this many
+  // bytes (0: none); the cost survey counts at most this much of them at once.
+  double image_budget_bytes = 0;
   int build_jobs = 0;              // compile jobs per cell; 0 = cores / jobs
   int prefetch = 1;                // images built ahead of the cells while they compile; 0 = none
   std::string results = "results";

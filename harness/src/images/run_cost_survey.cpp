@@ -152,8 +152,18 @@ double pair_folders_bytes(const RunCost& cost) {
 
 void add_space_needs(Engine& engine, RunCost& cost) {
   if (engine.name() != "host" && !cost.new_images.empty()) {
-    cost.needs.push_back(with_free_space(
-        {engine.name() + " storage", engine.storage_root(), 0, std::nullopt, image_storage_need(cost.new_images)}));
+    double need = image_storage_need(cost.new_images);
+    if (cost.image_budget_bytes > 0) {
+      // Runtime by runtime, the images built are removed beyond the budget: at most the budget,
+      // the largest image being built beside it, and the room to commit (image_storage_need's).
+      double sum = 0, largest = 0;
+      for (const auto& i : cost.new_images) {
+        sum += i.bytes.value_or(0);
+        largest = std::max(largest, i.bytes.value_or(0));
+      }
+      need = std::min(need, cost.image_budget_bytes + largest + (need - sum));
+    }
+    cost.needs.push_back(with_free_space({engine.name() + " storage", engine.storage_root(), 0, std::nullopt, need}));
   }
   const double work_dir_bytes = cost.build_tree_bytes + pair_folders_bytes(cost);
   if (work_dir_bytes > 0)
@@ -165,8 +175,9 @@ void add_space_needs(Engine& engine, RunCost& cost) {
 ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell), false, cell.cuda); }
 
 RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
-                        int parallel_cells, bool images_only) {
+                        int parallel_cells, bool images_only, double image_budget_bytes) {
   RunCost cost;
+  cost.image_budget_bytes = image_budget_bytes;
   cost.parallel_cells = std::max(1, parallel_cells);
   cost.uses_images = engine.name() != "host";
   ImagePlan plan(cost.new_images);
@@ -230,6 +241,9 @@ std::string render_run_cost(const RunCost& cost) {
                        cost.new_build_trees, human_bytes(cost.build_tree_bytes),
                        human_bytes(measured_build_tree_bytes(CellWork::own_kernels)),
                        human_bytes(measured_build_tree_bytes(CellWork::library)));
+  if (cost.image_budget_bytes > 0)
+    out += fmt::format("  --disk-budget {}: the images this run builds are removed runtime by runtime beyond it\n",
+                       human_bytes(cost.image_budget_bytes));
   if (cost.atlas_pairs > 0)
     out += fmt::format("  atlas pairs: {}, each one's folder removed once its result is written (up to {} while it runs, "
                        "{} at once)\n", cost.atlas_pairs, human_bytes(measured_pair_folder_peak_bytes()),

@@ -156,6 +156,36 @@ TEST(SurveyRunCost, AtlasPairsKeepNoFolderAndNeedRoomForThoseRunningAtOnce) {
   fs::remove_all(work);
 }
 
+// The atlas's --disk-budget: the survey counts at most the budget, the largest image being built
+// beside it and the room to commit it, not every runtime's image at once.
+TEST(SurveyRunCost, ADiskBudgetBoundsTheImagesCountedAtOnce) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_budget";
+  fs::remove_all(work);
+  fs::create_directories(work / "results");
+  StorageEngine engine(work.string());
+  std::vector<Cell> cells;
+  for (int i = 0; i < 6; ++i) {
+    cells.push_back(pypi_cell("r" + std::to_string(i)));
+    cells.back().atlas_pair = true;
+    engine.tags[cells.back().id] = "localhost/opmatrix/pypi:new" + std::to_string(i);
+  }
+  std::vector<const Cell*> pointers;
+  for (const auto& c : cells) pointers.push_back(&c);
+  const RunCost all = survey_run_cost(engine, pointers, (work / "results").string(), 1, false);
+  const RunCost budgeted = survey_run_cost(engine, pointers, (work / "results").string(), 1, false, 12e9);
+  ASSERT_FALSE(all.needs.empty());
+  ASSERT_FALSE(budgeted.needs.empty());
+  double sum = 0, largest = 0;
+  for (const auto& i : all.new_images) {
+    sum += i.bytes.value_or(0);
+    largest = std::max(largest, i.bytes.value_or(0));
+  }
+  EXPECT_DOUBLE_EQ(budgeted.needs[0].bytes, 12e9 + largest + (all.needs[0].bytes - sum));
+  EXPECT_LT(budgeted.needs[0].bytes, all.needs[0].bytes);
+  EXPECT_NE(render_run_cost(budgeted).find("--disk-budget 12.0 GB"), std::string::npos) << render_run_cost(budgeted);
+  fs::remove_all(work);
+}
+
 TEST(SurveyRunCost, OneMoreMinorOfACudaAlreadyThereCostsItsOwnLayersOnly) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_layers";
   fs::remove_all(work);
