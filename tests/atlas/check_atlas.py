@@ -5,8 +5,9 @@
 - torchao 0.18.0 in PyPI torch 2.15 (CUDA 13.2): pip installs it as it is; its libraries load and
   its ops register (◐: CUDA-only ops, some without a fake kernel, archs per library);
 - torchao 0.18.0 next to Debian trixie's CPU torch 2.6: its libraries need CUDA 13's runtime and
-  `import torchao` fails (torch.utils._pytree.register_constant is newer than 2.6): ✘, and its
-  metadata names no torch (a disagreement);
+  `import torchao` refuses this torch in its own words ("Please upgrade to torch >= 2.11.0"; then
+  torch.utils._pytree.register_constant, newer than 2.6, is missing): ✘, and its metadata names no
+  torch (a disagreement);
 - fbgemm-gpu-cpu 1.0.0 in trixie (Python 3.13): no cp313 wheel: ○ not run, saying so;
 - fbgemm-gpu-cpu 1.0.0 in torch 2.15: undefined symbols (built for torch 2.5, old C++ ABI): ✘;
 - the rerun with nothing new ran no pair again (every pair cached)."""
@@ -39,7 +40,7 @@ def main():
     p = expect("torchao-0.18.0--pypi-torch2.15.0-cu13.2", "limits", "some of its libraries only")
     if p and "installs it next to this torch as it is" not in p["pip"]:
         failures.append("torchao in 2.15: pip should install it as it is: %s" % p["pip"])
-    p = expect("torchao-0.18.0--trixie-torch2.6-cpu", "fail", "libcudart.so.13", "register_constant")
+    p = expect("torchao-0.18.0--trixie-torch2.6-cpu", "fail", "libcudart.so.13", "upgrade to torch >= 2.11.0")
     if p and "names no torch" not in p.get("disagreement", ""):
         failures.append("torchao in trixie: the disagreement (declares no torch, broken) is missing: %s" % p)
     p = expect("fbgemm-gpu-cpu-1.0.0--trixie-torch2.6-cpu", "notrun", "cp313")
