@@ -3,7 +3,7 @@
 #   run_faults.sh OPMATRIX WORK_DIR cells|disk-full|engine
 # cells     — one run of the default fault cells (--jobs 2, --memory 1g): fault-pass passes;
 #             fault-segfault crash (SIGSEGV), fault-hang timeout (smoke limit 5 s),
-#             fault-oom crash (SIGKILL, "out of memory"), fault-killed crash (the test
+#             fault-oom crash (SIGKILL, "out of memory": kind killed), fault-killed crash (kind killed: the test
 #             `podman kill`s its smoke container), fault-compile-error fail/compile_error
 #             naming broken.cpp:8, fault-missing-image error/image_error, fault-disk-full skip,
 #             fault-wrong-meta fail: opcheck test_faketensor and compile red for the op whose
@@ -186,8 +186,8 @@ grep -q "8 cells run, 1 skipped, 7 not as expected" "$work/cells.stdout" || fail
 assert_cell "$results" fault-pass pass -
 assert_cell "$results" fault-segfault crash smoke crash "SIGSEGV"
 assert_cell "$results" fault-hang timeout smoke timeout "limit of 5 s"
-assert_cell "$results" fault-oom crash smoke crash "SIGKILL.*out of memory \(the container may use 1g\)"
-assert_cell "$results" fault-killed crash smoke crash "SIGKILL"
+assert_cell "$results" fault-oom crash smoke killed "SIGKILL.*out of memory \(the container may use 1g\)"
+assert_cell "$results" fault-killed crash smoke killed "SIGKILL"
 assert_cell "$results" fault-compile-error fail build compile_error "broken\.cpp:8"
 assert_cell "$results" fault-missing-image error build image_error "no-such-image"
 assert_cell "$results" fault-disk-full skip -
