@@ -535,7 +535,6 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
                 changed = True
     for name, lib in by_name.items():
         lib["optional"] = name in optional
-    mark_runtime_variants(by_name, loaded_by_import)
 
 
 # A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so;
@@ -544,11 +543,12 @@ VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\
                      r"(?P<torch>(?:py)?torch_?\d+(?:\.\d+)+))(?=[._])", re.I)
 
 
-def mark_runtime_variants(by_name, loaded_by_import):
+def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
     """A package that ships one build of a library per runtime (bitsandbytes' libbitsandbytes_cpu.so,
     _cuda118.so ... _cuda130.so, _rocm64.so) and loads the one that fits: where the import loaded a
     variant, a sibling variant that does not load for want of CUDA's or ROCm's runtime libraries is
-    a build for another runtime, unused here ("variant_of": the one the package loaded). The same for
+    a build for another runtime, unused here ("variant_of": the one the package loaded; where the
+    import failed before it loaded any, the one of this runtime that loads alone). The same for
     builds per torch version (dgl's libgraphbolt_pytorch_2.2.1.so), whose undefined symbols are
     another torch's."""
     loaded = {}
@@ -556,6 +556,17 @@ def mark_runtime_variants(by_name, loaded_by_import):
         m = VARIANT.match(name)
         if m and os.path.realpath(lib["path"]) in loaded_by_import:
             loaded[m.group("stem")] = name
+    # Where the import loaded none of a library's builds (it failed before it did), the build that
+    # fits this runtime among those that load alone: the one of torch's CUDA (_cuda121 for 12.1),
+    # else the first that loads.
+    fitting = ("cuda" + torch_cuda.replace(".", ""), "cu" + torch_cuda.replace(".", "")) if torch_cuda else ("cpu",)
+    alone = {}
+    for name, lib in sorted(by_name.items()):
+        m = VARIANT.match(name)
+        if m and m.group("variant") and lib.get("loaded") and m.group("stem") not in loaded:
+            if m.group("variant").lower() in fitting or m.group("stem") not in alone:
+                alone[m.group("stem")] = name
+    loaded.update(alone)
     for name, lib in by_name.items():
         m = VARIANT.match(name)
         missing = lib.get("missing_libraries") or []
@@ -663,9 +674,11 @@ def main():
         if args.module:
             # As users get it: the import alone chooses which libraries to load.
             out["import"] = import_module(args.module)
+            by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
             if out["import"]["ok"]:
-                mark_optional_backends(out["libraries"], loaded_under([os.path.dirname(p) for p in paths]),
-                                       set(os.path.basename(p) for p in paths))
+                mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
+            mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in out["libraries"]}, by_import,
+                                  out["torch_cuda"])
         else:
             dl = libc()
             for lib in out["libraries"]:

@@ -137,6 +137,7 @@ def test_builds_for_other_runtimes_beside_the_one_the_package_loads_are_variants
             {"path": "/x/libother_cuda.so", "loaded": False, "error_kind": "missing_library",
              "missing_libraries": ["libtorch_cpu.so"]}]
     load_library.mark_optional_backends(libs, loaded_by_import={"/x/libbitsandbytes_cpu.so"}, own_names=set())
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, {"/x/libbitsandbytes_cpu.so"})
     assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cpu.so", "libbitsandbytes_cpu.so", None]
     assert libs[2]["optional"] is False, "a variant is named as such, not as an optional backend"
 
@@ -151,7 +152,8 @@ def test_builds_for_other_torch_versions_beside_the_one_the_package_loads_are_va
             {"path": "/x/libgraphbolt_pytorch_2.0.0.so", "loaded": False, "error_kind": "undefined_symbol",
              "missing_libraries": []},
             {"path": "/x/libother.so", "loaded": False, "error_kind": "undefined_symbol", "missing_libraries": []}]
-    load_library.mark_optional_backends(libs, loaded_by_import={"/x/libgraphbolt_pytorch_2.2.1.so"}, own_names=set())
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs},
+                                       {"/x/libgraphbolt_pytorch_2.2.1.so"})
     assert [lib.get("variant_of") for lib in libs] == [None, "libgraphbolt_pytorch_2.2.1.so", None]
 
 
@@ -218,3 +220,21 @@ def test_a_symbol_of_a_newer_system_runtime_is_marked_as_the_systems(cc, build_r
     assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol", lib
     assert lib["system_runtime"]["versions"] == ["GLIBC_99.0"], lib
     assert lib["system_runtime"]["count"] == 1 and lib["system_runtime"]["symbols"] == ["opm_newer"]
+
+
+def test_builds_for_other_runtimes_are_variants_even_where_the_import_failed_first():
+    # bitsandbytes 0.50.2 in torch 2.3.1 (CUDA 12.1): its import fails (torch.library.register_fake
+    # is torch 2.4's) before it loads a build; the _cuda121 build loads alone, so _cuda118 (CUDA
+    # 11's runtime) and _rocm64 (ROCm's) are builds for other runtimes, not reds of this one.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_cuda118.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libcudart.so.11.0"]},
+            {"path": "/x/libbitsandbytes_cuda121.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_rocm64.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libhipblas.so.2"]}]
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], "12.1")
+    assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cuda121.so", None,
+                                                       "libbitsandbytes_cuda121.so"]

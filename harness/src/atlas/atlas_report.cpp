@@ -87,8 +87,10 @@ std::string runtime_label(const Atlas& a, const std::string& runtime) {
     if (c.id.size() < runtime.size() + 2 || c.id.compare(c.id.size() - runtime.size() - 2, std::string::npos, "--" + runtime) != 0)
       continue;
     const std::string minor = c.torch.substr(0, c.torch.find('.', c.torch.find('.') + 1));
-    for (const auto& [key, value] : c.image.args)
-      if (key == "SUITE") return minor + " " + value;
+    // A PyPI torch is told by its CUDA (its image's suite is only the OS under it); Debian's by suite.
+    if (c.image.builtin != "pypi")
+      for (const auto& [key, value] : c.image.args)
+        if (key == "SUITE") return minor + " " + value;
     return minor + (c.has_cuda() ? " cu" + c.cuda : " cpu");
   }
   return runtime;

@@ -156,6 +156,8 @@ TEST(AtlasReport, ColumnsNameTheTorchMinorAndWhereItComesFrom) {
   pypi.id = atlas_pair_id("libx", "1.0", "pypi-torch2.0.1-cu11.7-nvcc11.8");
   pypi.torch = "2.0.1";
   pypi.cuda = "11.7";
+  pypi.image.builtin = "pypi";
+  pypi.image.args = {{"SUITE", "bookworm"}};  // the OS under it, not where its torch comes from
   a.pairs.cells = {debian, pypi};
   const ResultsSet none;
   const auto files = render_atlas(view_atlas(a, none), none);
