@@ -178,19 +178,25 @@ def test_builds_per_torch_version_say_which_torch_they_are_for(torch_version, ex
     assert "for_torch" not in libs[2]
 
 
+def shared_library(cc, folder, name, source, *flags, map_text=None):
+    """lib<name>.so built in `folder` from C `source` (and ver.map from `map_text`), with `flags`."""
+    folder.mkdir(exist_ok=True)
+    (folder / (name + ".c")).write_text(source)
+    if map_text is not None:
+        (folder / "ver.map").write_text(map_text)
+    compile_or_fail([cc, "-shared", "-fPIC", name + ".c", "-o", "lib%s.so" % name, "-Wl,-soname,lib%s.so" % name]
+                    + list(flags), "lib" + name, cwd=folder)
+
+
 def test_a_library_that_loads_as_a_dependency_of_one_that_loads_says_so(cc, build_root):
     # IPEX 2.8.0: libintel-ext-pt-python.so alone lacks torch::jit::toPyObject (it names no
     # libtorch_python.so); its _C.so needs it and libtorch_python.so, and loads. Here: libdep.so
     # uses a symbol of libprov.so without naming it; libmain.so needs both.
     d = build_root / "loaded-as-dependency"
-    d.mkdir(exist_ok=True)
-    (d / "prov.c").write_text("int opm_provided(void) { return 1; }\n")
-    (d / "dep.c").write_text("extern int opm_provided(void);\nint opm_dep(void) { return opm_provided(); }\n")
-    (d / "main.c").write_text("extern int opm_dep(void);\nint opm_main(void) { return opm_dep(); }\n")
-    compile_or_fail([cc, "-shared", "-fPIC", "prov.c", "-o", "libprov.so"], "libprov", cwd=d)
-    compile_or_fail([cc, "-shared", "-fPIC", "dep.c", "-o", "libdep.so"], "libdep", cwd=d)
-    compile_or_fail([cc, "-shared", "-fPIC", "main.c", "-o", "libmain.so", "-L.", "-Wl,--no-as-needed", "-ldep",
-                     "-lprov", "-Wl,-rpath,$ORIGIN"], "libmain", cwd=d)
+    shared_library(cc, d, "prov", "int opm_provided(void) { return 1; }\n")
+    shared_library(cc, d, "dep", "extern int opm_provided(void);\nint opm_dep(void) { return opm_provided(); }\n")
+    shared_library(cc, d, "main", "extern int opm_dep(void);\nint opm_main(void) { return opm_dep(); }\n",
+                   "-L.", "-Wl,--no-as-needed", "-ldep", "-lprov", "-Wl,-rpath,$ORIGIN")
     out, _ = run_json("load_library.py", "--find", str(d))
     libs = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
     assert libs["libmain.so"]["loaded"] and libs["libprov.so"]["loaded"]
@@ -204,17 +210,14 @@ def test_a_symbol_of_a_newer_system_runtime_is_marked_as_the_systems(cc, build_r
     # the runtime's version (std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm image). Here a
     # stub stands in for the runtime: built with opm_newer@GLIBC_99.0, then without it.
     d = build_root / "system-runtime"
-    d.mkdir(exist_ok=True)
-    (d / "ver.map").write_text("GLIBC_99.0 { global: opm_newer; local: *; };\n")
-    (d / "stub.c").write_text("int opm_newer(void) { return 1; }\nint opm_other(void) { return 2; }\n")
-    (d / "user.c").write_text("extern int opm_newer(void);\nint opm_user(void) { return opm_newer(); }\n")
-    compile_or_fail([cc, "-shared", "-fPIC", "stub.c", "-o", "libstub.so", "-Wl,--version-script=ver.map",
-                     "-Wl,-soname,libstub.so"], "libstub", cwd=d)
-    compile_or_fail([cc, "-shared", "-fPIC", "user.c", "-o", "libuser.so", "-L.", "-Wl,--no-as-needed", "-lstub",
-                     "-Wl,-rpath,$ORIGIN"], "libuser", cwd=d)
-    (d / "old.map").write_text("GLIBC_1.0 { global: opm_other; local: *; };\n")
-    compile_or_fail([cc, "-shared", "-fPIC", "stub.c", "-o", "libstub.so", "-Wl,--version-script=old.map",
-                     "-Wl,-soname,libstub.so"], "the older libstub", cwd=d)
+    stub = "int opm_newer(void) { return 1; }\nint opm_other(void) { return 2; }\n"
+    shared_library(cc, d, "stub", stub, "-Wl,--version-script=ver.map",
+                   map_text="GLIBC_99.0 { global: opm_newer; local: *; };\n")
+    shared_library(cc, d, "user", "extern int opm_newer(void);\nint opm_user(void) { return opm_newer(); }\n",
+                   "-L.", "-Wl,--no-as-needed", "-lstub", "-Wl,-rpath,$ORIGIN")
+    # The system's runtime now: the same library without that version.
+    shared_library(cc, d, "stub", stub, "-Wl,--version-script=ver.map",
+                   map_text="GLIBC_1.0 { global: opm_other; local: *; };\n")
     out, _ = run_json("load_library.py", str(d / "libuser.so"))
     lib = out["libraries"][0]
     assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol", lib
