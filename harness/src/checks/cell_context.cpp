@@ -8,8 +8,8 @@
 #include "diagnose/diagnose.h"
 #include "run/log_ticker.h"
 #include "util/atomic_write.h"
-#include "util/json_fields.h"
 #include "util/cuda_arch.h"
+#include "util/json_fields.h"
 
 namespace opmatrix {
 

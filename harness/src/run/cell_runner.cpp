@@ -49,7 +49,8 @@ void clear_log_folder(const CellContext& ctx) {
 }
 
 // An atlas pair's folder holds its wheel installed with its requirements (100 MB to 1.3 GB a
-// pair): once its result is written nothing reads it again, and 3,000 pairs would fill any disk.
+// pair): once its steps are done nothing reads it again (its result is what stays), and 3,000
+// pairs would fill any disk.
 void remove_pair_folder(const CellContext& ctx) {
   std::error_code ec;
   fs::remove_all(ctx.engine.host_build_dir(ctx.cell), ec);
