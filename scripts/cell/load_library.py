@@ -556,17 +556,15 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
         m = VARIANT.match(name)
         if m and os.path.realpath(lib["path"]) in loaded_by_import:
             loaded[m.group("stem")] = name
-    # Where the import loaded none of a library's builds (it failed before it did), the build that
-    # fits this runtime among those that load alone: the one of torch's CUDA (_cuda121 for 12.1),
-    # else the first that loads.
+    # Where the import loaded none of a library's builds (it failed before it did), the build named
+    # for this very runtime, if it loads alone: torch's CUDA (_cuda121 for 12.1), or _cpu for a CPU
+    # torch. Only that one: a build for another CUDA that fails beside a generic one is a red.
     fitting = ("cuda" + torch_cuda.replace(".", ""), "cu" + torch_cuda.replace(".", "")) if torch_cuda else ("cpu",)
-    alone = {}
     for name, lib in sorted(by_name.items()):
         m = VARIANT.match(name)
-        if m and m.group("variant") and lib.get("loaded") and m.group("stem") not in loaded:
-            if m.group("variant").lower() in fitting or m.group("stem") not in alone:
-                alone[m.group("stem")] = name
-    loaded.update(alone)
+        if (m and m.group("variant") and m.group("variant").lower() in fitting and lib.get("loaded")
+                and m.group("stem") not in loaded):
+            loaded[m.group("stem")] = name
     for name, lib in by_name.items():
         m = VARIANT.match(name)
         missing = lib.get("missing_libraries") or []
