@@ -241,3 +241,17 @@ def test_builds_for_other_runtimes_are_variants_even_where_the_import_failed_fir
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], "12.1")
     assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cuda121.so", None,
                                                        "libbitsandbytes_cuda121.so"]
+
+
+def test_a_build_for_another_cuda_beside_a_generic_one_stays_red_where_the_import_failed():
+    # A package with _cpu.so and _cuda.so (built for CUDA 12) in a CUDA 13 torch whose import fails
+    # first: no build is named for CUDA 13, so _cuda.so's missing libcudart.so.12 is a red, not a
+    # variant of the _cpu.so that loads.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/_ext_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/_ext_cuda.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libcudart.so.12"]}]
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], "13.0")
+    assert "variant_of" not in libs[1]
