@@ -79,7 +79,8 @@ std::string entry_link(const AtlasPair& p, bool from_index) {
 const char* kLegend =
     "✔ works · ◐ works with limits · ✘ broken · ∅ no wheel for the runtime's Python or platform (pip has nothing to "
     "install: itself a finding) · ○ not measured yet, or kept from it by the infrastructure (its section says "
-    "why) · ≠ the release's own metadata says otherwise (see its page). Columns: the runtime's torch, and where it comes from (a Debian suite, or PyPI with its CUDA)";
+    "why) · ≠ the release's own metadata says otherwise (see its page). Columns: the runtime's torch, and where it "
+    "comes from (a Debian suite, or PyPI with its CUDA)";
 
 // A runtime's column, short: "2.6 trixie", "2.0 cu11.7" (its full cell id is in each pair's section).
 std::string runtime_label(const Atlas& a, const std::string& runtime) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 
@@ -132,21 +133,28 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   fs::remove_all(work);
 }
 
+// `n` atlas pairs of the PyPI recipe ("p0" ...), each planned as image tag(i) in `engine`.
+struct AtlasPairs {
+  AtlasPairs(StorageEngine& engine, int n, const std::function<std::string(int)>& tag) {
+    for (int i = 0; i < n; ++i) {
+      cells.push_back(pypi_cell("p" + std::to_string(i)));
+      cells.back().atlas_pair = true;
+      engine.tags[cells.back().id] = tag(i);
+    }
+    for (const auto& c : cells) pointers.push_back(&c);
+  }
+  std::vector<Cell> cells;
+  std::vector<const Cell*> pointers;
+};
+
 TEST(SurveyRunCost, AtlasPairsKeepNoFolderAndNeedRoomForThoseRunningAtOnce) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_atlas";
   fs::remove_all(work);
   fs::create_directories(work / "results");
   StorageEngine engine(work.string());
-  std::vector<Cell> pairs;
-  for (const char* id : {"p1", "p2", "p3", "p4", "p5"}) {
-    pairs.push_back(pypi_cell(id));
-    pairs.back().atlas_pair = true;
-    engine.tags[id] = "localhost/opmatrix/pypi:there";
-  }
+  const AtlasPairs pairs(engine, 5, [](int) { return std::string("localhost/opmatrix/pypi:there"); });
   engine.images = {{"localhost/opmatrix/pypi:there", 6e9}};
-  std::vector<const Cell*> cells;
-  for (const auto& p : pairs) cells.push_back(&p);
-  const RunCost cost = survey_run_cost(engine, cells, (work / "results").string(), 2, false);
+  const RunCost cost = survey_run_cost(engine, pairs.pointers, (work / "results").string(), 2, false);
   EXPECT_EQ(cost.new_build_trees, 0);
   EXPECT_EQ(cost.atlas_pairs, 5);
   ASSERT_EQ(cost.needs.size(), 1u);  // the work dir only: the image is there
@@ -163,14 +171,8 @@ TEST(SurveyRunCost, ADiskBudgetBoundsTheImagesCountedAtOnce) {
   fs::remove_all(work);
   fs::create_directories(work / "results");
   StorageEngine engine(work.string());
-  std::vector<Cell> cells;
-  for (int i = 0; i < 6; ++i) {
-    cells.push_back(pypi_cell("r" + std::to_string(i)));
-    cells.back().atlas_pair = true;
-    engine.tags[cells.back().id] = "localhost/opmatrix/pypi:new" + std::to_string(i);
-  }
-  std::vector<const Cell*> pointers;
-  for (const auto& c : cells) pointers.push_back(&c);
+  const AtlasPairs pairs(engine, 6, [](int i) { return "localhost/opmatrix/pypi:new" + std::to_string(i); });
+  const std::vector<const Cell*>& pointers = pairs.pointers;
   const RunCost all = survey_run_cost(engine, pointers, (work / "results").string(), 1, false);
   const RunCost budgeted = survey_run_cost(engine, pointers, (work / "results").string(), 1, false, 12e9);
   ASSERT_FALSE(all.needs.empty());

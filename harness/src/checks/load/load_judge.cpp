@@ -129,8 +129,7 @@ CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& li
 // A library whose missing symbols include versioned ones of the system's C or C++ runtime
 // (load_library.py's "system_runtime": std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm
 // image): the system is older than the one the library was built for, whatever else it lacks.
-Diagnosis system_runtime_diagnosis(const std::string& name, const nlohmann::json& lib, const std::string& torch,
-                                   const std::string& repro) {
+Diagnosis system_runtime_diagnosis(const nlohmann::json& lib, const std::string& torch, const std::string& repro) {
   const auto& sys = lib["system_runtime"];
   const auto versions = sys.value("versions", std::vector<std::string>{});
   const auto symbols = sys.value("symbols", std::vector<std::string>{});
@@ -226,7 +225,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
         load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings, loaded_siblings)));
     const std::string kind = json_text(lib, "error_kind");
     if (kind == "undefined_symbol" && lib.contains("system_runtime")) {
-      c.diagnosis = system_runtime_diagnosis(name, lib, json_text(report, "torch"), repro);
+      c.diagnosis = system_runtime_diagnosis(lib, json_text(report, "torch"), repro);
       c.message = name + ": " + c.diagnosis->summary;
     } else if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
