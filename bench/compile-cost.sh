@@ -24,7 +24,7 @@ run() {  # name pch launcher
   s=$(date +%s.%N)
   TUWRAP_LOG=$d/tu.log cmake -S /src/cases -B "$d/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH=/usr/lib/x86_64-linux-gnu/cmake "-DCMAKE_CXX_COMPILER_LAUNCHER=$3" \
-    -DOPMATRIX_WITH_CUDA=OFF -DOPMATRIX_CASES_PCH=$2 > "$d/configure.log" 2>&1
+    -DOPMATRIX_WITH_CUDA=OFF -DOPMATRIX_PCH=$2 > "$d/configure.log" 2>&1
   m=$(date +%s.%N)
   TUWRAP_LOG=$d/tu.log cmake --build "$d/build" -j "$(nproc)" > "$d/build.log" 2>&1; rc=$?
   e=$(date +%s.%N)

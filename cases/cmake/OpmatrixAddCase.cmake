@@ -15,26 +15,22 @@ include_guard(GLOBAL)
 
 # Every case source includes <ATen/ATen.h> and <gtest/gtest.h>: about half of each TU's
 # compile time before a line of the test is read (trixie g++ 14: ~15 s, 0.6 GB of a 20-45 s
-# TU). A precompiled header shared by the case targets (REUSE_FROM) pays that once per
-# build tree; see bench/RESULTS.md for the measured effect. GCC silently falls back to the
-# plain headers if the PCH does not fit a TU's flags, so it can never change what is built.
-option(OPMATRIX_CASES_PCH "precompile <ATen/ATen.h> + <gtest/gtest.h> once for all case targets" ON)
-# Two owners, because GCC refuses a PCH built with other code-generation flags ("created and
-# used with different settings of -fpie"): the libraries compile with -fPIC, the test
-# binaries with -fPIE. The first target of each kind precompiles; the rest REUSE_FROM it.
-set_property(GLOBAL PROPERTY OPMATRIX_CASES_PCH_OWNER_LIBRARY "")
-set_property(GLOBAL PROPERTY OPMATRIX_CASES_PCH_OWNER_EXECUTABLE "")
+# TU). One precompiled header shared by every case target (REUSE_FROM) pays that once per
+# build tree; see bench/RESULTS.md for the measured effect. OPMATRIX_PCH=OFF turns it off
+# (kernels/cmake/OpmatrixPch.cmake).
+# GCC refuses a PCH built with other code-generation flags ("created and used with different
+# settings of -fpie"), and CMake compiles libraries with -fPIC, executables with -fPIE: every
+# case target compiles with -fPIC instead (the binaries still link as PIE), so the first one
+# precompiles and all the others reuse it.
+set_property(GLOBAL PROPERTY OPMATRIX_CASES_PCH_OWNER "")
 
 function(opmatrix_cases_use_pch target)
-  if(NOT OPMATRIX_CASES_PCH)
+  if(NOT OPMATRIX_PCH)
     return()
   endif()
-  get_target_property(_type ${target} TYPE)
-  set(_slot OPMATRIX_CASES_PCH_OWNER_LIBRARY)
-  if(_type STREQUAL "EXECUTABLE")
-    set(_slot OPMATRIX_CASES_PCH_OWNER_EXECUTABLE)
-  endif()
-  get_property(_owner GLOBAL PROPERTY ${_slot})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+  target_compile_options(${target} PRIVATE -fPIC)
+  get_property(_owner GLOBAL PROPERTY OPMATRIX_CASES_PCH_OWNER)
   # The PCH holds gtest.h, built with gtest's include path and GTEST_HAS_PTHREAD: every
   # target using it needs the same (opmatrix_reference does not use gtest otherwise).
   target_link_libraries(${target} PRIVATE gtest)
@@ -42,20 +38,9 @@ function(opmatrix_cases_use_pch target)
     target_precompile_headers(${target} REUSE_FROM ${_owner})
   else()
     target_precompile_headers(${target} PRIVATE <ATen/ATen.h> <gtest/gtest.h>)
-    set_property(GLOBAL PROPERTY ${_slot} ${target})
+    set_property(GLOBAL PROPERTY OPMATRIX_CASES_PCH_OWNER ${target})
   endif()
-  _opmatrix_ccache_pch_sloppiness(${target})
-endfunction()
-
-# ccache refuses to cache a compile that uses a PCH unless told the PCH's macros and time
-# stamps do not matter (it then hashes the .gch itself): without this every case TU would
-# miss the shared ccache of the cells.
-function(_opmatrix_ccache_pch_sloppiness target)
-  get_target_property(_launcher ${target} CXX_COMPILER_LAUNCHER)
-  if(_launcher AND _launcher MATCHES "ccache")
-    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
-      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${_launcher}")
-  endif()
+  opmatrix_ccache_pch_sloppiness(${target})
 endfunction()
 
 set(OPMATRIX_CASE_TIMEOUT 1200 CACHE STRING "seconds one case binary (all of its tests) may run")

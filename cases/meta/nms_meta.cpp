@@ -15,6 +15,7 @@
 #include "common/dispatch.h"
 #include "common/library.h"
 #include "common/testbed.h"
+#include "opmatrix_torch_facts.h"  // generated: what this torch's dispatcher offers
 
 namespace opmatrix::cases {
 namespace {

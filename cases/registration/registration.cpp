@@ -15,6 +15,7 @@
 #include "common/cuda.h"
 #include "common/dispatch.h"
 #include "common/library.h"
+#include "opmatrix_torch_facts.h"  // generated: what this torch's dispatcher offers
 
 namespace {
 

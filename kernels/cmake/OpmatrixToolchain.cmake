@@ -31,3 +31,4 @@ if(OPMATRIX_WITH_CUDA AND OPMATRIX_CCACHE AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
   set(CMAKE_CUDA_COMPILER_LAUNCHER "${OPMATRIX_CCACHE}")
 endif()
 include(OpmatrixTorch)     # find_package(Torch), torch-has-CUDA check, C++ standard, ABI
+include(OpmatrixPch)       # precompiled torch headers, and ccache told to accept them

@@ -16,12 +16,15 @@
 #define OPMATRIX_FAKE_MODULE_DECLARED 1
 #define OPMATRIX_DECLARE_FAKE_MODULE(m) (m).set_python_module(OPMATRIX_FAKE_MODULE)
 #endif
-#elif defined(OPMATRIX_TORCH_HAS_SET_PYTHON_MODULE)
+#else
+#include "opmatrix_torch_facts.h"  // generated at configure time from this torch's headers
+#if defined(OPMATRIX_TORCH_HAS_SET_PYTHON_MODULE)
 #define OPMATRIX_FAKE_MODULE_DECLARED 1
 #define OPMATRIX_DECLARE_FAKE_MODULE(m) (m).set_python_module(OPMATRIX_FAKE_MODULE)
 #elif defined(OPMATRIX_TORCH_HAS_IMPL_ABSTRACT_PYSTUB)
 #define OPMATRIX_FAKE_MODULE_DECLARED 1
 #define OPMATRIX_DECLARE_FAKE_MODULE(m) (m).impl_abstract_pystub(OPMATRIX_FAKE_MODULE)
+#endif
 #endif
 #ifndef OPMATRIX_FAKE_MODULE_DECLARED
 #define OPMATRIX_FAKE_MODULE_DECLARED 0
