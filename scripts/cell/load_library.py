@@ -539,7 +539,7 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
 
 # A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so;
 # dgl's libgraphbolt_pytorch_2.2.1.so, one build per torch version (the "torch" group).
-VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu|mps)|"
+VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu\d*|mps)|"
                      r"(?P<torch>(?:py)?torch_?\d+(?:\.\d+)+))(?=[._])", re.I)
 
 
@@ -548,7 +548,10 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
     _cuda118.so ... _cuda130.so, _rocm64.so) and loads the one that fits: where the import loaded a
     variant, a sibling variant that does not load for want of CUDA's or ROCm's runtime libraries is
     a build for another runtime, unused here ("variant_of": the one the package loaded; where the
-    import failed before it loaded any, the one of this runtime that loads alone). The same for
+    import failed before it loaded any, the one of this runtime that loads alone). Where the build
+    named for this runtime's CUDA loads, every other GPU build of that library is for another
+    runtime, loading or not (bitsandbytes' _cuda124 and _xpu2025 beside _cuda121 in a CUDA 12.1
+    torch): its device code and its libraries are judged where it is used. The same for
     builds per torch version (dgl's libgraphbolt_pytorch_2.2.1.so), whose undefined symbols are
     another torch's."""
     loaded = {}
@@ -565,8 +568,23 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
         if (m and m.group("variant") and m.group("variant").lower() in fitting and lib.get("loaded")
                 and m.group("stem") not in loaded):
             loaded[m.group("stem")] = name
+    # The build named for this runtime's CUDA, where it loads: the package picks it on a GPU
+    # machine (bitsandbytes: libbitsandbytes_cuda121.so for torch's CUDA 12.1, whatever else
+    # loads), so its builds for other CUDAs and other accelerators (_cuda124, _xpu2025, _rocm64)
+    # are unused here even where they load, and are judged in their own runtimes.
+    runtime_build = {}
     for name, lib in by_name.items():
         m = VARIANT.match(name)
+        if torch_cuda and m and (m.group("variant") or "").lower() in fitting and lib.get("loaded"):
+            runtime_build[m.group("stem")] = name
+    for name, lib in by_name.items():
+        m = VARIANT.match(name)
+        variant = ((m.group("variant") if m else None) or "").lower()
+        if (variant and variant != "cpu" and m.group("stem") in runtime_build and name != runtime_build[m.group("stem")]
+                and os.path.realpath(lib["path"]) not in loaded_by_import):
+            lib["variant_of"] = runtime_build[m.group("stem")]
+            lib["optional"] = False
+            continue
         missing = lib.get("missing_libraries") or []
         another_torch = bool(m and m.group("torch")) and lib.get("error_kind") == "undefined_symbol"
         another_gpu = bool(lib.get("error_kind") == "missing_library" and missing

@@ -8,7 +8,8 @@ broken import is exactly what the harness wants to report.
 
 Keys: torch, torch_cuda, cxx11_abi, torchvision, torchvision_cuda, torchvision_ext, nvcc,
 cxx, cmake, torch_cmake_prefix, python, errors; extra: python_executable, torch_path,
-cudnn, cuda_root, torchvision_from, gpus (the compute capabilities of the GPUs torch sees, e.g.
+cudnn, cuda_root, torchvision_from, torch_cuda_archs (torch.cuda.get_arch_list(): the archs torch's
+own kernels are built for), gpus (the compute capabilities of the GPUs torch sees, e.g.
 ["9.0"]: none in a container without one).
 """
 import contextlib
@@ -108,6 +109,10 @@ def probe_torch(result):
                 result["cudnn"] = torch.backends.cudnn.version()
             except Exception as e:  # noqa: BLE001 - a missing/stub libcudnn shows here
                 err("torch.backends.cudnn.version()", e)
+            try:  # the archs torch's own kernels are built for (sm_90, compute_90): no GPU needed
+                result["torch_cuda_archs"] = list(torch.cuda.get_arch_list())
+            except Exception as e:  # noqa: BLE001
+                err("torch.cuda.get_arch_list()", e)
             try:  # what a registration that needs a visible GPU would see
                 result["gpus"] = ["%d.%d" % torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count())]
             except Exception as e:  # noqa: BLE001 - no driver: none visible

@@ -243,6 +243,40 @@ def test_builds_for_other_runtimes_are_variants_even_where_the_import_failed_fir
                                                        "libbitsandbytes_cuda121.so"]
 
 
+def test_builds_for_other_cudas_and_accelerators_are_variants_even_where_they_load():
+    # bitsandbytes 0.50.2 in torch 2.1.2 (CUDA 12.1): _cuda121 is this runtime's build; _cuda124 and
+    # _cuda126 load too (CUDA 12 is minor-compatible) but the package never picks them here, and
+    # _xpu2025 needs Intel's oneAPI runtime: all three are builds for other runtimes (their
+    # missing sm_100 or oneAPI libraries are not reds of this one). _cpu.so, which the package
+    # loads on a machine without a GPU, stays judged; a library of another name stays judged.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_cuda121.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_cuda124.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_cuda126.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_xpu2025.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libsvml.so", "libsycl.so.8"]},
+            {"path": "/x/libother_cuda124.so", "loaded": False, "error_kind": "undefined_symbol", "missing_libraries": []}]
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs},
+                                       {"/x/libbitsandbytes_cpu.so"}, "12.1")
+    assert [lib.get("variant_of") for lib in libs] == [None, None] + ["libbitsandbytes_cuda121.so"] * 3 + [None]
+
+
+def test_an_xpu_build_beside_the_cpu_build_of_a_cpu_torch_is_a_variant():
+    # bitsandbytes 0.50.2 in Debian's CPU torch: the import loads _cpu.so; _xpu2025.so lacks
+    # Intel's oneAPI libraries, which only an XPU machine has.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libbitsandbytes_xpu2026.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libsvml.so", "libsycl.so.9"]}]
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, {"/x/libbitsandbytes_cpu.so"})
+    assert libs[1].get("variant_of") == "libbitsandbytes_cpu.so"
+
+
 def test_a_build_for_another_cuda_beside_a_generic_one_stays_red_where_the_import_failed():
     # A package with _cpu.so and _cuda.so (built for CUDA 12) in a CUDA 13 torch whose import fails
     # first: no build is named for CUDA 13, so _cuda.so's missing libcudart.so.12 is a red, not a

@@ -164,6 +164,26 @@ TEST(FatbinChecks, SayWhoListedTheCodeAndWhetherTheCrossCheckAgrees) {
             "cuobjdump in this cell))");
 }
 
+TEST(FatbinChecks, APrebuiltLibraryIsJudgedOnlyOnTheArchsItsTorchRunsOn) {
+  // torch 2.1.2+cu121 holds SASS up to sm_90: sm_100 and sm_120 are beyond it, so bitsandbytes'
+  // _cuda121 build lacking them is not a red; compute_90 PTX in torch's list would reach them.
+  std::vector<std::string> beyond;
+  const std::vector<std::string> torch_archs = {"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"};
+  EXPECT_EQ(archs_torch_runs_on({"7.0", "9.0", "10.0", "12.0"}, torch_archs, beyond),
+            (std::vector<std::string>{"7.0", "9.0"}));
+  EXPECT_EQ(beyond, (std::vector<std::string>{"10.0", "12.0"}));
+  beyond.clear();
+  // torch 2.15+cu132 starts at sm_75: sm_70 is beyond it.
+  EXPECT_EQ(archs_torch_runs_on({"7.0", "7.5", "12.0"}, {"sm_75", "sm_80", "sm_90", "sm_100", "sm_120"}, beyond),
+            (std::vector<std::string>{"7.5", "12.0"}));
+  EXPECT_EQ(beyond, (std::vector<std::string>{"7.0"}));
+  beyond.clear();
+  EXPECT_EQ(archs_torch_runs_on({"10.0"}, {"sm_90", "compute_90"}, beyond), (std::vector<std::string>{"10.0"}));
+  // Unknown (an older probe, a CPU torch): every arch is judged.
+  EXPECT_EQ(archs_torch_runs_on({"7.0", "10.0"}, {}, beyond), (std::vector<std::string>{"7.0", "10.0"}));
+  EXPECT_TRUE(beyond.empty());
+}
+
 TEST(CrossLoadOutcome, ClassifiesEachWayALoadEnds) {
   EXPECT_EQ(cross_load_outcome({{"timed_out", true}})["outcome"], "timeout");
   EXPECT_EQ(cross_load_outcome({{"signal", "SIGSEGV"}, {"report", nullptr}})["outcome"], "crash");

@@ -8,6 +8,41 @@
 
 namespace opmatrix {
 
+std::string sass_for(const std::vector<std::string>& elf, int target) {
+  // SASS runs on the same major with an equal or higher minor; an arch-specific (a/f)
+  // cubin only on exactly that arch.
+  std::string sass;
+  for (const auto& e : elf) {
+    const int n = arch_number(e);
+    const bool fits = arch_specific(e) ? n == target : n / 10 == target / 10 && n <= target;
+    if (fits && (sass.empty() || n > arch_number(sass))) sass = e;
+  }
+  return sass;
+}
+
+std::string ptx_for(const std::vector<std::string>& ptx, int target) {
+  std::string jit;
+  for (const auto& p : ptx) {
+    const int n = arch_number(p);
+    if (!arch_specific(p) && n <= target && (jit.empty() || n > arch_number(jit))) jit = p;
+  }
+  return jit;
+}
+
+std::vector<std::string> archs_torch_runs_on(const std::vector<std::string>& archs,
+                                             const std::vector<std::string>& torch_archs,
+                                             std::vector<std::string>& beyond_torch) {
+  if (torch_archs.empty()) return archs;
+  std::vector<std::string> elf, ptx;
+  for (const auto& a : torch_archs) (a.rfind("compute_", 0) == 0 ? ptx : elf).push_back(a);
+  std::vector<std::string> runs;
+  for (const auto& arch : archs) {
+    const int target = arch_number(arch);
+    (sass_for(elf, target).empty() && ptx_for(ptx, target).empty() ? beyond_torch : runs).push_back(arch);
+  }
+  return runs;
+}
+
 std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
                                        const std::string& repro) {
   std::vector<CheckResult> out;
@@ -33,19 +68,8 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
       out.push_back(make_check("", "fatbin", arch, Status::skip, json_text(report, "error")));
       continue;
     }
-    // SASS runs on the same major with an equal or higher minor; an arch-specific (a/f)
-    // cubin only on exactly that arch.
-    std::string sass;
-    for (const auto& e : elf) {
-      const int n = arch_number(e);
-      const bool fits = arch_specific(e) ? n == target : n / 10 == target / 10 && n <= target;
-      if (fits && (sass.empty() || n > arch_number(sass))) sass = e;
-    }
-    std::string jit;
-    for (const auto& p : ptx) {
-      const int n = arch_number(p);
-      if (!arch_specific(p) && n <= target && (jit.empty() || n > arch_number(jit))) jit = p;
-    }
+    const std::string sass = sass_for(elf, target);
+    const std::string jit = ptx_for(ptx, target);
     if (!sass.empty()) {
       out.push_back(make_check("", "fatbin", arch, Status::pass, fmt::format("{} holds SASS {} for {}{}", name, sass, sm, by)));
     } else if (!jit.empty()) {

@@ -4,6 +4,7 @@
 #include "checks/registry.h"
 #include "checks/versions/versions_judge.h"
 #include "util/atomic_write.h"
+#include "util/hash.h"
 
 namespace opmatrix {
 
@@ -12,9 +13,12 @@ namespace {
 // An atlas pair's runtime is its image: what the probe finds in one image (its torch, CUDA,
 // Python) it finds for every pair of that runtime, so the pairs after the first read it from
 // WORK/probes/<image id>.json instead of spending a container and a torch import on it again.
-std::string kept_probe_path(const CellContext& ctx) {
+// Keyed by the probe script too: a probe that learns a new fact runs again once per image.
+std::string kept_probe_path(const CellContext& ctx, const StepSpec& spec) {
   if (!ctx.cell.atlas_pair || ctx.result.image_id.empty()) return "";
-  return ctx.engine.config().work_dir + "/probes/" + ctx.result.image_id + ".json";
+  const std::string script = ctx.engine.config().data_root + "/scripts/cell/" + spec.script;
+  return ctx.engine.config().work_dir + "/probes/" + ctx.result.image_id + "-" + Fnv64().add(read_text_file(script)).hex() +
+         ".json";
 }
 
 nlohmann::json kept_probe(CellContext& ctx, const std::string& path) {
@@ -30,7 +34,7 @@ nlohmann::json kept_probe(CellContext& ctx, const std::string& path) {
 }
 
 bool probe(CellContext& ctx, const StepSpec& spec) {
-  const std::string kept = kept_probe_path(ctx);
+  const std::string kept = kept_probe_path(ctx, spec);
   nlohmann::json probe = kept_probe(ctx, kept);
   if (probe.is_null()) {
     ProcessResult r = ctx.run_script_step(spec, "versions");
