@@ -101,7 +101,7 @@ void explain_missing_prerequisite(const StepFailure&, const Evidence& e, Diagnos
 const std::vector<StepRule>& environment_rules() {
   static const std::vector<StepRule> rules = {
       line_rule(R"(error while loading shared libraries: (\S+): cannot open)", explain_missing_shared_library),
-      line_rule(R"(No space left on device)", explain_disk_full),
+      line_rule(R"([Nn]o space left on device)", explain_disk_full),  // strerror's, and podman's lower-case
       // Before compile errors (toolchain_rules): "fatal error: Python.h: No such file or
       // directory" is the image's fault, not a line of the library to fix.
       own_rule(missing_prerequisite, explain_missing_prerequisite),

@@ -1181,6 +1181,26 @@ TEST_F(RunCell, ImageFailureRunsNoFurtherStep) {
   EXPECT_TRUE(r.versions.empty());
 }
 
+// A build that ran out of disk is the machine's state: disk_full, an infrastructure kind, so the
+// result is not kept and the next run builds the image again.
+TEST_F(RunCell, AnImageBuildThatRanOutOfDiskIsDiskFull) {
+  const Cell c = cpu_cell();
+  script_passing(c);
+  engine_->image.ok = false;
+  engine_->image.built = true;
+  engine_->image.error = "the image build failed (exit 125; see the log)";
+  engine_->image.process.started = true;
+  engine_->image.process.exit_code = 125;
+  engine_->image_log = "STEP 26/34: RUN pip-install-layer.sh /opt/venv/bin/python /pins/7-torch.txt\n"
+                       "Error: committing container for step {...}: copying layers and metadata for container: "
+                       "writing blob: storing blob to file: write /var/tmp/buildah123: no space left on device\n";
+  const CellResult r = run(c);
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].kind, "disk_full") << r.diagnoses[0].summary;
+  EXPECT_NE(r.diagnoses[0].summary.find("image step ran out of disk space"), std::string::npos) << r.diagnoses[0].summary;
+  EXPECT_EQ(r.checks.at(0).status, Status::error);
+}
+
 // An image the run's look-ahead built (images/image_prefetch.h): the step keeps the build's own
 // seconds and records the cell's wait beside them, in the results and on the console.
 TEST_F(RunCell, AnImageFromTheLookAheadRecordsItsBuildAndTheWait) {

@@ -6,6 +6,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
+#include "diagnose/diagnose.h"
 #include "run/log_ticker.h"
 #include "util/atomic_write.h"
 
@@ -61,13 +62,20 @@ StepResult image_step_result(const CellContext& ctx, const ImageOutcome& img, st
 }
 
 void record_image_failure(CellContext& ctx, const ImageOutcome& img, Status status) {
-  Diagnosis d;
-  d.kind = "image_error";
-  d.summary = img.error;
-  d.fix = "run the build command by hand and read its log; for pip downloads behind a re-signing proxy pass "
-          "--extra-ca (docs/containers.md)";
-  d.repro = fmt::format("opmatrix run --cell {}", ctx.cell.id);
-  d.evidence = read_text_file(ctx.log_path("image")).substr(0, 4000);
+  const std::string log = read_text_file(ctx.log_path("image"));
+  const std::string repro = fmt::format("opmatrix run --cell {}", ctx.cell.id);
+  // A full disk is the machine's state, not the image's fault: its own kind, which the
+  // infrastructure owns (never kept as the cell's result: the next run builds again).
+  Diagnosis d = diagnose_step({"image", log, img.process.exit_code, 0, img.process.timed_out, 0, repro});
+  if (d.kind != "disk_full") {
+    d = Diagnosis();
+    d.kind = "image_error";
+    d.summary = img.error;
+    d.fix = "run the build command by hand and read its log; for pip downloads behind a re-signing proxy pass "
+            "--extra-ca (docs/containers.md)";
+    d.repro = repro;
+    d.evidence = log.substr(0, 4000);
+  }
   ctx.result.diagnoses.push_back(d);
   ctx.add({"", "build", "", status, img.error, "", img.seconds, {}, d});
 }
