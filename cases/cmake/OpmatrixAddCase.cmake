@@ -10,7 +10,8 @@
 #    process crashed or timed out, from its console output in ctest's log plus the
 #    <dir>/<binary>.list file test_main.cpp writes first (harness/src/results/test_outcomes.cpp);
 #  - CTest labels `cases` and <family>;
-#  - compiled with the cases' precompiled header (opmatrix_cases_use_pch below).
+#  - compiled at the cases' optimisation level with their precompiled header
+#    (opmatrix_cases_target below).
 include_guard(GLOBAL)
 
 # Every case source includes <ATen/ATen.h> and <gtest/gtest.h>: about half of each TU's
@@ -43,6 +44,18 @@ function(opmatrix_cases_use_pch target)
   opmatrix_ccache_pch_sloppiness(${target})
 endfunction()
 
+# The cases are test code: they call the kernels (-O3, in libopmatrix_ops.so) and compare them
+# with the references; their own code needs no more than -O1, which compiles a case TU in about
+# 60 % of -O3's time (bench/compile/README.md). The kernels keep -O3: they are what is timed.
+set(OPMATRIX_CASES_OPT_LEVEL "-O1" CACHE STRING "optimisation flag of cases/' own code (the kernels stay -O3)")
+
+# Every target of cases/ that links torch: its optimisation level, then the shared PCH (whose
+# flags must be the same in every target that reuses it, -O level included).
+function(opmatrix_cases_target target)
+  target_compile_options(${target} PRIVATE ${OPMATRIX_CASES_OPT_LEVEL})
+  opmatrix_cases_use_pch(${target})
+endfunction()
+
 set(OPMATRIX_CASE_TIMEOUT 1200 CACHE STRING "seconds one case binary (all of its tests) may run")
 
 function(opmatrix_add_case family source)
@@ -51,7 +64,7 @@ function(opmatrix_add_case family source)
   target_link_libraries(${name} PRIVATE opmatrix_cases_main opmatrix_cases_common opmatrix_reference gtest)
   opmatrix_torch_settings(${name})
   add_dependencies(${name} opmatrix_ops)
-  opmatrix_cases_use_pch(${name})
+  opmatrix_cases_target(${name})
 
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "cases;${family}" TIMEOUT ${OPMATRIX_CASE_TIMEOUT})

@@ -16,6 +16,9 @@ set(gtest_force_shared_crt ON CACHE BOOL "" FORCE)
 add_subdirectory("${OPMATRIX_GTEST_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
 foreach(_gtest_target gtest gtest_main)
   target_compile_options(${_gtest_target} PUBLIC ${OPMATRIX_TORCH_CXX_FLAGS})
+  # Test framework code, compiled once per build tree: the cases' level is enough (gtest-all.cc
+  # is the largest TU of a cold build after the PCHs).
+  target_compile_options(${_gtest_target} PRIVATE ${OPMATRIX_CASES_OPT_LEVEL})
   set_target_properties(${_gtest_target} PROPERTIES
     CXX_STANDARD ${OPMATRIX_CXX_STANDARD} CXX_STANDARD_REQUIRED ON)
 endforeach()
