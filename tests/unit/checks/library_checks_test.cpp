@@ -104,6 +104,30 @@ TEST(NamespaceChecks, CompositeKernelsServeAndAreNamed) {
 
 // fbgemm-gpu-cpu 1.0.0's jagged_slice: its only kernel is registered for the Autograd key, which
 // runs first for every call on CPU or CUDA tensors. Served there, never "no CPU kernel".
+// bitsandbytes 0.50 registers its ops from Python, and its CUDA kernels only where
+// torch.cuda.is_available(): in a CUDA runtime without a visible GPU their absence is unknown,
+// not a red; a C++ op's missing CUDA kernel (registered at dlopen, GPU or not) stays red.
+TEST(NamespaceChecks, APythonOpsMissingCudaKernelIsUnknownWithoutAVisibleGpu) {
+  const auto report = nlohmann::json::parse(R"({
+    "ops": {"int8_vectorwise_quant": {"CPU": true, "CUDA": false, "Meta": true, "Autograd": false},
+            "int8_double_quant": {"CPU": false, "CUDA": false, "Meta": true, "Autograd": false},
+            "cpp_op": {"CPU": true, "CUDA": false, "Meta": true, "Autograd": false}},
+    "from_python": {"int8_vectorwise_quant": ["CPU", "Meta"], "int8_double_quant": ["Meta"]}})");
+  const auto no_gpu = namespace_checks(report, "bitsandbytes", true, "r", nullptr, /*gpu_visible=*/false);
+  const CheckResult* quant = find(no_gpu, "registration", "", "int8_vectorwise_quant");
+  ASSERT_TRUE(quant);
+  EXPECT_EQ(quant->status, Status::pass) << quant->message;
+  EXPECT_NE(quant->message.find("where no GPU is visible"), std::string::npos) << quant->message;
+  const CheckResult* dq = find(no_gpu, "registration", "", "int8_double_quant");
+  ASSERT_TRUE(dq);
+  EXPECT_EQ(dq->status, Status::fail);  // no CPU kernel: a GPU would not add one
+  EXPECT_EQ(dq->missing_kernels, std::vector<std::string>{"CPU"});
+  EXPECT_EQ(find(no_gpu, "registration", "", "cpp_op")->status, Status::fail);
+  // With a GPU visible, a missing CUDA kernel is a red whoever registered the rest.
+  EXPECT_EQ(find(namespace_checks(report, "bitsandbytes", true, "r"), "registration", "", "int8_vectorwise_quant")->status,
+            Status::fail);
+}
+
 TEST(NamespaceChecks, AnAutogradKernelServesCpuAndCudaCalls) {
   const auto report = nlohmann::json::parse(R"({
     "ops": {"jagged_slice": {"CPU": false, "CUDA": false, "Meta": false, "Autograd": true},

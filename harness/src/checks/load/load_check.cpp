@@ -7,6 +7,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/load/load_judge.h"
+#include "checks/promises/promises.h"
 #include "checks/registry.h"
 
 namespace opmatrix {
@@ -52,7 +53,9 @@ bool load(CellContext& ctx, const StepSpec& spec) {
     for (auto& c : no_extension_checks(p->ops, p->ns, ctx.cell.has_cuda() ? "no compiled extension built (see load)"
                                                                           : no_extension)) ctx.add(std::move(c));
   else if (p && !p->ns.empty())
-    for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro, &p->promises)) ctx.add(std::move(c));
+    for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro, &p->promises,
+                                    gpu_visible(ctx.result.versions, "")))
+      ctx.add(std::move(c));
   else if (p)
     ctx.add(not_a_dispatcher_library(j, repro));
   return true;

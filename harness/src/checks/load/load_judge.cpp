@@ -312,7 +312,7 @@ bool in(const std::vector<std::string>& v, const char* s) { return std::find(v.b
 }  // namespace
 
 std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
-                                          const std::string& repro, const Promises* promises) {
+                                          const std::string& repro, const Promises* promises, bool gpu_visible) {
   std::vector<CheckResult> out;
   if (!report.contains("ops") || !report["ops"].is_object() || report["ops"].empty()) {
     CheckResult c = make_check("", "registration", "", Status::fail,
@@ -352,11 +352,20 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
       return has("Autograd") && (autograd == "Autograd" || autograd == "Autograd" + key);
     };
     std::vector<std::string> missing, by_design, via_autograd;
+    // Kernels registered from Python are registered when the package's code says so, and a
+    // package may wait for a GPU (bitsandbytes imports its CUDA ops only where
+    // torch.cuda.is_available()): with none visible here, a missing CUDA kernel of such an op is
+    // unknown, not a red. A C++ registration (TORCH_LIBRARY_IMPL) is static: its absence stands.
+    bool cuda_waits_for_gpu = false;
     if (exists) {
       for (const auto& [key, backend] : {std::pair{"CPU", "cpu"}, std::pair{"CUDA", "cuda"}}) {
         if (has(key) || (!expect_cuda && std::string(key) == "CUDA")) continue;
         if (autograd_serves(key)) {
           via_autograd.push_back(key);
+          continue;
+        }
+        if (std::string(key) == "CUDA" && !gpu_visible && !python.empty()) {
+          cuda_waits_for_gpu = true;
           continue;
         }
         (in(promised, backend) ? missing : by_design).push_back(key);
@@ -382,6 +391,9 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
       reg.message += fmt::format(" ({} calls are served by its Autograd kernel, which runs first for every call: "
                                  "judged by presence, a call tells whether it computes or redispatches)",
                                  fmt::join(via_autograd, ", "));
+    if (cuda_waits_for_gpu)
+      reg.message += " (no CUDA kernel registered here, where no GPU is visible: its kernels are registered from "
+                     "Python, which may wait for a GPU; only a GPU machine tells)";
     if (exists) reg.message += reached_note(report, op);
     for (const char* key : {"CPU", "CUDA", "Meta", "Autograd"})
       if (has(key)) reg.kernels.push_back(key);

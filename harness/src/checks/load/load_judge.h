@@ -45,8 +45,11 @@ std::string reached_note(const nlohmann::json& report, const std::string& op = "
 // `registration` (CPU, plus CUDA when `expect_cuda`) and `meta` per op of the namespace. With
 // `promises`, an op is expected to have only the backends its library promises for it (a
 // CUDA-only op has no CPU kernel, a CPU variant no CUDA kernel, by design: no red, said so).
+// Without `gpu_visible`, an op whose kernels were registered from Python may lack its CUDA kernel
+// only for want of a GPU (the package registers it where one is): said so, not a red.
 std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
-                                          const std::string& repro, const Promises* promises = nullptr);
+                                          const std::string& repro, const Promises* promises = nullptr,
+                                          bool gpu_visible = true);
 
 // The `load` check of importing the project's Python module as users do (`import:`): what it
 // exposes, or its error diagnosed like a failed step's log (a torch too old for it, …). An import
