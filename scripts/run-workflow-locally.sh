@@ -13,7 +13,7 @@
 #   scripts/run-workflow-locally.sh [--matrix FILE] [--out DIR]
 #     --matrix  the matrix file, relative to the repository (default tests/workflows/local/matrix.yaml)
 #     --out     the run's folder (default build/act): act's log (act.jsonl), each job that ran
-#               (jobs.tsv: act's name, the job's id, its matrix.id, its result), the step
+#               (jobs.tsv: act's name, the job's id, its matrix.id, its result, act's), the step
 #               summaries (summary.md), the artifacts (artifacts/NAME) and the site (pages/);
 #               act itself and the wheel job's ccache stay in build/act/venv, build/act/ccache
 # Exit status: act's (1 when a job failed, as a cell that fails its checks does); 77 when this
@@ -113,7 +113,9 @@ PATH=$stand_ins/bin:$PATH DOCKER_HOST=unix://$sock OPMATRIX_PODMAN_CONF=$CONTAIN
     >"$out/act.jsonl" 2>"$run/act.stderr" || rc=$?
 seconds=$(( $(date +%s) - start ))
 
-# What act said: each job's result, the step summaries, act's own errors.
+# What act said: each job's result, the step summaries, act's own errors. act gives every job of
+# a matrix the result of the whole matrix (once one cell job failed, the others end "failed"
+# too): each matrix job's own result is that of its steps.
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -123,18 +125,24 @@ for line in open(f"{out}/act.jsonl", errors="replace"):
         e = json.loads(line)
     except ValueError:
         continue
+    key = (e.get("job", "?").strip(), e.get("jobID", "?"), str((e.get("matrix") or {}).get("id", "")))
+    if "jobID" in e:
+        jobs.setdefault(key, {"steps": "success", "act": ""})
+    if e.get("stepResult") == "failure":
+        jobs[key]["steps"] = "failure"
     if "jobResult" in e:
-        jobs[(e.get("job", "?"), e.get("jobID", "?"), (e.get("matrix") or {}).get("id", ""))] = e["jobResult"]
+        jobs[key]["act"] = e["jobResult"]
     if e.get("command") == "summary":
         summary.append(e.get("content", ""))
     if e.get("level") in ("error", "fatal") or e.get("stepResult") == "failure":
         print(f"  [{e.get('job', '')}] {e.get('msg', '').strip()[:300]}")
 with open(f"{out}/jobs.tsv", "w") as f:
-    for key, result in jobs.items():
-        f.write("\t".join(key + (result,)) + "\n")
+    for key, r in jobs.items():
+        if r["act"]:
+            result = r["steps"] if key[2] else r["act"]
+            f.write("\t".join(key + (result, r["act"])) + "\n")
+            print(f"  {result:8} {key[0]}" + (f" (act: {r['act']})" if result != r["act"] else ""))
 open(f"{out}/summary.md", "w").write("".join(summary))
-for key, result in jobs.items():
-    print(f"  {result:8} {key[0]}")
 PY
 [ -s "$run/act.stderr" ] && tail -5 "$run/act.stderr"
 echo "run-workflow-locally.sh: act exited $rc after ${seconds}s; jobs: $out/jobs.tsv, report: $out/artifacts/opmatrix-report, site: $out/pages"

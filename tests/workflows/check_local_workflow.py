@@ -30,7 +30,7 @@ check(len(cells) == 2, f"the local run has 2 cells: {sorted(cells)}")
 # Jobs: (act's name, job id, matrix.id) -> result.
 jobs = {}
 for line in (act / "jobs.tsv").read_text().splitlines():
-    name, job_id, cell, result = line.split("\t")
+    name, job_id, cell, result, _act = line.split("\t")
     jobs[(job_id.split("/")[-1], cell)] = result
 print("jobs: " + ", ".join(f"{j}{'[' + c + ']' if c else ''}={r}" for (j, c), r in sorted(jobs.items())))
 expected = {("wheel", ""): "success", ("plan", ""): "success", ("report", ""): "success", ("pages", ""): "success"}
