@@ -123,6 +123,9 @@ ImageOutcome SharedBuildEngine::acquire(const Cell& cell, const std::string& log
     flights_.erase(key);
     if (look_ahead && out.ok) ahead_[cell.id] = out;
     if (!look_ahead && !out.ok && !out.process.interrupted) failed_[key] = {out, cell.id};
+    // Built after all (the look-ahead's try, once the disk had room again): the image is there
+    // for every later cell, whoever failed before.
+    if (out.ok) failed_.erase(key);
     lock.unlock();
     promise.set_value(out);
     return finish(std::move(out), waited_for);

@@ -369,6 +369,20 @@ TEST_F(ImagePrefetch, AFailedWorkerBuildIsNotTriedAgainByTheNextCellsOfTheImage)
   EXPECT_EQ(images_->builds["t0"], 1);
 }
 
+// Torch 2.5.1's atlas runtime on a full disk: the first worker's build failed, the look-ahead's
+// try for the next cell built it once there was room, and the cells after that must get the
+// image, not the worker's remembered failure.
+TEST_F(ImagePrefetch, AWorkersFailedBuildIsForgottenOnceTheLookAheadBuildsTheImage) {
+  make_cells(3);
+  images_->tag_of["c1"] = images_->tag_of["c2"] = "t0";
+  images_->fail_once.insert("t0");
+  EXPECT_FALSE(engine_->ensure_image(cells_[0], "/tmp/c0.log", 60).ok);
+  EXPECT_TRUE(engine_->ensure_image_ahead(cells_[1], "/tmp/opmatrix-prefetch-c1.log", 60).ok);
+  const ImageOutcome later = engine_->ensure_image(cells_[2], "/tmp/opmatrix-prefetch-c2.log", 60);
+  EXPECT_TRUE(later.ok) << later.error;
+  EXPECT_EQ(images_->builds["t0"], 2);
+}
+
 }  // namespace
 
 }  // namespace opmatrix
