@@ -109,10 +109,12 @@ def probe_torch(result):
                 result["cudnn"] = torch.backends.cudnn.version()
             except Exception as e:  # noqa: BLE001 - a missing/stub libcudnn shows here
                 err("torch.backends.cudnn.version()", e)
-            try:  # the archs torch's own kernels are built for (sm_90, compute_90): no GPU needed
-                result["torch_cuda_archs"] = list(torch.cuda.get_arch_list())
+            try:  # the archs torch's own kernels are built for (sm_90, compute_90): the build's
+                # flags, which torch.cuda.get_arch_list() returns only where a GPU is visible
+                flags = torch._C._cuda_getArchFlags() if hasattr(torch._C, "_cuda_getArchFlags") else None
+                result["torch_cuda_archs"] = flags.split() if flags else list(torch.cuda.get_arch_list())
             except Exception as e:  # noqa: BLE001
-                err("torch.cuda.get_arch_list()", e)
+                err("torch._C._cuda_getArchFlags()", e)
             try:  # what a registration that needs a visible GPU would see
                 result["gpus"] = ["%d.%d" % torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count())]
             except Exception as e:  # noqa: BLE001 - no driver: none visible
