@@ -206,7 +206,8 @@ def main():
         add("")
 
     # --- figures measured elsewhere, cited: kernels vs torchvision, image disk and cold runs ---
-    for readme, title in (("bench/kernels/README.md", "Kernel speed vs torchvision, CPU and GPU"),
+    for readme, title in (("bench/compile/README.md", "The build step before and after (issue #43)"),
+                          ("bench/kernels/README.md", "Kernel speed vs torchvision, CPU and GPU"),
                           ("bench/images/README.md", "Image disk and cold runs"),
                           ("bench/atlas/README.md", "The atlas: what a pair costs")):
         cite(repo, readme, title, add)
