@@ -22,7 +22,9 @@ workflows=(.github/workflows/*.yml examples/caller-workflow.yml)
 
 # Every matrix.<key> a workflow's jobs use must be in each include entry github-matrix prints,
 # for the cell jobs and for the cross-load jobs.
-keys=$(grep -hoE '(\$\{\{|\(|,) *matrix\.[a-z_]+' .github/workflows/*.yml | sed -E 's/.*matrix\.//' | sort -u)
+# (atlas.yml's jobs read `opmatrix atlas runtimes`'s entries: checked below.)
+matrix_keys() { grep -hoE '(\$\{\{|\(|,) *matrix\.[a-z_]+' "$@" | sed -E 's/.*matrix\.//' | sort -u; }
+keys=$(matrix_keys $(ls .github/workflows/*.yml | grep -v '/atlas\.yml$'))
 if [ -z "$keys" ]; then
   echo "no workflow reads matrix.<key>: the cell job of .github/workflows/opmatrix.yml lost its matrix?" >&2
   exit 1
@@ -44,6 +46,20 @@ PY
   done
 done
 echo "workflows: actionlint ok, schema ok, github-matrix has: $(echo $keys | tr '\n' ' ')"
+
+# The same for the atlas workflow's runtime jobs and `opmatrix atlas runtimes` (on atlas.yaml).
+atlas_keys=$(matrix_keys .github/workflows/atlas.yml)
+[ -n "$atlas_keys" ] || { echo "atlas.yml reads no matrix.<key>: its runtime job lost its matrix?" >&2; exit 1; }
+"$opmatrix" atlas runtimes --atlas atlas.yaml > "$venv/atlas-runtimes.json"
+for key in $atlas_keys; do
+  python3 - "$venv/atlas-runtimes.json" "$key" <<'PY'
+import json, sys
+entries = json.load(open(sys.argv[1]))["include"]
+if not entries or any(sys.argv[2] not in e for e in entries):
+    sys.exit(f"opmatrix atlas runtimes: entries lack '{sys.argv[2]}' that atlas.yml reads")
+PY
+done
+echo "workflows: opmatrix atlas runtimes has: $(echo $atlas_keys | tr '\n' ' ')"
 
 "$venv/bin/python" tests/workflows/check_reusable.py "$repo"
 "$venv/bin/python" tests/workflows/check_reusable.py "$repo" --self-test

@@ -220,18 +220,19 @@ void add_cross_load(CLI::App& app, CommandOptions& o, Wiring& w) {
   w.on_parse(x, cross_load_command, xload);
 }
 
-// `opmatrix atlas run|report|validate`: one subcommand, its action the first word.
+// `opmatrix atlas run|report|validate|runtimes`: one subcommand, its action the first word.
 void add_atlas(CLI::App& app, CommandOptions& o, Wiring& w) {
   AtlasOptions& atlas = o.atlas;
   atlas.run.atlas = "atlas.yaml";
   atlas.run.results = "atlas-results";
   auto* at = app.add_subcommand("atlas", "the op libraries of an atlas file (PyPI wheels) x its torch runtimes: "
-                                         "validate it, run its pairs, or render the published atlas from their results");
-  at->add_option("action", atlas.action, "validate | run | report")
+                                         "validate it, run its pairs, or render the published atlas from their results "
+                                         "(runtimes: its runtimes as a GitHub job matrix, one line of JSON)");
+  at->add_option("action", atlas.action, "validate | run | report | runtimes")
       ->required()
-      ->check(CLI::IsMember({"validate", "run", "report"}));
+      ->check(CLI::IsMember({"validate", "run", "report", "runtimes"}));
   at->add_option("--atlas", atlas.run.atlas, "atlas file to read (default: ./atlas.yaml)");
-  at->add_option("--runtime", atlas.runtimes, "run: only this runtime (repeatable; a GitHub job each)");
+  at->add_option("--runtime", atlas.runtimes, "run, runtimes: only this runtime (repeatable; a GitHub job each)");
   at->add_option("--library", atlas.libraries, "run: only this library (repeatable)");
   at->add_option("--jobs", atlas.run.jobs, "run: pairs at once (default: 1)");
   at->add_option("--disk-budget", atlas.disk_budget_gb, "run: one runtime at a time, removing the images this run "

@@ -2,12 +2,16 @@
 //   validate  reads the file (FILE:LINE:COL errors) and says how many pairs it holds;
 //   run       runs the pairs (all, or those of --runtime/--library) by way of `opmatrix run`,
 //             runtime-major, each pair cached by its key like any cell;
-//   report    renders the published atlas from the results (atlas/atlas_report.h).
+//   report    renders the published atlas from the results (atlas/atlas_report.h);
+//   runtimes  the runtimes (all, or those of --runtime) as a GitHub job matrix, one line of JSON
+//             ({"include": [{"runtime": ID}, ...]}) for $GITHUB_OUTPUT: .github/workflows/atlas.yml
+//             runs one job per runtime.
 #include <filesystem>
 #include <ostream>
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "atlas/atlas_file.h"
 #include "atlas/atlas_report.h"
@@ -152,6 +156,13 @@ int atlas_command(const AtlasOptions& opts, std::ostream& out, std::ostream& err
   if (!names_known(opts, *a, err)) return kExitUsage;
   if (opts.action == "run") return run_pairs(opts, *a, out, err);
   if (opts.action == "report") return render(opts, *a, out, err);
+  if (opts.action == "runtimes") {
+    nlohmann::json include = nlohmann::json::array();
+    for (const auto& r : a->runtimes)
+      if (chosen(opts.runtimes, r)) include.push_back({{"runtime", r}});
+    out << nlohmann::json{{"include", include}}.dump() << '\n';
+    return kExitOk;
+  }
   std::size_t releases = 0;
   for (const auto& l : a->libraries) releases += l.releases.size();
   out << fmt::format("{}: ok: {} libraries, {} releases x {} runtimes = {} pairs\n", a->file, a->libraries.size(),

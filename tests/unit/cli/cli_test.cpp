@@ -322,4 +322,22 @@ TEST(CliAtlas, ValidateCountsThePairsAndUnknownNamesAreUsageErrors) {
   EXPECT_EQ(action.status, 2);
 }
 
+// `opmatrix atlas runtimes`: the job matrix of .github/workflows/atlas.yml, one job per runtime in
+// the atlas's order, on one line (it goes to $GITHUB_OUTPUT); --runtime narrows it, an unknown one
+// is a usage error like run's.
+TEST(CliAtlas, RuntimesIsTheJobMatrixOfTheWorkflow) {
+  const std::string atlas = std::string(OPMATRIX_SOURCE_DIR) + "/tests/atlas/atlas.yaml";
+  CliRun all = cli({"atlas", "runtimes", "--atlas", atlas});
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(all.out,
+            "{\"include\":[{\"runtime\":\"trixie-torch2.6-cpu\"},{\"runtime\":\"pypi-torch2.15.0-cu13.2\"}]}\n");
+  CliRun one = cli({"atlas", "runtimes", "--atlas", atlas, "--runtime", "pypi-torch2.15.0-cu13.2"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out),
+            nlohmann::json::parse(R"({"include": [{"runtime": "pypi-torch2.15.0-cu13.2"}]})"));
+  CliRun unknown = cli({"atlas", "runtimes", "--atlas", atlas, "--runtime", "sid-torch2.14-cpuu"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_EQ(unknown.out, "");
+}
+
 }  // namespace opmatrix
