@@ -10,22 +10,34 @@
 # (as locally every debian:SUITE is that image; the name is removed again if this script added it).
 # Remote actions are replaced by the stand-ins in tests/workflows/local-actions (docs/github.md).
 # Everything else runs as written.
+# With --workflow atlas.yml it runs the atlas's workflow instead (wheel, plan, one job per runtime,
+# report, pages), dispatched with inputs atlas=ATLAS, newest=1 and publish-pages=true.
 #   scripts/run-workflow-locally.sh [--matrix FILE] [--out DIR]
+#   scripts/run-workflow-locally.sh --workflow atlas.yml [--atlas FILE] [--out DIR]
 #     --matrix  the matrix file, relative to the repository (default tests/workflows/local/matrix.yaml)
+#     --workflow matrix.yml (default) | atlas.yml
+#     --atlas   atlas.yml's atlas file, relative to the repository (default
+#               tests/workflows/local/atlas.yaml; its runtimes' images are those its matrix names)
 #     --out     the run's folder (default build/act): act's log (act.jsonl), each job that ran
-#               (jobs.tsv: act's name, the job's id, its matrix.id, its result, act's), the step
-#               summaries (summary.md), the artifacts (artifacts/NAME) and the site (pages/);
+#               (jobs.tsv: act's name, the job's id, its matrix.id or matrix.runtime, its result,
+#               act's), the step summaries (summary.md), the artifacts (artifacts/NAME: atlas.yml's
+#               pages are artifacts/opmatrix-atlas/atlas, each runtime's results
+#               artifacts/opmatrix-atlas-results-R) and the site (pages/);
 #               act itself and the wheel job's ccache stay in build/act/venv, build/act/ccache
 # Exit status: act's (1 when a job failed, as a cell that fails its checks does); 77 when this
 # machine cannot run it (no podman, no image, no PyPI), with the reason.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 matrix=tests/workflows/local/matrix.yaml
+workflow=matrix.yml
+atlas=tests/workflows/local/atlas.yaml
 out=$repo/build/act
 while [ $# -gt 0 ]; do
   case $1 in
     --matrix) matrix=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
+    --workflow) workflow=$2; shift 2 ;;
+    --atlas) atlas=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-workflow-locally.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -35,6 +47,15 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 # What the run needs of this machine.
 command -v podman >/dev/null || skip "no podman (scripts/install-deps.sh --containers)"
+case $workflow in
+  matrix.yml) ;;
+  atlas.yml)
+    [ -f "$repo/$atlas" ] || { echo "run-workflow-locally.sh: no atlas file $atlas" >&2; exit 2; }
+    # The images are those of the atlas's runtimes: its `matrix:` file, relative to it.
+    matrix=$(sed -n 's/^matrix: *\([^ #]*\).*/\1/p' "$repo/$atlas")
+    matrix=$(realpath -m --relative-to="$repo" "$(dirname "$repo/$atlas")/${matrix:-matrix.yaml}") ;;
+  *) echo "run-workflow-locally.sh: --workflow $workflow: matrix.yml or atlas.yml" >&2; exit 2 ;;
+esac
 [ -f "$repo/$matrix" ] || { echo "run-workflow-locally.sh: no matrix file $matrix" >&2; exit 2; }
 base=localhost/opmatrix-base:bookworm
 podman image exists "$base" || skip "no $base, the wheel job's Debian 12 (scripts/make-base-image.sh bookworm)"
@@ -68,6 +89,14 @@ volumes="\"$out:$out\", \"$tools/ccache:/root/.cache/ccache\""
 env=""
 if [ -f "$ca" ]; then volumes+=", \"$ca:/run/opmatrix-host-ca.crt:ro\""; env='env = ["PIP_CERT=/run/opmatrix-host-ca.crt"]'; fi
 sed "s|^\[containers\]\$|[containers]\nvolumes = [$volumes]\n$env|" "$CONTAINERS_CONF" >"$run/containers.conf"
+# The same CA bundle for the containers the host jobs start through bin/docker (the atlas's
+# pairs fetch their wheels from PyPI in a container; a GitHub runner reaches PyPI directly): its
+# settings, this repository's plus that mount, SSL_CERT_FILE (Python's urllib) and PIP_CERT.
+cp "$CONTAINERS_CONF" "$run/docker.conf"
+if [ -f "$ca" ]; then
+  sed "s|^\[containers\]\$|[containers]\nvolumes = [\"$ca:/run/opmatrix-host-ca.crt:ro\"]\nenv = [\"SSL_CERT_FILE=/run/opmatrix-host-ca.crt\", \"PIP_CERT=/run/opmatrix-host-ca.crt\"]|" \
+    "$CONTAINERS_CONF" >"$run/docker.conf"
+fi
 CONTAINERS_CONF=$run/containers.conf podman system service --time=0 "unix://$sock" >"$run/podman-service.log" 2>&1 &
 service=$!
 tagged=0
@@ -89,8 +118,16 @@ mkdir -p "$run/src"
 (cd "$repo" && git ls-files -co --exclude-standard -z | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
   tar --null -T - -cf -) | tar -C "$run/src" -xf -
 
-# The event: a dispatch of matrix.yml on the small matrix, without the unit job.
-printf '{"inputs": {"matrix": "%s", "where": "github", "unit": false}}\n' "$matrix" >"$run/event.json"
+# The event: a dispatch of matrix.yml on the small matrix, without the unit job; or of atlas.yml
+# on the small atlas, each library's newest release, publishing its pages.
+if [ "$workflow" = atlas.yml ]; then
+  inputs=(--input "atlas=$atlas" --input newest=1 --input publish-pages=true)
+  # Strings, as in GitHub's workflow_dispatch payload: act reads a JSON `true` as false.
+  printf '{"inputs": {"atlas": "%s", "newest": "1", "publish-pages": "true"}}\n' "$atlas" >"$run/event.json"
+else
+  inputs=(--input "matrix=$matrix" --input where=github --input unit=false)
+  printf '{"inputs": {"matrix": "%s", "where": "github", "unit": false}}\n' "$matrix" >"$run/event.json"
+fi
 stand_ins=$repo/tests/workflows/local-actions
 uses=(actions/checkout@v4=checkout actions/upload-artifact@v4=upload-artifact
       actions/download-artifact@v4=download-artifact actions/cache@v4=cache
@@ -99,13 +136,14 @@ uses=(actions/checkout@v4=checkout actions/upload-artifact@v4=upload-artifact
 local_repos=()
 for u in "${uses[@]}"; do local_repos+=(--local-repository "${u%%=*}=$stand_ins/${u#*=}"); done
 
-echo "run-workflow-locally.sh: act $("$act" --version | awk '{print $3}') on $matrix; log: $out/act.jsonl"
+what=$matrix; [ "$workflow" = atlas.yml ] && what=$atlas
+echo "run-workflow-locally.sh: act $("$act" --version | awk '{print $3}'), $workflow on $what; log: $out/act.jsonl"
 start=$(date +%s)
 rc=0
 # Host jobs see this environment: docker (bin/docker: podman) first on PATH, the socket for act.
-PATH=$stand_ins/bin:$PATH DOCKER_HOST=unix://$sock OPMATRIX_PODMAN_CONF=$CONTAINERS_CONF \
-  nice -n 5 "$act" workflow_dispatch -C "$repo" -W "$repo/.github/workflows/matrix.yml" -e "$run/event.json" \
-    --input "matrix=$matrix" --input where=github --input unit=false \
+PATH=$stand_ins/bin:$PATH DOCKER_HOST=unix://$sock OPMATRIX_PODMAN_CONF=$run/docker.conf \
+  nice -n 5 "$act" workflow_dispatch -C "$repo" -W "$repo/.github/workflows/$workflow" -e "$run/event.json" \
+    "${inputs[@]}" \
     -P ubuntu-24.04=-self-hosted -P ubuntu-latest=-self-hosted --pull=false --container-daemon-socket - \
     --no-skip-checkout "${local_repos[@]}" \
     --env "OPMATRIX_LOCAL_CHECKOUT=$run/src" --env "OPMATRIX_LOCAL_ARTIFACTS=$out/artifacts" --env "OPMATRIX_LOCAL_PAGES=$out/pages" \
@@ -125,7 +163,8 @@ for line in open(f"{out}/act.jsonl", errors="replace"):
         e = json.loads(line)
     except ValueError:
         continue
-    key = (e.get("job", "?").strip(), e.get("jobID", "?"), str((e.get("matrix") or {}).get("id", "")))
+    m = e.get("matrix") or {}  # matrix.yml's cells: matrix.id; atlas.yml's runtimes: matrix.runtime
+    key = (e.get("job", "?").strip(), e.get("jobID", "?"), str(m.get("id", m.get("runtime", ""))))
     if "jobID" in e:
         jobs.setdefault(key, {"steps": "success", "act": ""})
     if e.get("stepResult") == "failure":
@@ -145,5 +184,6 @@ with open(f"{out}/jobs.tsv", "w") as f:
 open(f"{out}/summary.md", "w").write("".join(summary))
 PY
 [ -s "$run/act.stderr" ] && tail -5 "$run/act.stderr"
-echo "run-workflow-locally.sh: act exited $rc after ${seconds}s; jobs: $out/jobs.tsv, report: $out/artifacts/opmatrix-report, site: $out/pages"
+report=$out/artifacts/opmatrix-report; [ "$workflow" = atlas.yml ] && report=$out/artifacts/opmatrix-atlas/atlas
+echo "run-workflow-locally.sh: act exited $rc after ${seconds}s; jobs: $out/jobs.tsv, report: $report, site: $out/pages"
 exit "$rc"

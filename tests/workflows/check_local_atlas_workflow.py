@@ -1,0 +1,95 @@
+"""Checks a run of the atlas's GitHub workflow under act (tests/workflows/run_local_atlas_workflow.sh)
+against a local `opmatrix atlas run` + `atlas report` of the same pairs:
+  - every job ran and passed: wheel, plan, one runtime job per runtime of the atlas, report, pages;
+  - each runtime job's artifact holds that runtime's pairs, and only those;
+  - `opmatrix diff` finds no difference, either way, between the local results and the workflow's
+    (its runtimes' artifacts merged, and the atlas.json its report job rendered);
+  - each pair's verdict in the workflow's atlas.json is the local one's, and the index
+    (index.md) is the same page;
+  - the step summary holds the index; the pages job published the atlas.
+    check_local_atlas_workflow.py OPMATRIX ATLAS ACT_DIR LOCAL_DIR"""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+opmatrix, atlas, act, local = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4])
+failures = []
+
+
+def check(ok, what):
+    print(f"{'ok  ' if ok else 'FAIL'}: {what}")
+    if not ok:
+        failures.append(what)
+
+
+runtimes = [e["runtime"] for e in json.loads(subprocess.run(
+    [opmatrix, "atlas", "runtimes", "--atlas", atlas], capture_output=True, text=True, check=True).stdout)["include"]]
+local_results = local / "atlas-results"
+pairs = {p.stem: json.loads(p.read_text()) for p in sorted(local_results.glob("*.json")) if not p.name.startswith("_")}
+check(len(pairs) == 4 and len(runtimes) == 2, f"the local run has 4 pairs of 2 runtimes: {sorted(pairs)}")
+
+# Jobs: (job id, matrix.runtime) -> result.
+jobs = {}
+for line in (act / "jobs.tsv").read_text().splitlines():
+    _name, job_id, runtime, result, _act = line.split("\t")
+    jobs[(job_id.split("/")[-1], runtime)] = result
+print("jobs: " + ", ".join(f"{j}{'[' + c + ']' if c else ''}={r}" for (j, c), r in sorted(jobs.items())))
+expected = {(j, ""): "success" for j in ("wheel", "plan", "report", "pages")}
+expected.update({("runtime", r): "success" for r in runtimes})
+for key, want in sorted(expected.items()):
+    check(jobs.get(key) == want, f"job {key[0]} {key[1]}: {want} (got {jobs.get(key, 'no result: it did not run')})")
+check(not sorted(set(jobs) - set(expected)), f"no other job ran: {sorted(set(jobs) - set(expected))}")
+
+# Each runtime's artifact: its pairs only. Merged, they are the workflow's results folder.
+artifacts = act / "artifacts"
+merged = act / "merged-atlas-results"
+shutil.rmtree(merged, ignore_errors=True)
+merged.mkdir()
+for r in runtimes:
+    folder = artifacts / f"opmatrix-atlas-results-{r}"
+    got = sorted(p.stem for p in folder.glob("*.json"))
+    want = sorted(p for p in pairs if p.endswith(f"--{r}"))
+    check(got == want, f"artifact opmatrix-atlas-results-{r}: {got}")
+    for p in folder.glob("*.json"):
+        shutil.copy(p, merged / p.name)
+
+site = artifacts / "opmatrix-atlas" / "atlas"
+for name, theirs in (("the runtimes' results", merged), ("the report's atlas.json", site / "atlas.json")):
+    for base, head in ((local_results, theirs), (theirs, local_results)):
+        r = subprocess.run([opmatrix, "diff", str(base), str(head), "--format", "json"], capture_output=True, text=True)
+        d = json.loads(r.stdout) if r.stdout.strip() else {}
+        differences = {k: d.get(k) for k in ("cells_added", "cells_removed", "changed", "fixed", "regressed") if d.get(k)}
+        check(r.returncode == 0 and d.get("summary") == "no differences" and not differences
+              and d.get("cells_compared") == len(pairs),
+              f"opmatrix diff ({name}) {base} {head}: {d.get('summary', r.stderr.strip())}, "
+              f"{d.get('cells_compared')} pairs, {d.get('results_compared')} results {differences or ''}")
+
+# Each pair's verdict, and the index page.
+workflow_atlas = json.loads((site / "atlas.json").read_text())
+local_atlas = json.loads((local / "atlas" / "atlas.json").read_text())
+
+
+def verdicts(report):
+    """The atlas's verdict of each pair (works / with limits / broken / no wheel), with what pip does."""
+    return {p["id"]: ((p.get("measured") or {}).get("verdict"), p.get("no_wheel"), p.get("pip"), p.get("disagreement"))
+            for p in report.get("pairs", [])}
+
+
+theirs, ours = verdicts(workflow_atlas), verdicts(local_atlas)
+print("verdicts: " + ", ".join(f"{p}={'no wheel' if v[1] else v[0]}" for p, v in sorted(ours.items())))
+check(len(ours) == len(pairs) and theirs == ours, f"each pair's verdict is the local one's ({len(ours)} pairs)")
+index = (site / "index.md").read_text()
+check(index == (local / "atlas" / "index.md").read_text(), "index.md is the local report's")
+
+# The step summary holds the index; the pages job published the atlas.
+summary = (act / "summary.md").read_text()
+rows = [line for line in index.splitlines() if line.startswith("|")]
+check(rows and all(row in summary for row in rows), f"the step summary holds the index's table ({len(rows)} rows)")
+pages = act / "pages" / "atlas"
+check(all((pages / f).is_file() and (pages / f).read_bytes() == (site / f).read_bytes()
+          for f in ("index.md", "atlas.json")), f"the pages job published the atlas to {pages}")
+
+print("local atlas workflow: " + ("FAIL: " + "; ".join(failures) if failures else "ok"))
+sys.exit(1 if failures else 0)
