@@ -15,7 +15,9 @@ for what actionlint and GitHub's JSON schema cannot know:
     required one, and it grants every permission the reusable workflow's jobs declare (GitHub
     refuses to start the run otherwise, skipped jobs included);
   - our matrix.yml passes `matrix: matrix.yaml` (or a dispatch's `matrix` input, default matrix.yaml);
-  - docs/github.md shows the snippet exactly as examples/caller-workflow.yml has it.
+  - docs/github.md shows the snippet exactly as examples/caller-workflow.yml has it;
+  - the atlas's reusable workflow .github/workflows/atlas.yml reads only declared inputs and
+    installs opmatrix's wheel the same way (its own wheel job, no harness build).
 
   check_reusable.py REPO            the checks
   check_reusable.py REPO --self-test each check against a broken copy: it must fail
@@ -33,6 +35,7 @@ REUSABLE = ".github/workflows/opmatrix.yml"
 OWN_CALLER = ".github/workflows/matrix.yml"
 EXAMPLE_CALLER = "examples/caller-workflow.yml"
 DOCS = "docs/github.md"
+ATLAS = ".github/workflows/atlas.yml"
 
 # The subcommands that read a matrix file (`report` and `cross-load` read results).
 MATRIX_SUBCOMMANDS = ("validate", "list", "github-matrix", "run")
@@ -99,7 +102,7 @@ def check_workflow_call(reusable):
     return errors
 
 
-def check_inputs_declared(reusable):
+def check_inputs_declared(reusable, workflow=REUSABLE):
     declared = set(declared_inputs(reusable))
     errors = []
     for path, text in strings(reusable.get("jobs") or {}, ("jobs",)):
@@ -108,9 +111,9 @@ def check_inputs_declared(reusable):
             exprs.append(text)  # `if:` is an expression without ${{ }}
         for expr in exprs:
             for m in INPUT_REF.finditer(expr):
-                name = m.group(1) or m.group(2)
-                if name not in declared:
-                    errors.append(f"{REUSABLE}: {where(path)} reads inputs.{name}, which is not a declared input")
+                input_name = m.group(1) or m.group(2)
+                if input_name not in declared:
+                    errors.append(f"{workflow}: {where(path)} reads inputs.{input_name}, which is not a declared input")
     return errors
 
 
@@ -158,13 +161,13 @@ HARNESS_BUILD = re.compile(r"\bcmake\b|install-deps\.sh")
 PIP_INSTALLS_WHEEL = re.compile(r"pip\S*\s+install\b[^\n]*opmatrix-\*\.whl")
 
 
-def check_installs_wheel(reusable):
+def check_installs_wheel(reusable, workflow=REUSABLE):
     errors, makers = [], []
     for job_name, job in (reusable.get("jobs") or {}).items():
         steps = (job or {}).get("steps") or []
         downloaded = installed = False
         for i, step in enumerate(steps):
-            at = f"{REUSABLE}: jobs.{job_name}.steps[{i}]"
+            at = f"{workflow}: jobs.{job_name}.steps[{i}]"
             script = step.get("run") if isinstance(step.get("run"), str) else ""
             uses = str(step.get("uses", ""))
             name = str((step.get("with") or {}).get("name", ""))
@@ -180,11 +183,11 @@ def check_installs_wheel(reusable):
                 errors.append(f"{at} runs opmatrix before the job downloads and pip-installs the {WHEEL_ARTIFACT} artifact")
                 break
     if len(makers) != 1:
-        errors.append(f"{REUSABLE}: {len(makers)} jobs upload {WHEEL_ARTIFACT} (one must: {makers or 'none'})")
+        errors.append(f"{workflow}: {len(makers)} jobs upload {WHEEL_ARTIFACT} (one must: {makers or 'none'})")
     else:
         runs = " ".join(str(st.get("run", "")) for st in reusable["jobs"][makers[0]].get("steps") or [])
         if "scripts/build-wheel.sh" not in runs:
-            errors.append(f"{REUSABLE}: jobs.{makers[0]} uploads {WHEEL_ARTIFACT} but never runs scripts/build-wheel.sh")
+            errors.append(f"{workflow}: jobs.{makers[0]} uploads {WHEEL_ARTIFACT} but never runs scripts/build-wheel.sh")
     return errors
 
 
@@ -275,6 +278,8 @@ def all_checks(docs):
         "matrix.yml calls it": check_own_caller(own, r),
         "the snippet calls it": check_caller(EXAMPLE_CALLER, ex, r, remote=True),
         "docs show the snippet": check_docs_snippet(docs["example_text"], docs["docs_text"]),
+        "atlas.yml: every inputs.X declared": check_inputs_declared(docs["atlas"], ATLAS),
+        "atlas.yml: installs the wheel, builds no harness": check_installs_wheel(docs["atlas"], ATLAS),
     }
 
 
@@ -347,6 +352,15 @@ def _own_other_matrix(d):
     d["own"]["jobs"]["matrix"]["with"]["matrix"] = "opmatrix.yaml"
 
 
+def _atlas_undeclared_input(d):
+    d["atlas"]["jobs"]["report"]["if"] = "always() && inputs.render"
+
+
+def _atlas_runtime_without_the_wheel(d):
+    steps = d["atlas"]["jobs"]["runtime"]["steps"]
+    steps[:] = [st for st in steps if not PIP_INSTALLS_WHEEL.search(str(st.get("run", "")))]
+
+
 def _docs_out_of_date(d):
     d["docs_text"] = d["docs_text"].replace("opmatrix.yml@main", "opmatrix.yml@v0")
 
@@ -367,6 +381,8 @@ MUTATIONS = [
     ("the snippet calls it", _snippet_bool_as_string),
     ("matrix.yml calls it", _own_other_matrix),
     ("docs show the snippet", _docs_out_of_date),
+    ("atlas.yml: every inputs.X declared", _atlas_undeclared_input),
+    ("atlas.yml: installs the wheel, builds no harness", _atlas_runtime_without_the_wheel),
 ]
 
 
@@ -376,6 +392,7 @@ def main(argv):
     docs = {
         "reusable": load(repo / REUSABLE),
         "own": load(repo / OWN_CALLER),
+        "atlas": load(repo / ATLAS),
         "example": load(repo / EXAMPLE_CALLER),
         "example_text": example_text,
         "docs_text": (repo / DOCS).read_text() if (repo / DOCS).exists() else "",
