@@ -172,6 +172,20 @@ TEST(FatbinChecks, SassSameMajorPtxJitOrNothing) {
       << find(checks, "fatbin", "10.0")->message;
 }
 
+// torchao 0.18.0's _C_cutlass_90a holds sm_90a cubins only, by design (its generic kernels are in
+// _C): judged on sm_90 alone, a skip elsewhere. A library with generic SASS beside an `a` cubin
+// is judged everywhere as before.
+TEST(FatbinChecks, ALibraryOfArchSpecificCodeOnlyIsJudgedOnItsArchAlone) {
+  const auto only_90a = nlohmann::json::parse(R"({"library": "/b/_C_cutlass_90a.abi3.so", "elf": ["sm_90a"], "ptx": []})");
+  const auto checks = fatbin_checks(only_90a, {"8.0", "9.0", "10.0"}, "r");
+  EXPECT_EQ(find(checks, "fatbin", "9.0")->status, Status::pass);
+  EXPECT_EQ(find(checks, "fatbin", "8.0")->status, Status::skip);
+  EXPECT_NE(find(checks, "fatbin", "10.0")->message.find("holds only arch-specific code (sm_90a)"), std::string::npos)
+      << find(checks, "fatbin", "10.0")->message;
+  const auto mixed = nlohmann::json::parse(R"({"library": "/b/_C.so", "elf": ["sm_80", "sm_90a"], "ptx": []})");
+  EXPECT_EQ(find(fatbin_checks(mixed, {"7.0"}, "r"), "fatbin", "7.0")->status, Status::fail);
+}
+
 TEST(FatbinChecks, SayWhoListedTheCodeAndWhetherTheCrossCheckAgrees) {
   auto report = nlohmann::json::parse(R"({"library": "/b/libx.so", "elf": ["sm_80"], "ptx": [],
       "tool": "/opt/cuda/bin/cuobjdump", "cross_check": "agrees"})");

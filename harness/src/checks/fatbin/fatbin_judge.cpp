@@ -1,6 +1,9 @@
 #include "checks/fatbin/fatbin_judge.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/check_results.h"
 #include "util/cuda_arch.h"
@@ -61,11 +64,22 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
                               : " (cuobjdump; cross-check: " + cross + ")";
   else if (!tool.empty())
     by = " (" + tool + ")";
+  // A library of arch-specific cubins only (sm_90a, sm_100a) and no PTX is built for those GPUs
+  // by design (torchao's _C_cutlass_90a: CUTLASS kernels that exist only for Hopper, beside its
+  // generic _C): on other archs it is not meant to run, which no rebuild would change.
+  const bool arch_specific_only =
+      !elf.empty() && ptx.empty() && std::all_of(elf.begin(), elf.end(), [](const std::string& e) { return arch_specific(e); });
   for (const auto& arch : archs) {
     const int target = arch_number(arch);
     const std::string sm = fmt::format("sm_{}", target);
     if (!json_text(report, "error").empty()) {
       out.push_back(make_check("", "fatbin", arch, Status::skip, json_text(report, "error")));
+      continue;
+    }
+    if (arch_specific_only && sass_for(elf, target).empty()) {
+      out.push_back(make_check("", "fatbin", arch, Status::skip,
+                               fmt::format("{} holds only arch-specific code ({}): built for those GPUs alone, by "
+                                           "design not for {}{}", name, fmt::join(elf, " "), sm, by)));
       continue;
     }
     const std::string sass = sass_for(elf, target);
