@@ -14,14 +14,10 @@ import shutil
 import subprocess
 import sys
 
+from local_workflow_checks import Checks, expect_jobs, no_differences, read_jobs
+
 opmatrix, atlas, act, local = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4])
-failures = []
-
-
-def check(ok, what):
-    print(f"{'ok  ' if ok else 'FAIL'}: {what}")
-    if not ok:
-        failures.append(what)
+check = Checks()
 
 
 runtimes = [e["runtime"] for e in json.loads(subprocess.run(
@@ -31,16 +27,10 @@ pairs = {p.stem: json.loads(p.read_text()) for p in sorted(local_results.glob("*
 check(len(pairs) == 4 and len(runtimes) == 2, f"the local run has 4 pairs of 2 runtimes: {sorted(pairs)}")
 
 # Jobs: (job id, matrix.runtime) -> result.
-jobs = {}
-for line in (act / "jobs.tsv").read_text().splitlines():
-    _name, job_id, runtime, result, _act = line.split("\t")
-    jobs[(job_id.split("/")[-1], runtime)] = result
-print("jobs: " + ", ".join(f"{j}{'[' + c + ']' if c else ''}={r}" for (j, c), r in sorted(jobs.items())))
+jobs = read_jobs(act)
 expected = {(j, ""): "success" for j in ("wheel", "plan", "report", "pages")}
 expected.update({("runtime", r): "success" for r in runtimes})
-for key, want in sorted(expected.items()):
-    check(jobs.get(key) == want, f"job {key[0]} {key[1]}: {want} (got {jobs.get(key, 'no result: it did not run')})")
-check(not sorted(set(jobs) - set(expected)), f"no other job ran: {sorted(set(jobs) - set(expected))}")
+expect_jobs(check, jobs, expected)
 
 # Each runtime's artifact: its pairs only. Merged, they are the workflow's results folder.
 artifacts = act / "artifacts"
@@ -57,14 +47,7 @@ for r in runtimes:
 
 site = artifacts / "opmatrix-atlas" / "atlas"
 for name, theirs in (("the runtimes' results", merged), ("the report's atlas.json", site / "atlas.json")):
-    for base, head in ((local_results, theirs), (theirs, local_results)):
-        r = subprocess.run([opmatrix, "diff", str(base), str(head), "--format", "json"], capture_output=True, text=True)
-        d = json.loads(r.stdout) if r.stdout.strip() else {}
-        differences = {k: d.get(k) for k in ("cells_added", "cells_removed", "changed", "fixed", "regressed") if d.get(k)}
-        check(r.returncode == 0 and d.get("summary") == "no differences" and not differences
-              and d.get("cells_compared") == len(pairs),
-              f"opmatrix diff ({name}) {base} {head}: {d.get('summary', r.stderr.strip())}, "
-              f"{d.get('cells_compared')} pairs, {d.get('results_compared')} results {differences or ''}")
+    no_differences(check, opmatrix, local_results, theirs, len(pairs), name)
 
 # Each pair's verdict, and the index page.
 workflow_atlas = json.loads((site / "atlas.json").read_text())
@@ -91,5 +74,4 @@ pages = act / "pages" / "atlas"
 check(all((pages / f).is_file() and (pages / f).read_bytes() == (site / f).read_bytes()
           for f in ("index.md", "atlas.json")), f"the pages job published the atlas to {pages}")
 
-print("local atlas workflow: " + ("FAIL: " + "; ".join(failures) if failures else "ok"))
-sys.exit(1 if failures else 0)
+check.finish("local atlas workflow")

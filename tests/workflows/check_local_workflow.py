@@ -14,43 +14,25 @@ import re
 import subprocess
 import sys
 
+from local_workflow_checks import Checks, expect_jobs, no_differences, read_jobs
+
 opmatrix, act, local = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
-failures = []
-
-
-def check(ok, what):
-    print(f"{'ok  ' if ok else 'FAIL'}: {what}")
-    if not ok:
-        failures.append(what)
+check = Checks()
 
 
 cells = {p.stem: json.loads(p.read_text()) for p in sorted(local.glob("*.json")) if not p.name.startswith("_")}
 check(len(cells) == 2, f"the local run has 2 cells: {sorted(cells)}")
 
-# Jobs: (act's name, job id, matrix.id) -> result.
-jobs = {}
-for line in (act / "jobs.tsv").read_text().splitlines():
-    name, job_id, cell, result, _act = line.split("\t")
-    jobs[(job_id.split("/")[-1], cell)] = result
-print("jobs: " + ", ".join(f"{j}{'[' + c + ']' if c else ''}={r}" for (j, c), r in sorted(jobs.items())))
+# Jobs: (job id, matrix.id) -> result.
+jobs = read_jobs(act)
 expected = {("wheel", ""): "success", ("plan", ""): "success", ("report", ""): "success", ("pages", ""): "success"}
 for cell, result in cells.items():
     expected[("cell", cell)] = "success" if result["meets_expectations"] else "failure"
-for key, want in sorted(expected.items()):
-    check(jobs.get(key) == want, f"job {key[0]} {key[1]}: {want} (got {jobs.get(key, 'no result: it did not run')})")
-extra = sorted(set(jobs) - set(expected))
-check(not extra, f"no other job ran (cross-load needs two kernels cells; unit is not dispatched): {extra}")
+expect_jobs(check, jobs, expected, "cross-load needs two kernels cells; unit is not dispatched")
 
 # The workflow's report and the local run: no differences, either way.
 report = act / "artifacts" / "opmatrix-report"
-for base, head in ((local, report / "results.json"), (report / "results.json", local)):
-    r = subprocess.run([opmatrix, "diff", str(base), str(head), "--format", "json"], capture_output=True, text=True)
-    d = json.loads(r.stdout) if r.stdout.strip() else {}
-    differences = {k: d.get(k) for k in ("cells_added", "cells_removed", "changed", "fixed", "regressed") if d.get(k)}
-    check(r.returncode == 0 and d.get("summary") == "no differences" and not differences
-          and d.get("cells_compared") == len(cells),
-          f"opmatrix diff {base} {head}: {d.get('summary', r.stderr.strip())}, {d.get('cells_compared')} cells, "
-          f"{d.get('results_compared')} results {differences or ''}")
+no_differences(check, opmatrix, local, report / "results.json", len(cells), "the report's results.json")
 
 # JUnit: per cell, one testcase per check result (its name), and the cell's verdict.
 junit = (report / "junit.xml").read_text()
@@ -77,5 +59,4 @@ site = act / "pages"
 check(all((site / f).is_file() and (site / f).read_bytes() == (report / f).read_bytes()
           for f in ("index.html", "junit.xml", "results.json")), f"the pages job published the report to {site}")
 
-print("local workflow: " + ("FAIL: " + "; ".join(failures) if failures else "ok"))
-sys.exit(1 if failures else 0)
+check.finish("local workflow")
