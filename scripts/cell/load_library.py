@@ -563,20 +563,18 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
     # for this very runtime, if it loads alone: torch's CUDA (_cuda121 for 12.1), or _cpu for a CPU
     # torch. Only that one: a build for another CUDA that fails beside a generic one is a red.
     fitting = ("cuda" + torch_cuda.replace(".", ""), "cu" + torch_cuda.replace(".", "")) if torch_cuda else ("cpu",)
+    fitting_builds = {}
     for name, lib in sorted(by_name.items()):
         m = VARIANT.match(name)
-        if (m and m.group("variant") and m.group("variant").lower() in fitting and lib.get("loaded")
-                and m.group("stem") not in loaded):
-            loaded[m.group("stem")] = name
+        if m and (m.group("variant") or "").lower() in fitting and lib.get("loaded"):
+            fitting_builds.setdefault(m.group("stem"), name)
+    for stem, name in fitting_builds.items():
+        loaded.setdefault(stem, name)
     # The build named for this runtime's CUDA, where it loads: the package picks it on a GPU
     # machine (bitsandbytes: libbitsandbytes_cuda121.so for torch's CUDA 12.1, whatever else
     # loads), so its builds for other CUDAs and other accelerators (_cuda124, _xpu2025, _rocm64)
     # are unused here even where they load, and are judged in their own runtimes.
-    runtime_build = {}
-    for name, lib in by_name.items():
-        m = VARIANT.match(name)
-        if torch_cuda and m and (m.group("variant") or "").lower() in fitting and lib.get("loaded"):
-            runtime_build[m.group("stem")] = name
+    runtime_build = fitting_builds if torch_cuda else {}
     for name, lib in by_name.items():
         m = VARIANT.match(name)
         variant = ((m.group("variant") if m else None) or "").lower()

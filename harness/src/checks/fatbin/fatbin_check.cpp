@@ -24,7 +24,9 @@ namespace {
 // the toolkit cannot target).
 std::vector<std::string> judged_archs(CellContext& ctx) {
   const Project* p = ctx.project();
-  if (!p || p->wheel.empty() || !ctx.result.versions.contains("torch_cuda_archs")) return ctx.cell.cuda_archs;
+  if (!p || p->wheel.empty() || !ctx.result.versions.contains("torch_cuda_archs") ||
+      !ctx.result.versions["torch_cuda_archs"].is_array())
+    return ctx.cell.cuda_archs;
   const auto torch_archs = ctx.result.versions["torch_cuda_archs"].get<std::vector<std::string>>();
   std::vector<std::string> beyond;
   auto archs = archs_torch_runs_on(ctx.cell.cuda_archs, torch_archs, beyond);
