@@ -6,8 +6,8 @@
 #           ends as `fail`, a result that the next run may reuse;
 #   slow  — its image build has a RUN step that sleeps for ten minutes.
 # The test waits until that RUN step is running, sends the signal to opmatrix, and checks:
-# exit status 130 within 5 s; no podman build/run process, no container, no sleeping build
-# step left; quick.json kept and intact, no slow.json, no half-written (*.tmp.*) file; and a
+# exit status 130 within 5 s; no podman build/run process, no container (the stopped build's
+# working containers included), no sleeping build step left; quick.json kept and intact, no slow.json, no half-written (*.tmp.*) file; and a
 # second run reports quick as `cached` (then is stopped the same way, checked the same way).
 # Exit 77 (CTest SKIP) with the reason where podman or the local base image is missing.
 set -uo pipefail
@@ -37,9 +37,18 @@ leftovers() {
   podman ps -a --external --no-trunc --format '{{.ID}} {{.Names}} {{.Command}}' 2>/dev/null | grep -- "$nonce" || true
 }
 # podman build's own working containers (storage only, `podman ps -a --external`): a stopped
-# build leaves its container there, and nothing names it after us; counted, not failed on,
-# since another user's build could add one meanwhile.
+# build leaves them there, pinning its layers, unless the harness removes them. All of them are
+# counted (another user's build could add one meanwhile); the test fails on those of the slow
+# build, named after its FROM image or after one of its layers (its image log names them).
 working_containers() { podman ps -a --external --format '{{.ID}} {{.Status}}' 2>/dev/null | awk '$2 == "Storage" { print $1 }' | sort; }
+slow_build_working_containers() {  # IMAGE_LOG IDS_BEFORE
+  local names=opmatrix-signals-test layer
+  for layer in $(sed -n 's/^--> \(Using cache \)\{0,1\}\([0-9a-f]\{11,12\}\).*/\2/p' "$1" 2>/dev/null | sort -u); do
+    names="$names|$layer"
+  done
+  podman ps -a --external --format '{{.ID}} {{.Names}}' 2>/dev/null | grep -E -- " ($names)[0-9a-f]*-working-container" |
+    grep -v -F -f <(echo "$2") || true  # not those there before this run
+}
 quick_image=
 cleanup() {
   [ -n "${pid:-}" ] && kill -KILL "$pid" 2>/dev/null
@@ -50,7 +59,7 @@ cleanup() {
   local layer
   podman ps -a --external --format '{{.ID}} {{.Names}}' 2>/dev/null |
     awk 'index($2, "opmatrix-signals-test-working-container") == 1 { print $1 }' | xargs -r podman rm -f >/dev/null 2>&1
-  for layer in $(sed -n 's/^--> \(Using cache \)\{0,1\}\([0-9a-f]\{12\}\).*/\2/p' "$work"/*.image.log 2>/dev/null | sort -u); do
+  for layer in $(sed -n 's/^--> \(Using cache \)\{0,1\}\([0-9a-f]\{11,12\}\).*/\2/p' "$work"/*.image.log 2>/dev/null | sort -u); do
     podman ps -a --external --format '{{.ID}} {{.Names}}' 2>/dev/null | awk -v n="$layer-working-container" 'index($2, n) == 1 { print $1 }' |
       xargs -r podman rm -f >/dev/null 2>&1
     podman rmi "$layer" >/dev/null 2>&1
@@ -151,6 +160,8 @@ run_and_stop() {
   [ "$rc" = 130 ] || fail "$run: exit status $rc, expected 130"
   awk -v s="$exit_s" 'BEGIN { exit !(s <= 5) }' || fail "$run: took ${exit_s} s to exit (limit 5 s)"
   [ -z "$left" ] || fail "$run: left behind for 60 s:"$'\n'"$left"
+  local slow_left=$(slow_build_working_containers "$work/$run.image.log" "${storage_before:-none}")
+  [ -z "$slow_left" ] || fail "$run: the stopped build's working containers are left in storage (they pin its layers):"$'\n'"$slow_left"
   [ -z "$first_left" ] || fail "$run: left behind when opmatrix exited (gone $(awk -v a="$gone_s" -v b="$exit_s" 'BEGIN{print a-b}') s later):"$'\n'"$first_left"
 
   # Results: the finished cell kept, intact; nothing for the stopped one; nothing half-written.

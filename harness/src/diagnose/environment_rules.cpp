@@ -82,8 +82,9 @@ void explain_missing_shared_library(const StepFailure&, const Evidence& e, Diagn
 void explain_disk_full(const StepFailure& f, const Evidence&, Diagnosis& d) {
   d.kind = "disk_full";
   d.summary = fmt::format("the {} step ran out of disk space", f.step);
-  d.fix = "free disk space (podman image prune; remove old build trees under build/opmatrix/cells) and run the "
-          "cell again";
+  d.fix = "free disk space (podman image prune, once `podman rm -f` has removed the working containers of "
+          "interrupted builds that `podman ps -a --external` lists: they keep those builds' layers; remove old "
+          "build trees under build/opmatrix/cells) and run the cell again";
 }
 
 void explain_missing_prerequisite(const StepFailure&, const Evidence& e, Diagnosis& d) {

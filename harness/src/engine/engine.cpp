@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <csignal>
 #include <cctype>
@@ -14,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/build_leftovers.h"
 #include "engine/container_engines.h"
 #include "util/atomic_write.h"
 #include "util/hash.h"
@@ -145,7 +147,9 @@ class ContainerEngine : public Engine {
       argv.push_back("PIP_CERT=/run/opmatrix-ca.crt");
     }
     argv.push_back(config_.data_root + "/" + kBuildContext);
+    const std::int64_t started = build_started();
     out.process = run(argv, log_path, timeout_s);
+    build_ended(out.process.ok() ? std::nullopt : std::optional<std::int64_t>(started), log_path);
     out.seconds = out.process.seconds;
     out.built = true;
     out.ok = out.process.ok();
@@ -317,6 +321,63 @@ class ContainerEngine : public Engine {
     spec.timeout_s = 60;
     return run_process(spec);
   }
+
+  // podman leaves an interrupted build's working containers, which pin its intermediate images
+  // (engine/build_leftovers.h). Once no build of this run is in flight, those created since the
+  // first failed build began are that build's (or a later failed one's): none can be live.
+  std::int64_t build_started() {
+    std::lock_guard<std::mutex> lock(builds_mutex_);  // waits for a removal under way
+    ++builds_in_flight_;
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
+  void build_ended(std::optional<std::int64_t> failed_since, const std::string& log_path) {
+    std::lock_guard<std::mutex> lock(builds_mutex_);
+    --builds_in_flight_;
+    if (failed_since && (!leftovers_since_ || *failed_since < *leftovers_since_)) leftovers_since_ = failed_since;
+    if (builds_in_flight_ > 0 || !leftovers_since_ || config_.kind != "podman") return;
+    remove_build_leftovers(*leftovers_since_, log_path);
+    leftovers_since_.reset();
+  }
+
+  // Runs after a stop too (a Ctrl-C is how most builds get interrupted): ignore_stop.
+  void remove_build_leftovers(std::int64_t since, const std::string& log_path) {
+    auto cleanup = [&](std::vector<std::string> argv, bool capture) {
+      ProcessSpec spec;
+      spec.argv = std::move(argv);
+      spec.env = env();
+      spec.log_path = log_path;
+      spec.capture_stdout = capture;
+      spec.timeout_s = 120;
+      spec.ignore_stop = true;
+      return run_process(spec);
+    };
+    std::vector<BuildLeftover> left;
+    try {
+      left = build_leftovers(cleanup({config_.kind, "ps", "-a", "--external", "--format", "json"}, true).stdout_text,
+                             since);
+    } catch (const std::exception&) {
+      return;  // an older podman without --external: nothing to find
+    }
+    if (left.empty()) return;
+    std::vector<std::string> rm = {config_.kind, "rm", "-f"};
+    for (const auto& l : left) rm.push_back(l.container_id);
+    cleanup(rm, false);
+    // The images they stood on, where nothing else names them (a tagged base stays): removing
+    // one removes its untagged parents, the rest of that build's layers.
+    const std::string dangling =
+        cleanup({config_.kind, "images", "-a", "-q", "--no-trunc", "--filter", "dangling=true"}, true).stdout_text;
+    std::vector<std::string> rmi = {config_.kind, "rmi"};
+    for (const auto& l : left)
+      if (!l.image_id.empty() && dangling.find(l.image_id) != std::string::npos &&
+          std::find(rmi.begin(), rmi.end(), l.image_id) == rmi.end())
+        rmi.push_back(l.image_id);
+    if (rmi.size() > 2) cleanup(rmi, false);
+  }
+  std::mutex builds_mutex_;
+  int builds_in_flight_ = 0;
+  std::optional<std::int64_t> leftovers_since_;
 
   // Image ids asked for during this run (base images: a handful, asked for by every cell).
   std::mutex base_ids_mutex_;
