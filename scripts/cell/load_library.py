@@ -54,7 +54,20 @@ def libc():
     lib.dlsym.restype = ctypes.c_void_p
     lib.dlsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     lib.dlerror.restype = ctypes.c_char_p
+    if hasattr(lib, "dlvsym"):  # glibc's: a symbol of one version, compat (non-default) ones too
+        lib.dlvsym.restype = ctypes.c_void_p
+        lib.dlvsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
     return lib
+
+
+def defines(dl, handle, name, version):
+    """Whether the handle's scope (None: the global one) defines the symbol as the dynamic linker
+    binds a reference to it: a versioned reference binds to that version, which may be a compat
+    one that dlsym never returns (__expf_finite@GLIBC_2.15 in glibc >= 2.31, kept for binaries
+    linked against it)."""
+    if version and hasattr(dl, "dlvsym") and dl.dlvsym(handle, name.encode(), version.encode()):
+        return True
+    return bool(dl.dlsym(handle, name.encode()))
 
 
 def tool_lines(argv):
@@ -141,13 +154,12 @@ def unresolved_symbols(dl, path, versions=None):
         if len(parts) < 2 or parts[-2] != "U":
             continue  # weak references (w/v) may stay unresolved
         name, _, version = parts[-1].partition("@")
-        if dl.dlsym(None, name.encode()):
-            continue
-        if any(dl.dlsym(h, name.encode()) for h in handles):
+        version = version.lstrip("@")
+        if defines(dl, None, name, version) or any(defines(dl, h, name, version) for h in handles):
             continue
         missing.append(name)
         if versions is not None and version:
-            versions[name] = version.lstrip("@")
+            versions[name] = version
     return missing
 
 

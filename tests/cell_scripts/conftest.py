@@ -263,6 +263,15 @@ __attribute__((constructor)) static void wait_forever(void) { for (;;) sleep(60)
 """, []),
     # No device code at all.
     "plain": ("int opm_plain(int x) { return x * 2; }\n", []),
+    # Binds a compat symbol of glibc's libm (non-default version: glibc >= 2.31 keeps
+    # __expf_finite@GLIBC_2.15 only for binaries linked against it, and dlsym never returns it),
+    # beside one symbol nothing defines.
+    "compat": (r"""
+__asm__(".symver expf_compat, __expf_finite@GLIBC_2.15");
+extern float expf_compat(float);
+extern int opm_missing_c(void);
+float opm_use(float x) { return expf_compat(x) + (float)opm_missing_c(); }
+""", ["-lm"]),
 }
 
 

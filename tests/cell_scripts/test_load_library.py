@@ -85,6 +85,16 @@ def test_undefined_symbols_listed_and_demangled(c_libs, report, name):
     assert lib["missing_libraries"] == []
 
 
+def test_a_compat_symbol_version_the_system_has_is_not_missing(c_libs, torch_info):
+    """glibc binds __expf_finite@GLIBC_2.15 for the library though dlsym does not return it: only
+    the symbol nothing defines is listed (it was "needs a newer C runtime: GLIBC_2.15" in trixie)."""
+    out, _ = run_json("load_library.py", c_libs["compat"])
+    lib = out["libraries"][0]
+    assert lib["error_kind"] == "undefined_symbol"
+    assert [u["symbol"] for u in lib["undefined"]] == ["opm_missing_c"]
+    assert "system_runtime" not in lib
+
+
 def test_undefined_symbols_capped_at_20(many_undefined, report):
     path, names = many_undefined
     lib = report["lib"][path]
