@@ -35,14 +35,30 @@ def no_wheel(out):
     return None
 
 
+def judged(requirement, install):
+    """pip's install list, judged against what is installed: a replacement is a torch-family
+    package installed here that would change version (with what comes along with it: triton, the
+    NVIDIA wheels a new torch brings). Torch-family packages that are only added (the NVIDIA CUDA
+    12 runtime wheels a library needs beside a torch that has none) replace nothing."""
+    name = normalise(requirement.split("==")[0])
+    have = installed_versions()
+    family = [{"name": i["name"], "from": have.get(i["name"]), "to": i["version"]} for i in install
+              if TORCH_FAMILY.match(i["name"]) and i["name"] != name]
+    if not any(f["from"] is not None for f in family):
+        family = []
+    return {"ok": True, "requirement": requirement, "plan": "replaces_torch" if family else "installs",
+            "install": install, "torch_family": family}
+
+
 def plan(requirement, cache):
     name = normalise(requirement.split("==")[0])
     pins = torch_family_pins()
     folder = os.path.join(cache, "plans")
     kept = os.path.join(folder, cache_key([requirement], pins) + ".json")
     if os.path.isfile(kept):
+        # pip's answer is kept; the judgement is made again (a kept answer outlives a rule).
         with open(kept) as f:
-            return dict(json.load(f), cached=True)
+            return dict(judged(requirement, json.load(f)["install"]), cached=True)
     os.makedirs(folder, exist_ok=True)
     report = kept + ".report"
     # --report: without it Debian's pip refuses even a dry run (externally managed environment).
@@ -62,12 +78,8 @@ def plan(requirement, cache):
     with open(report) as f:
         items = json.load(f).get("install", [])
     os.unlink(report)
-    have = installed_versions()
     install = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
-    family = [{"name": i["name"], "from": have.get(i["name"]), "to": i["version"]} for i in install
-              if TORCH_FAMILY.match(i["name"]) and i["name"] != name]
-    answer = {"ok": True, "requirement": requirement, "plan": "replaces_torch" if family else "installs",
-              "install": install, "torch_family": family}
+    answer = judged(requirement, install)
     write_atomic(kept, json.dumps(answer, indent=1) + "\n")
     return dict(answer, cached=False)
 
