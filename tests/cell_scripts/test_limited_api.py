@@ -62,7 +62,9 @@ def test_a_per_python_module_inside_an_abi3_wheel_and_libtorch_python_fail(tmp_p
     wheel(tmp_path / "build", "cp310-abi3-manylinux_2_28_x86_64",
           {"mylib/_C.abi3.so": clean, "mylib/_C_extra.cpython-310-x86_64-linux-gnu.so": full})
     checks = by_subtest(tmp_path / "build")
-    assert checks["tag"]["status"] == "fail"
+    # A note: torch.ops.load_library loads it by path in any Python; an import by name that
+    # fails is the load check's red.
+    assert checks["tag"]["status"] == "skip" and "a note, not a limit" in checks["tag"]["message"]
     assert "_C_extra.cpython-310-x86_64-linux-gnu.so is built for CPython 3.10 only" in checks["tag"]["message"]
     assert checks["links"]["status"] == "fail"
     assert checks["links"]["diagnosis"]["kind"] == "not_limited_api"
@@ -70,12 +72,17 @@ def test_a_per_python_module_inside_an_abi3_wheel_and_libtorch_python_fail(tmp_p
     assert "_C.abi3.so" not in checks["links"]["diagnosis"]["evidence"]
 
 
-def test_limited_api_modules_in_a_per_python_wheel_fail_the_tag(tmp_path):
-    lib = shared_library(tmp_path, "ops.so")
+def test_limited_api_modules_in_a_per_python_wheel_are_a_note(tmp_path):
+    # torchaudio 2.11.0: _torchaudio.abi3.so in one wheel per Python (cp311-cp311, cp312-cp312…):
+    # pip installs each where its tag says; nobody loses anything. The links of a wheel that does
+    # not claim abi3 by its tag are not judged (a per-Python wheel may use that Python's API).
+    lib = shared_library(tmp_path, "ops.so", links=["torch_python"])
     wheel(tmp_path / "build", "cp311-cp311-linux_x86_64", {"mylib/_C.abi3.so": lib})
     checks = by_subtest(tmp_path / "build")
-    assert checks["tag"]["status"] == "fail"
+    assert list(checks) == ["tag"]
+    assert checks["tag"]["status"] == "skip"
     assert "bdist_wheel was not given py_limited_api" in checks["tag"]["message"]
+    assert "py_limited_api': 'cp39'" in checks["tag"]["message"]
 
 
 def test_no_claim_and_no_wheel_are_skips(tmp_path):
