@@ -174,12 +174,41 @@ def install(wheel, site):
     return run_captured(PIP + ["install", "--no-deps", "--no-index", "--no-compile", "--target", site, wheel])
 
 
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c")
+JIT_BUILD = re.compile(r"\btorch\.utils\.cpp_extension\b|\bcpp_extension\s+import\b")
+
+
+def jit_sources(site):
+    """What a wheel that compiles its own C++/CUDA code at first use ships for it: the count of its
+    source files by suffix, and its Python files that build them with torch.utils.cpp_extension
+    (gsplat 1.5: 20 .cu and 216 .cpp files, built by gsplat/cuda/_backend.py). None where either
+    is missing."""
+    counts, builders = {}, []
+    for root, _, files in os.walk(site):
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            suffix = os.path.splitext(f)[1]
+            if suffix in SOURCE_SUFFIXES:
+                counts[suffix] = counts.get(suffix, 0) + 1
+            elif suffix == ".py":
+                with open(path, encoding="utf-8", errors="replace") as text:
+                    if JIT_BUILD.search(text.read()):
+                        builders.append(os.path.relpath(path, site))
+    if not counts or not builders:
+        return None
+    return {"sources": dict(sorted(counts.items())), "builders": sorted(builders)}
+
+
 def summary(wheel, site):
     """The JSON object both build_wheel.py and install_wheel.py print."""
     tags, requires = metadata(wheel)
     libraries = sorted(os.path.relpath(os.path.join(root, f), site) for root, _, files in os.walk(site)
                        for f in files if re.search(r"\.so(\.[0-9]+)*$", f))
-    return {"ok": True, "wheel": wheel, "site": site, "tags": tags, "requires": requires, "libraries": libraries}
+    out = {"ok": True, "wheel": wheel, "site": site, "tags": tags, "requires": requires, "libraries": libraries}
+    jit = jit_sources(site) if not libraries else None
+    if jit:
+        out["jit"] = jit
+    return out
 
 
 # A setup.py line that builds the extension only with CUDA (or only where a GPU or a toolkit is

@@ -26,10 +26,11 @@ def best_tag():
                           universal_newlines=True, check=True).stdout.strip()
 
 
-def make_wheel(folder, tag, requires=()):
+def make_wheel(folder, tag, requires=(), members=None):
     """opm_tiny-1.0-TAG.whl with opm_tiny/__init__.py, opm_tiny/_C.so (not a real library: pip does
-    not look inside) and a valid RECORD."""
-    files = {"opm_tiny/__init__.py": b"VALUE = 42\n", "opm_tiny/_C.so": b"\x7fELF stand-in\n",
+    not look inside) and a valid RECORD; `members` ({path: bytes}) replaces the _C.so."""
+    files = {"opm_tiny/__init__.py": b"VALUE = 42\n",
+             **(members if members is not None else {"opm_tiny/_C.so": b"\x7fELF stand-in\n"}),
              "opm_tiny-1.0.dist-info/METADATA": ("Metadata-Version: 2.1\nName: opm-tiny\nVersion: 1.0\n" + "".join(
                  "Requires-Dist: %s\n" % r for r in requires)).encode(),
              "opm_tiny-1.0.dist-info/WHEEL": ("Wheel-Version: 1.0\nGenerator: opmatrix-tests\nRoot-Is-Purelib: false\n"
@@ -93,3 +94,18 @@ def test_not_a_wheel(tmp_path):
     for path in (tmp_path / "x.whl", tmp_path / "absent.whl"):
         r = run_script(SCRIPT, path, tmp_path / "b")
         assert r.returncode == 1 and r.json["error"] == "not_a_wheel"
+
+
+def test_a_wheel_that_compiles_its_sources_at_first_use_says_what_and_where(tmp_path):
+    # gsplat 1.5.3: a py3-none-any wheel with CUDA/C++ sources that gsplat/cuda/_backend.py builds
+    # with torch.utils.cpp_extension when first used.
+    jit = {"opm_tiny/csrc/ops.cu": b"__global__ void k() {}\n", "opm_tiny/csrc/ops.cpp": b"int f();\n",
+           "opm_tiny/csrc/bind.cpp": b"int g();\n",
+           "opm_tiny/_backend.py": b"from torch.utils.cpp_extension import load\n_C = None\n"}
+    out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched", "py3-none-any", members=jit), tmp_path / "b")
+    assert out["libraries"] == []
+    assert out["jit"] == {"sources": {".cpp": 2, ".cu": 1}, "builders": ["opm_tiny/_backend.py"]}
+    # Sources without a module that builds them (headers shipped for others to compile against).
+    del jit["opm_tiny/_backend.py"]
+    out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched2", "py3-none-any", members=jit), tmp_path / "b2")
+    assert "jit" not in out

@@ -107,6 +107,27 @@ TEST(ExtensionReach, APurePythonWheelHasNoLibraryToLoadByDesign) {
   EXPECT_EQ(c.status, Status::fail);
 }
 
+// gsplat 1.5.3's py3-none-any wheel ships its CUDA sources and builds them with
+// torch.utils.cpp_extension at first use: a limit (its ops are not measured by the import), with
+// what it ships and which module builds it.
+TEST(ExtensionReach, AWheelThatCompilesItsCodeAtFirstUseSaysSo) {
+  const auto jit = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["py3-none-any"],
+    "wheel": "/build/wheel/gsplat-1.5.3-py3-none-any.whl",
+    "jit": {"sources": {".cpp": 216, ".cu": 20, ".cuh": 3}, "builders": ["gsplat/cuda/_backend.py"]}})");
+  const CheckResult c = no_library_result(jit, false, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "compiled_at_first_use");
+  EXPECT_EQ(c.message, "a release that compiles its C++/CUDA code at first use: its wheel gsplat-1.5.3-py3-none-any.whl "
+                       "(tags py3-none-any) ships 216 .cpp, 20 .cu, 3 .cuh source files, which gsplat/cuda/_backend.py "
+                       "compiles with torch.utils.cpp_extension when first used (needs a C++ compiler there); this "
+                       "pair runs its import, not that build, so its ops are not measured here");
+  // Sources with no module that builds them (or the reverse) are not that.
+  auto sources_only = jit;
+  sources_only["jit"]["builders"] = nlohmann::json::array();
+  EXPECT_FALSE(no_library_result(sources_only, false, "r").diagnosis);
+}
+
 // A package's libraries as its users load them: the core after its sibling, an optional
 // backend whose system library is missing named once, as a limit.
 TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {

@@ -216,6 +216,16 @@ TEST(Verdict, NoExtensionByDesignIsALimit) {
   EXPECT_EQ(assess(cell("none", {result("", "load", Status::skip, "x")})).verdict, Verdict::works);
 }
 
+// A wheel that compiles its C++/CUDA code at first use: its import works, its ops are not measured
+// by it; a limit, not a pass (gsplat read "works" in a CPU torch).
+TEST(Verdict, CompiledAtFirstUseIsALimit) {
+  CheckResult jit = result("", "load", Status::skip, "a release that compiles its C++/CUDA code at first use");
+  jit.diagnosis = Diagnosis{};
+  jit.diagnosis->kind = "compiled_at_first_use";
+  expect_one_limit(assess(cell("none", {jit, result("", "load", Status::pass, "import gsplat: ok")})),
+                   "load: a release that compiles its C++/CUDA code at first use");
+}
+
 // A build that needs a visible GPU, in a cell whose build sees none: a CUDA part gated on one is a
 // limit (the CPU part was judged); a setup.py that refuses outright leaves nothing to judge here.
 TEST(Verdict, BuildsThatNeedAVisibleGpuAreNotCheckedWhereNoneIs) {

@@ -42,6 +42,24 @@ std::string pure_python_wheel(const nlohmann::json& build) {
                      fmt::join(build["tags"].get<std::vector<std::string>>(), ", "));
 }
 
+// install_wheel.py's "jit": the C/C++/CUDA sources a pure-Python wheel ships and the modules
+// that build them with torch.utils.cpp_extension (gsplat 1.5.3). "" where it ships none.
+std::string compiled_at_first_use(const nlohmann::json& build) {
+  if (!build.is_object() || !build.contains("jit") || !build["jit"].is_object()) return "";
+  const nlohmann::json& jit = build["jit"];
+  std::vector<std::string> counts, builders;
+  if (jit.contains("sources") && jit["sources"].is_object())
+    for (const auto& [suffix, n] : jit["sources"].items())
+      counts.push_back(fmt::format("{} {}", n.is_number() ? n.get<int>() : 0, suffix));
+  if (jit.contains("builders") && jit["builders"].is_array())
+    for (const auto& b : jit["builders"])
+      if (b.is_string()) builders.push_back(b.get<std::string>());
+  if (counts.empty() || builders.empty()) return "";
+  return fmt::format("ships {} source files, which {} compile{} with torch.utils.cpp_extension when first used "
+                     "(needs a C++ compiler there)",
+                     fmt::join(counts, ", "), fmt::join(builders, ", "), builders.size() == 1 ? "s" : "");
+}
+
 }  // namespace
 
 CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro) {
@@ -51,6 +69,16 @@ CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const
   if (const std::string wheel = pure_python_wheel(build); !wheel.empty() && why.empty()) {
     c.status = Status::skip;
     c.message = "a pure-Python release: its wheel " + wheel + " holds no compiled library; its import is what runs here";
+    if (const std::string jit = compiled_at_first_use(build); !jit.empty()) {
+      c.message = fmt::format("a release that compiles its C++/CUDA code at first use: its wheel {} {}; this pair "
+                              "runs its import, not that build, so its ops are not measured here",
+                              wheel, jit);
+      c.diagnosis = make_diagnosis("compiled_at_first_use", c.message,
+                                   "nothing to fix in the release: where it is used, install a C++ compiler (and, "
+                                   "for .cu sources, the CUDA toolkit's nvcc and a GPU) before its first call, or "
+                                   "the prebuilt extension its maintainers publish",
+                                   repro);
+    }
   } else if (why.empty()) {
     c.message = "the build made no compiled library, and the project's setup.py does not say why (no branch on CUDA "
                 "or a GPU)";
