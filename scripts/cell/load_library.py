@@ -652,11 +652,34 @@ def mark_other_torch_builds(libraries, torch_version):
                 lib["variant_of"] = fitting[0]
 
 
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            ca, cb = fa.read(1 << 20), fb.read(1 << 20)
+            if ca != cb:
+                return False
+            if not ca:
+                return True
+
+
 def find_libraries(root):
+    """Every shared library under root, each once: the names of one library's soname chain
+    (libfoo.so, libfoo.so.0, libfoo.so.0.8.0) are symlinks in a build tree and byte-identical
+    copies in a wheel, which cannot hold links (fairseq2n 0.8.1); the first name stands for all."""
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in ("CMakeFiles", "_deps", "googletest", "temp", "tmp"))
-        found += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".so") or ".so." in f]
+        kept = []
+        for f in sorted(files):
+            if not (f.endswith(".so") or ".so." in f):
+                continue
+            path = os.path.join(folder, f)
+            real = os.path.realpath(path)
+            if any(os.path.realpath(k) == real or (os.path.getsize(k) == os.path.getsize(path) and same_bytes(k, path))
+                   for k in kept if os.path.isfile(k) and os.path.isfile(path)):
+                continue
+            kept.append(path)
+        found += kept
     return found
 
 

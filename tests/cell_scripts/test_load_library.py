@@ -153,6 +153,22 @@ def test_find_walks_a_build_tree_without_namespace(torch_info, c_libs, tmp_path)
     assert out["namespace"] is None and out["ops"] == {} and out["served_by"] == {}
 
 
+def test_one_library_under_each_name_of_its_soname_chain_is_judged_once(torch_info, c_libs, tmp_path):
+    # A wheel holds copies (fairseq2n 0.8.1: libfairseq2n.so, .so.0, .so.0.8.0); a build tree, links.
+    wheel, tree = tmp_path / "wheel", tmp_path / "tree"
+    wheel.mkdir()
+    tree.mkdir()
+    for name in ["libchain.so", "libchain.so.0", "libchain.so.0.8.0"]:
+        shutil.copy(c_libs["undef"], wheel / name)
+    shutil.copy(c_libs["plain"], wheel / "libother.so")
+    shutil.copy(c_libs["undef"], tree / "libchain.so.0.8.0")
+    os.symlink("libchain.so.0.8.0", tree / "libchain.so.0")
+    os.symlink("libchain.so.0", tree / "libchain.so")
+    for root, expected in ((wheel, ["libchain.so", "libother.so"]), (tree, ["libchain.so"])):
+        out, _ = run_json("load_library.py", "--find", root)
+        assert [os.path.basename(lib["path"]) for lib in out["libraries"]] == expected
+
+
 def test_without_torch_reports_the_import_error(c_libs):
     # -S: no site-packages, so no torch; the script must still print its JSON and exit 0.
     out, _ = run_json("load_library.py", c_libs["plain"], python_args=["-S"], env=cell_env(PYTHONPATH=None))
