@@ -683,6 +683,19 @@ def find_libraries(root):
     return found
 
 
+def backend_autoload_failure(error):
+    """torch >= 2.5 runs every `torch.backends` entry point at `import torch` (a device backend's
+    autoload: torch_npu = torch_npu:_autoload) and raises "Failed to load the backend extension:
+    NAME" when one fails: the package installed breaks `import torch` itself. Its entry point and
+    the cause torch chains ("ImportError: libhccl.so: cannot open shared object file"), or None."""
+    m = re.search(r"Failed to load the backend extension: ([\w.-]+?)\.(?:\s|$)", str(error))
+    if not m:
+        return None
+    cause = error.__cause__ or error.__context__
+    return {"entry_point": m.group(1),
+            "cause": ("%s: %s" % (type(cause).__name__, str(cause).strip().splitlines()[0][:300])) if cause else ""}
+
+
 def arguments():
     ap = argparse.ArgumentParser()
     ap.add_argument("--namespace", default="")
@@ -711,6 +724,9 @@ def main():
             out["torch"], out["torch_cuda"] = torch.__version__, torch.version.cuda
         except Exception as e:  # noqa: BLE001
             out["error"] = "import torch: %s: %s" % (type(e).__name__, e)
+            autoload = backend_autoload_failure(e)
+            if autoload:
+                out["backend_autoload"] = autoload
             return out
         # Before anything of the package is loaded: each child starts with torch alone.
         zygote = Zygote(lambda argv: helper(arguments().parse_args(argv)))

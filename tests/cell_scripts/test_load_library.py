@@ -185,3 +185,22 @@ def test_a_library_that_kills_its_process_is_reported_and_the_others_still_judge
     assert died["loaded"] is False and died["error_kind"] == "crash" and died["signal"] == "SIGABRT"
     assert "the process died while loading it (SIGABRT)" in died["error"]
     assert plain["loaded"] is True
+
+
+def test_a_backend_autoload_that_breaks_import_torch_is_named_with_its_cause():
+    """torch (2.5 on) raises this, `from` the entry point's own error, when a package's
+    torch.backends entry point fails at `import torch` (torch_npu without Ascend's CANN)."""
+    import sys
+    sys.path.insert(0, str(__import__("conftest").CELL))
+    import load_library
+    try:
+        try:
+            raise ImportError("libhccl.so: cannot open shared object file: No such file or directory")
+        except ImportError as err:
+            raise RuntimeError("Failed to load the backend extension: torch_npu. You can disable extension "
+                               "auto-loading with TORCH_DEVICE_BACKEND_AUTOLOAD=0.") from err
+    except RuntimeError as e:
+        found = load_library.backend_autoload_failure(e)
+    assert found == {"entry_point": "torch_npu",
+                     "cause": "ImportError: libhccl.so: cannot open shared object file: No such file or directory"}
+    assert load_library.backend_autoload_failure(RuntimeError("CUDA error: no kernel image")) is None

@@ -54,6 +54,26 @@ TEST(LoadChecks, NoLibraryIsAnError) {
   EXPECT_EQ(checks[0].status, Status::error);
 }
 
+// torch_npu 2.14.0 next to a torch of 2.5 on, without Ascend's CANN: torch runs its torch.backends
+// entry point at `import torch`, which fails, so installing it breaks torch itself: a finding of
+// the package (fail, with torch's cause and the switch that disables autoloading), not an error
+// of the infrastructure to run again.
+TEST(LoadChecks, APackageWhoseBackendAutoloadBreaksImportTorchIsRed) {
+  const auto report = nlohmann::json::parse(R"({"libraries": [],
+    "error": "import torch: RuntimeError: Failed to load the backend extension: torch_npu. You can disable extension auto-loading with TORCH_DEVICE_BACKEND_AUTOLOAD=0.",
+    "backend_autoload": {"entry_point": "torch_npu", "cause": "ImportError: libhccl.so: cannot open shared object file: No such file or directory"}})");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::fail);
+  EXPECT_EQ(checks[0].subtest, "import");
+  EXPECT_EQ(checks[0].message, "installing it breaks `import torch`: torch runs its device-backend entry point "
+                               "'torch_npu' (torch.backends) at import, and it fails here: ImportError: libhccl.so: "
+                               "cannot open shared object file: No such file or directory");
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "breaks_import_torch");
+  EXPECT_NE(checks[0].diagnosis->fix.find("TORCH_DEVICE_BACKEND_AUTOLOAD=0"), std::string::npos);
+}
+
 TEST(NamespaceChecks, MissingCudaKernelIsTheUsersBackendError) {
   const auto report = nlohmann::json::parse(
       R"({"ops": {"box_iou": {"CPU": true, "CUDA": false, "Meta": false, "Autograd": false}}})");

@@ -174,8 +174,31 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
   return c;
 }
 
+// load_library.py's "backend_autoload": torch (2.5 on) runs each installed package's
+// `torch.backends` entry point at `import torch`, and one that fails stops the import itself
+// (torch_npu 2.14.0 without Ascend's CANN: libhccl.so). A finding of the package: not the
+// infrastructure's error, and nothing else of it can run here.
+CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::string& repro) {
+  const std::string entry = json_text(autoload, "entry_point"), cause = json_text(autoload, "cause");
+  CheckResult c = load_result("import", Status::fail,
+                              fmt::format("installing it breaks `import torch`: torch runs its device-backend "
+                                          "entry point '{}' (torch.backends) at import, and it fails here{}",
+                                          entry, cause.empty() ? "" : ": " + cause));
+  c.diagnosis = make_diagnosis("breaks_import_torch", c.message,
+                               fmt::format("where its device runtime is missing, set TORCH_DEVICE_BACKEND_AUTOLOAD=0 "
+                                           "(or install it only where that runtime is); for its maintainers: the "
+                                           "entry point '{}' should return quietly when the device runtime is absent",
+                                           entry),
+                               repro, cause);
+  return c;
+}
+
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
+  if (report.contains("backend_autoload") && report["backend_autoload"].is_object()) {
+    out.push_back(breaks_import_torch(report["backend_autoload"], repro));
+    return out;
+  }
   if (!json_text(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
     CheckResult c = make_check("", "load", "", Status::error, json_text(report, "error").empty() ? "no library was loaded" : json_text(report, "error"));
     c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro);
