@@ -327,6 +327,18 @@ TEST(ImportCheck, AVersionCheckRefusingThisTorchIsTheCauseNotWhatItRaisedAfter) 
   EXPECT_NE(c.diagnosis->evidence.find("(then: AttributeError: module 'os' has no attribute 'exit')"), std::string::npos);
 }
 
+// torchao 0.18.0 in torch 2.6: the sentence that names the torch it wants comes second in its words;
+// it leads the quote, so that a table's headline (cut at a word near 110 characters) keeps it.
+TEST(ImportCheck, ARefusalLeadsWithTheSentenceThatNamesTheTorch) {
+  const nlohmann::json import = {
+      {"module", "torchao"}, {"ok", false}, {"error", "ImportError: cannot import name 'register_constant'"},
+      {"refused", {"Skipping import of cpp extensions due to incompatible torch version. Please upgrade to torch "
+                   ">= 2.11.0 (found 2.6.0+debian)."}}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.message, "import torchao refuses this torch: \"Please upgrade to torch >= 2.11.0 (found 2.6.0+debian).\" "
+                       "(after \"Skipping import of cpp extensions due to incompatible torch version.\")");
+}
+
 // dgl 2.1.0: `from packaging import version`, else setuptools' vendored copy, which setuptools 84
 // no longer has. The module it wanted is named first, where the requirement rule reads it: the
 // one fix is to declare `packaging`, not setuptools.

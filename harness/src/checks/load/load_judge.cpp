@@ -126,6 +126,31 @@ CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& li
                                  json_text(*libs.front(), "variant_of")));
 }
 
+// A refusal in the package's words, its sentence that names the torch it wants first: the
+// headline a table shows is cut at about 110 characters, and torchao 0.18.0's version comes
+// second ("Skipping import of cpp extensions due to incompatible torch version. Please upgrade to
+// torch >= 2.11.0 (found 2.6.0+debian).").
+std::string refusal_quote(const std::string& line) {
+  static const std::regex version(R"(\d+\.(\d+|\*))");
+  std::vector<std::string> sentences;
+  for (std::size_t start = 0; start < line.size();) {
+    // A sentence ends at ". ", not inside a version ("2.11.0", "2.8.*"), nor at "ERROR! " (IPEX).
+    std::size_t end = start;
+    while (end < line.size() && !(line[end] == '.' && (end + 1 == line.size() || line[end + 1] == ' ')))
+      ++end;
+    end = std::min(end + 1, line.size());
+    std::string s = line.substr(start, end - start);
+    s.erase(0, s.find_first_not_of(' '));
+    if (!s.empty()) sentences.push_back(s);
+    start = end;
+  }
+  const auto named = std::find_if(sentences.begin(), sentences.end(),
+                                  [](const std::string& s) { return std::regex_search(s, version); });
+  if (named == sentences.begin() || named == sentences.end()) return fmt::format("\"{}\"", line);
+  std::vector<std::string> before(sentences.begin(), named);
+  return fmt::format("\"{}\" (after \"{}\")", *named, fmt::join(before, " "));
+}
+
 // A library whose missing symbols include versioned ones of the system's C or C++ runtime
 // (load_library.py's "system_runtime": std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm
 // image): the system is older than the one the library was built for, whatever else it lacks.
@@ -475,8 +500,8 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
   if (!refused.empty()) {
     // Its own version check refused this torch, in its words; what it raised after (IPEX 2.8.0's
     // `os.exit(127)`: an AttributeError) is not the cause.
-    CheckResult c = load_result("import", Status::fail, fmt::format("import {} refuses this torch: \"{}\"", module,
-                                                                    refused.front()));
+    CheckResult c = load_result("import", Status::fail, fmt::format("import {} refuses this torch: {}", module,
+                                                                    refusal_quote(refused.front())));
     c.diagnosis = make_diagnosis("torch_version_refused", c.message,
                                  "install the release made for this torch, or the torch the package asks for", repro,
                                  fmt::format("{}\n(then: {})", fmt::join(refused, "\n"), error));
