@@ -57,6 +57,19 @@ double measured_cell_seconds(CellWork work) {
   return 650;
 }
 
+double look_ahead_wall_seconds(const std::vector<double>& image_build_seconds, const std::vector<TimedCell>& cells) {
+  std::vector<double> ready(image_build_seconds.size());
+  double builder = 0;
+  for (std::size_t i = 0; i < image_build_seconds.size(); ++i) ready[i] = builder += image_build_seconds[i];
+  double t = 0;
+  for (const auto& cell : cells) {
+    for (const auto i : cell.images)
+      if (i < ready.size()) t = std::max(t, ready[i]);
+    t += cell.seconds;
+  }
+  return std::max(t, builder);  // images built for cells that never wait on them still take their time
+}
+
 SpaceVerdict judge_space(const std::vector<SpaceNeed>& needs) {
   SpaceVerdict verdict;
   std::map<std::uint64_t, std::vector<const SpaceNeed*>> by_device;

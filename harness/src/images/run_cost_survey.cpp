@@ -183,11 +183,13 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
   ImagePlan plan(cost.new_images);
   std::map<std::string, bool> present;
   std::set<std::string> cuda_layers;  // cuda_layers_key of the images present or planned so far
+  std::vector<TimedCell> timeline;
   for (const Cell* cell : cells) {
     const nlohmann::json last = last_result(results_dir, *cell);
     const CellWork work = work_of(*cell);
+    timeline.push_back({images_only ? 0.0 : cell_seconds(last, work), {}});
     if (!images_only) {
-      cost.cell_seconds += cell_seconds(last, work);
+      cost.cell_seconds += timeline.back().seconds;
       if (work == CellWork::atlas_pair) {
         ++cost.atlas_pairs;
       } else if (!fs::exists(engine.host_build_dir(*cell))) {
@@ -207,7 +209,17 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
     plan_image(engine, *cell, last, tag, shares_layers, plan);
   }
   for (const auto& [tag, is_present] : present) cost.images_present += is_present;
-  for (const auto& i : cost.new_images) cost.image_seconds += i.build_seconds;
+  std::vector<double> builds;
+  for (std::size_t k = 0; k < cost.new_images.size(); ++k) {
+    const PlannedImage& image = cost.new_images[k];
+    cost.image_seconds += image.build_seconds;
+    builds.push_back(image.build_seconds);
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (std::find(image.cells.begin(), image.cells.end(), cells[c]->id) != image.cells.end())
+        timeline[c].images.push_back(k);
+  }
+  cost.wall_seconds = cost.parallel_cells == 1 ? look_ahead_wall_seconds(builds, timeline)
+                                               : (cost.image_seconds + cost.cell_seconds) / cost.parallel_cells;
   // Asked once, and only where the plan makes a base: a run whose bases are there needs no mmdebstrap.
   const auto base = std::find_if(cost.new_images.begin(), cost.new_images.end(),
                                  [](const PlannedImage& i) { return i.name.rfind(kBaseImagePrefix, 0) == 0; });
@@ -252,10 +264,11 @@ std::string render_run_cost(const RunCost& cost) {
     out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
                        human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",
                        n.free_bytes ? human_bytes(*n.free_bytes) + " free" : "free space unknown");
-  const double total = (cost.image_seconds + cost.cell_seconds) / cost.parallel_cells;
   out += fmt::format("  time: {} (images {}, cells {}{})\n",
-                     human_duration(total), human_duration(cost.image_seconds), human_duration(cost.cell_seconds),
-                     cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells) : "");
+                     human_duration(cost.wall_seconds), human_duration(cost.image_seconds),
+                     human_duration(cost.cell_seconds),
+                     cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells)
+                                             : ", the images built beside the cells");
   for (const auto& b : cost.blockers) out += fmt::format("  the cells that need it fail at their image step: {}\n", b);
   return out;
 }

@@ -23,6 +23,7 @@ struct RunCost {
   double image_budget_bytes = 0;  // the atlas's --disk-budget (0: every new image at once)
   double image_seconds = 0;  // building the new images, one after the other
   double cell_seconds = 0;   // running the cells, one after the other
+  double wall_seconds = 0;   // the two together, the look-ahead's image builds beside the cells
   int parallel_cells = 1;
   std::vector<SpaceNeed> needs;  // engine storage, work dir
   // What the host lacks to build a planned image, each with its fix (podman's base images

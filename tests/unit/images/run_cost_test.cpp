@@ -96,6 +96,20 @@ Cell pypi_cell(const std::string& id) {
   return c;
 }
 
+// The look-ahead: one builder makes the new images in the order cells first ask for them, beside
+// the cells; a cell waits only for an image not built yet when the cell before it ends.
+TEST(LookAhead, ImagesBuiltBesideCompilingCellsCostOnlyTheirWait) {
+  // The main job's shape: the first cell's image is there; the next images build while it runs.
+  EXPECT_DOUBLE_EQ(look_ahead_wall_seconds({480, 120, 240}, {{650, {}}, {700, {0}}, {700, {1}}, {500, {2}}}),
+                   650 + 700 + 700 + 500);
+  // The first cell's own image is waited for in full; a long build outlasts a short cell.
+  EXPECT_DOUBLE_EQ(look_ahead_wall_seconds({400, 900}, {{100, {0}}, {50, {1}}, {10, {}}}), 400 + 900 + 50 + 10);
+  // Two cells of one image wait once; images nobody waits on (--images-only) still take their time.
+  EXPECT_DOUBLE_EQ(look_ahead_wall_seconds({300}, {{100, {0}}, {100, {0}}}), 500);
+  EXPECT_DOUBLE_EQ(look_ahead_wall_seconds({300, 200}, {{0, {}}, {0, {}}}), 500);
+  EXPECT_DOUBLE_EQ(look_ahead_wall_seconds({}, {}), 0);
+}
+
 TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_survey";
   fs::remove_all(work);
@@ -126,10 +140,14 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   const std::string text = render_run_cost(cost);
   EXPECT_NE(text.find("images to build: 1 (1 present)"), std::string::npos) << text;
   EXPECT_NE(text.find("as its last image localhost/opmatrix/pypi:old"), std::string::npos) << text;
+  // The one new image is a's and b's: a, the first cell, waits for it; b and c follow.
+  EXPECT_DOUBLE_EQ(cost.wall_seconds, cost.new_images[0].build_seconds + cost.cell_seconds);
+  EXPECT_NE(text.find("the images built beside the cells"), std::string::npos) << text;
   // --images-only: no build folders, no cell time.
   const RunCost images_only = survey_run_cost(engine, {&a, &b, &c}, (work / "results").string(), 1, true);
   EXPECT_EQ(images_only.new_build_trees, 0);
   EXPECT_DOUBLE_EQ(images_only.cell_seconds, 0);
+  EXPECT_DOUBLE_EQ(images_only.wall_seconds, images_only.image_seconds);
   fs::remove_all(work);
 }
 
