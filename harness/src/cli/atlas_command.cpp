@@ -6,6 +6,7 @@
 //   runtimes  the runtimes (all, or those of --runtime) as a GitHub job matrix, one line of JSON
 //             ({"include": [{"runtime": ID}, ...]}) for $GITHUB_OUTPUT: .github/workflows/atlas.yml
 //             runs one job per runtime.
+#include <chrono>
 #include <filesystem>
 #include <ostream>
 #include <set>
@@ -88,6 +89,8 @@ int run_within_budget(const AtlasOptions& opts, const Atlas& a, std::ostream& ou
   RunOptions run = pair_run(opts);
   std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
   DiskBudget budget(opts.disk_budget_gb * 1e9);
+  const std::int64_t run_started =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   int status = kExitOk;
   for (const auto& r : a.runtimes) {
     if (!chosen(opts.runtimes, r)) continue;
@@ -102,10 +105,16 @@ int run_within_budget(const AtlasOptions& opts, const Atlas& a, std::ostream& ou
     const std::string tag = engine->planned_image(first);
     if (!there_before && !tag.empty() && !engine->image_id(tag).empty())
       budget.built({tag, engine->image_size(tag).value_or(0)});
-    for (const auto& old : budget.over_budget())
+    const auto evicted = budget.over_budget();
+    for (const auto& old : evicted)
       out << fmt::format("opmatrix atlas: --disk-budget {} GB: removing {} ({:.1f} GB), built by this run, its pairs "
                          "done{}\n", opts.disk_budget_gb, old.tag, old.bytes / 1e9,
                          engine->remove_image(old.tag) ? "" : " — could not remove it (in use?)");
+    // The stages of the multi-stage builds this run made stay behind their tagged image, untagged.
+    if (!evicted.empty())
+      if (const int stages = engine->remove_unused_images_since(run_started); stages > 0)
+        out << fmt::format("opmatrix atlas: --disk-budget {} GB: removed {} untagged build stage image{} this run "
+                           "made\n", opts.disk_budget_gb, stages, stages == 1 ? "" : "s");
   }
   return status;
 }

@@ -28,4 +28,20 @@ std::vector<BuildLeftover> build_leftovers(const std::string& ps_json, std::int6
   return found;
 }
 
+std::vector<std::string> unused_images_since(const std::string& images_json, std::int64_t since_epoch_s) {
+  nlohmann::json all;
+  try {
+    all = nlohmann::json::parse(images_json);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("podman images --format json printed no JSON: ") + e.what());
+  }
+  if (!all.is_array()) throw std::runtime_error("podman images --format json printed no list");
+  std::vector<std::string> found;
+  for (const auto& i : all)
+    if (i.is_object() && i.value("Containers", 0) == 0 && i.value("Created", std::int64_t{0}) >= since_epoch_s &&
+        !i.value("Id", "").empty())
+      found.push_back(i.value("Id", ""));
+  return found;
+}
+
 }  // namespace opmatrix

@@ -21,4 +21,10 @@ struct BuildLeftover {
 // JSON.
 std::vector<BuildLeftover> build_leftovers(const std::string& ps_json, std::int64_t since_epoch_s);
 
+// The untagged images in `podman images -a --filter dangling=true --format json` created at or
+// after `since_epoch_s` that no container uses: the stages of multi-stage builds made since then
+// (a PyPI runtime image leaves a 5.7 GB one), which removing the tagged image leaves behind.
+// Throws std::runtime_error when the text is not that JSON.
+std::vector<std::string> unused_images_since(const std::string& images_json, std::int64_t since_epoch_s);
+
 }  // namespace opmatrix

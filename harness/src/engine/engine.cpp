@@ -295,6 +295,27 @@ class ContainerEngine : public Engine {
     return run_process(spec).ok();
   }
 
+  int remove_unused_images_since(std::int64_t since) override {
+    if (config_.kind != "podman") return 0;
+    std::vector<std::string> ids;
+    try {
+      ids = unused_images_since(
+          inspect({config_.kind, "images", "-a", "--filter", "dangling=true", "--format", "json"}).stdout_text, since);
+    } catch (const std::exception&) {
+      return 0;
+    }
+    int removed = 0;
+    for (const auto& id : ids) {  // one at a time: a stage another image still stands on stays
+      ProcessSpec spec;
+      spec.argv = {config_.kind, "rmi", id};
+      spec.env = env();
+      spec.capture_stdout = true;
+      spec.timeout_s = 600;
+      removed += run_process(spec).ok() ? 1 : 0;
+    }
+    return removed;
+  }
+
   std::optional<double> image_size(const std::string& tag) override {
     ProcessResult r = inspect({config_.kind, "image", "inspect", "--format", "{{.Size}}", tag});
     try {

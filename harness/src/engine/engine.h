@@ -2,6 +2,7 @@
 // directly on a machine that already is the environment (`--engine host`).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -87,6 +88,9 @@ class Engine {
   // Removes an image from the engine's storage (`podman rmi TAG`); false where it could not (in
   // use, absent, no storage). Only for images opmatrix built itself (the atlas's --disk-budget).
   virtual bool remove_image(const std::string& tag) { (void)tag; return false; }
+  // Removes the untagged images made since then that no container uses (the stages of the
+  // multi-stage builds of that time: engine/build_leftovers.h); how many went.
+  virtual int remove_unused_images_since(std::int64_t since_epoch_s) { (void)since_epoch_s; return 0; }
   // The folder the engine keeps its images in (podman's graphroot, docker's root dir), "" unknown.
   virtual std::string storage_root() { return ""; }
   virtual CellPaths paths(const Cell& cell) const = 0;

@@ -66,6 +66,7 @@ class SharedBuildEngine : public Engine {
   std::string image_id(const std::string& tag) override { return inner_->image_id(tag); }
   std::optional<double> image_size(const std::string& tag) override { return inner_->image_size(tag); }
   bool remove_image(const std::string& tag) override { return inner_->remove_image(tag); }
+  int remove_unused_images_since(std::int64_t since) override { return inner_->remove_unused_images_since(since); }
   std::string storage_root() override { return inner_->storage_root(); }
   CellPaths paths(const Cell& cell) const override { return inner_->paths(cell); }
   ProcessResult run_step(const std::string& image, const Cell& cell, const StepCommand& cmd) override {

@@ -46,4 +46,18 @@ TEST(BuildLeftovers, NotJsonIsAnError) {
   EXPECT_THROW(build_leftovers(R"({"Id": "x"})", 0), std::runtime_error);
 }
 
+// `podman images -a --filter dangling=true --format json` (fields trimmed): a PyPI runtime image's
+// build stage made during the run, an older one, and one a container still stands on.
+TEST(UnusedImagesSince, StagesMadeSinceThenThatNoContainerUses) {
+  const char* images = R"([
+    {"Id": "d652e46ca7cc", "Created": 1795809604, "Containers": 0, "Size": 5741715219},
+    {"Id": "30a74278ec12", "Created": 1795807395, "Containers": 0, "Size": 1200436203},
+    {"Id": "f9ed30226e2e", "Created": 1795809662, "Containers": 1, "Size": 237303254}
+  ])";
+  EXPECT_EQ(unused_images_since(images, 1795809000), std::vector<std::string>{"d652e46ca7cc"});
+  EXPECT_EQ(unused_images_since(images, 0), (std::vector<std::string>{"d652e46ca7cc", "30a74278ec12"}));
+  EXPECT_TRUE(unused_images_since("[]", 0).empty());
+  EXPECT_THROW(unused_images_since("Error: no such filter", 0), std::runtime_error);
+}
+
 }  // namespace opmatrix
