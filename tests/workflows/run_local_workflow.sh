@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The GitHub workflow end to end under act (scripts/run-workflow-locally.sh, docs/github.md):
 # matrix.yml dispatched on tests/workflows/local/matrix.yaml (wfops in Debian's torch 2.6, where
-# it works, and torch 1.13, where its build fails), then the same cells by a local
+# it works, torch 1.13, where its build fails, and PyPI's CUDA 13.2 torch 2.15), then the same cells by a local
 # `opmatrix run` (podman). check_local_workflow.py then holds: every job ran and passed or failed
 # as its cell did; `opmatrix diff` finds no difference between the workflow's report and the local
 # run's results (both ways); the JUnit file has one testcase per check result; the step summary
 # holds the verdict table; the site was published.
 #   tests/workflows/run_local_workflow.sh OPMATRIX WORK_DIR
-# Needs podman, the two Debian cell images the fixture names, localhost/opmatrix-base:bookworm
+# Needs podman, the three cell images the fixture names, localhost/opmatrix-base:bookworm
 # and PyPI; exit 77 with the reason otherwise (the script's own check).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
