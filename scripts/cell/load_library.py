@@ -665,7 +665,9 @@ def same_bytes(a, b):
 def find_libraries(root):
     """Every shared library under root, each once: the names of one library's soname chain
     (libfoo.so, libfoo.so.0, libfoo.so.0.8.0) are symlinks in a build tree and byte-identical
-    copies in a wheel, which cannot hold links (fairseq2n 0.8.1); the first name stands for all."""
+    copies in a wheel, which cannot hold links (fairseq2n 0.8.1). The name that stands for all is
+    its SONAME where one of them bears it (what the others NEED: libfairseq2n.so.0), else the
+    first."""
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in ("CMakeFiles", "_deps", "googletest", "temp", "tmp"))
@@ -675,10 +677,13 @@ def find_libraries(root):
                 continue
             path = os.path.join(folder, f)
             real = os.path.realpath(path)
-            if any(os.path.realpath(k) == real or (os.path.getsize(k) == os.path.getsize(path) and same_bytes(k, path))
-                   for k in kept if os.path.isfile(k) and os.path.isfile(path)):
-                continue
-            kept.append(path)
+            same = next((i for i, k in enumerate(kept) if os.path.isfile(k) and os.path.isfile(path) and (
+                os.path.realpath(k) == real or (os.path.getsize(k) == os.path.getsize(path) and same_bytes(k, path)))),
+                None)
+            if same is None:
+                kept.append(path)
+            elif f in dynamic_entries(path, "SONAME"):
+                kept[same] = path
         found += kept
     return found
 

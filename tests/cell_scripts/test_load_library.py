@@ -167,6 +167,16 @@ def test_one_library_under_each_name_of_its_soname_chain_is_judged_once(torch_in
     for root, expected in ((wheel, ["libchain.so", "libother.so"]), (tree, ["libchain.so"])):
         out, _ = run_json("load_library.py", "--find", root)
         assert [os.path.basename(lib["path"]) for lib in out["libraries"]] == expected
+    # Where one name is the library's SONAME (what the package's other libraries NEED), that one.
+    named = tmp_path / "named"
+    named.mkdir()
+    (named / "soname.c").write_text("int opm_soname(void) { return 3; }\n")
+    compile_or_fail(["cc", "-shared", "-fPIC", "soname.c", "-o", "libsoname.so.0", "-Wl,-soname,libsoname.so.0"],
+                    "soname", cwd=named)
+    for name in ["libsoname.so", "libsoname.so.0.8.0"]:
+        shutil.copy(named / "libsoname.so.0", named / name)
+    out, _ = run_json("load_library.py", "--find", named)
+    assert [os.path.basename(lib["path"]) for lib in out["libraries"]] == ["libsoname.so.0"]
 
 
 def test_without_torch_reports_the_import_error(c_libs):
