@@ -2,18 +2,29 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace opmatrix {
 
-std::vector<BuildLeftover> build_leftovers(const std::string& ps_json, std::int64_t since_epoch_s) {
+namespace {
+
+// What `podman ps|images --format json` prints: a list, or the reason it is not one.
+nlohmann::json podman_list(const std::string& text, const std::string& command) {
   nlohmann::json all;
   try {
-    all = nlohmann::json::parse(ps_json);
+    all = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("podman ps --format json printed no JSON: ") + e.what());
+    throw std::runtime_error(fmt::format("podman {} --format json printed no JSON: {}", command, e.what()));
   }
-  if (!all.is_array()) throw std::runtime_error("podman ps --format json printed no list");
+  if (!all.is_array()) throw std::runtime_error(fmt::format("podman {} --format json printed no list", command));
+  return all;
+}
+
+}  // namespace
+
+std::vector<BuildLeftover> build_leftovers(const std::string& ps_json, std::int64_t since_epoch_s) {
+  const nlohmann::json all = podman_list(ps_json, "ps");
   std::vector<BuildLeftover> found;
   for (const auto& c : all) {
     if (!c.is_object()) continue;
@@ -29,13 +40,7 @@ std::vector<BuildLeftover> build_leftovers(const std::string& ps_json, std::int6
 }
 
 std::vector<std::string> unused_images_since(const std::string& images_json, std::int64_t since_epoch_s) {
-  nlohmann::json all;
-  try {
-    all = nlohmann::json::parse(images_json);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("podman images --format json printed no JSON: ") + e.what());
-  }
-  if (!all.is_array()) throw std::runtime_error("podman images --format json printed no list");
+  const nlohmann::json all = podman_list(images_json, "images");
   std::vector<std::string> found;
   for (const auto& i : all)
     if (i.is_object() && i.value("Containers", 0) == 0 && i.value("Created", std::int64_t{0}) >= since_epoch_s &&
