@@ -345,7 +345,9 @@ class ContainerEngine : public Engine {
 
   // podman leaves an interrupted build's working containers, which pin its intermediate images
   // (engine/build_leftovers.h). Once no build of this run is in flight, those created since the
-  // first failed build began are that build's (or a later failed one's): none can be live.
+  // first failed build began are that build's (or a later failed one's): none of this run's can be
+  // live. Another opmatrix (or podman build) on the same storage building at that very moment would
+  // lose its working container and fail: one that is told apart by nothing podman records.
   std::int64_t build_started() {
     std::lock_guard<std::mutex> lock(builds_mutex_);  // waits for a removal under way
     ++builds_in_flight_;
