@@ -30,6 +30,7 @@ A package without any compiled library (a setup.py that builds none in this runt
 is no error when MODULE is given: "libraries" is empty and the import is judged."""
 import argparse
 import ctypes
+import filecmp
 import json
 import os
 import re
@@ -652,14 +653,9 @@ def mark_other_torch_builds(libraries, torch_version):
                 lib["variant_of"] = fitting[0]
 
 
-def same_bytes(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        while True:
-            ca, cb = fa.read(1 << 20), fb.read(1 << 20)
-            if ca != cb:
-                return False
-            if not ca:
-                return True
+def same_library(a, b):
+    """One file under two names: a link to it, or a byte-identical copy."""
+    return os.path.realpath(a) == os.path.realpath(b) or filecmp.cmp(a, b, shallow=False)
 
 
 def find_libraries(root):
@@ -676,10 +672,8 @@ def find_libraries(root):
             if not (f.endswith(".so") or ".so." in f):
                 continue
             path = os.path.join(folder, f)
-            real = os.path.realpath(path)
-            same = next((i for i, k in enumerate(kept) if os.path.isfile(k) and os.path.isfile(path) and (
-                os.path.realpath(k) == real or (os.path.getsize(k) == os.path.getsize(path) and same_bytes(k, path)))),
-                None)
+            same = next((i for i, k in enumerate(kept) if os.path.isfile(k) and os.path.isfile(path) and same_library(k, path)),
+                        None)
             if same is None:
                 kept.append(path)
             elif f in dynamic_entries(path, "SONAME"):
