@@ -672,8 +672,8 @@ def find_libraries(root):
             if not (f.endswith(".so") or ".so." in f):
                 continue
             path = os.path.join(folder, f)
-            same = next((i for i, k in enumerate(kept) if os.path.isfile(k) and os.path.isfile(path) and same_library(k, path)),
-                        None)
+            same = next((i for i, k in enumerate(kept)
+                         if os.path.isfile(k) and os.path.isfile(path) and same_library(k, path)), None)
             if same is None:
                 kept.append(path)
             elif f in dynamic_entries(path, "SONAME"):
