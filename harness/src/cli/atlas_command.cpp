@@ -6,7 +6,6 @@
 //   runtimes  the runtimes (all, or those of --runtime) as a GitHub job matrix, one line of JSON
 //             ({"include": [{"runtime": ID}, ...]}) for $GITHUB_OUTPUT: .github/workflows/atlas.yml
 //             runs one job per runtime.
-#include <chrono>
 #include <filesystem>
 #include <ostream>
 #include <set>
@@ -16,10 +15,8 @@
 
 #include "atlas/atlas_file.h"
 #include "atlas/atlas_report.h"
-#include "atlas/disk_budget.h"
 #include "cli/commands.h"
-#include "engine/engine.h"
-#include "pipeline/run_state.h"
+#include "pipeline/image_by_image.h"
 #include "matrix/diagnostic.h"
 #include "report/results_set.h"
 #include "util/atomic_write.h"
@@ -78,49 +75,19 @@ RunOptions pair_run(const AtlasOptions& opts) {
   RunOptions run = opts.run;
   run.matrix = run.atlas;
   run.cross_load = false;  // a pair's library is judged in its own runtime; the atlas is the cross table
-  run.image_budget_bytes = opts.disk_budget_gb * 1e9;
   return run;
 }
 
-// With --disk-budget: one runtime at a time (its image built where missing, its pairs run), then
-// the images this run built removed, oldest first, while together they take more than the budget.
-// Images that were there before the run are never removed.
+// With --disk-budget: one runtime at a time (pipeline/image_by_image.h).
 int run_within_budget(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
-  RunOptions run = pair_run(opts);
-  std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
-  DiskBudget budget(opts.disk_budget_gb * 1e9);
-  const std::int64_t run_started =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  int status = kExitOk;
-  for (const auto& r : a.runtimes) {
-    if (!chosen(opts.runtimes, r)) continue;
-    run.cells = pairs_of(opts, a, r);
-    if (run.cells.empty()) continue;
-    const Cell& first = *a.pairs.find(run.cells.front());
-    const std::string planned = engine->planned_image(first);
-    const bool there_before = !planned.empty() && !engine->image_id(planned).empty();
-    const int s = run_command(run, out, err);
-    if (s == kExitInterrupted || s == kExitUsage) return s;
-    status = std::max(status, s);
-    const std::string tag = engine->planned_image(first);
-    if (!there_before && !tag.empty() && !engine->image_id(tag).empty())
-      budget.built({tag, engine->image_size(tag).value_or(0)});
-    const auto evicted = budget.over_budget();
-    for (const auto& old : evicted)
-      out << fmt::format("opmatrix atlas: --disk-budget {} GB: removing {} ({:.1f} GB), built by this run, its pairs "
-                         "done{}\n", opts.disk_budget_gb, old.tag, old.bytes / 1e9,
-                         engine->remove_image(old.tag) ? "" : " — could not remove it (in use?)");
-    // The stages of the multi-stage builds this run made stay behind their tagged image, untagged.
-    if (!evicted.empty())
-      if (const int stages = engine->remove_unused_images_since(run_started); stages > 0)
-        out << fmt::format("opmatrix atlas: --disk-budget {} GB: removed {} untagged build stage image{} this run "
-                           "made\n", opts.disk_budget_gb, stages, stages == 1 ? "" : "s");
-  }
-  return status;
+  std::vector<std::vector<std::string>> groups;
+  for (const auto& r : a.runtimes)
+    if (chosen(opts.runtimes, r)) groups.push_back(pairs_of(opts, a, r));
+  return run_image_by_image(pair_run(opts), a.pairs, groups, "opmatrix atlas", out, err);
 }
 
 int run_pairs(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ostream& err) {
-  if (opts.disk_budget_gb > 0 && !opts.run.dry_run && !opts.run.images_only) return run_within_budget(opts, a, out, err);
+  if (opts.run.disk_budget_gb > 0 && !opts.run.dry_run && !opts.run.images_only) return run_within_budget(opts, a, out, err);
   RunOptions run = pair_run(opts);
   for (const auto& r : a.runtimes)
     if (chosen(opts.runtimes, r))

@@ -65,9 +65,11 @@ struct RunOptions {
   std::vector<std::string> cells;  // empty: the default selection
   std::string where;               // empty: the default local run
   int jobs = 1;                    // cells at once
-  // The atlas's --disk-budget: the images the run builds are removed as it goes, beyond this many
-  // bytes (0: none); the cost survey counts at most this much of them at once.
-  double image_budget_bytes = 0;
+  // --disk-budget: the cells run one image at a time and the images the run builds are removed as
+  // it goes, beyond this many GB (0: none; pipeline/image_by_image.h); the cost survey counts at
+  // most this much of them at once.
+  double disk_budget_gb = 0;
+  bool image_group = false;        // one image's cells of a --disk-budget run (it is not split again)
   int build_jobs = 0;              // compile jobs per cell; 0 = cores / jobs
   int prefetch = 1;                // images built ahead of the cells while they compile; 0 = none
   std::string results = "results";
@@ -116,7 +118,6 @@ struct AtlasOptions {
   std::vector<std::string> runtimes;   // only these runtimes (a GitHub job each); empty: all
   std::vector<std::string> libraries;  // only these libraries; empty: all
   int newest = 0;                      // only each library's newest N releases; 0: all
-  double disk_budget_gb = 0;           // keep the images this run builds under this; 0: no bound
   std::string output = "docs/atlas";   // report: the folder the pages go to
 };
 int atlas_command(const AtlasOptions& opts, std::ostream& out, std::ostream& err);

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "pipeline/cell_workers.h"
 #include "pipeline/cross_load_stage.h"
+#include "pipeline/image_by_image.h"
 #include "pipeline/open_run.h"
 #include "pipeline/plan_run.h"
 #include "pipeline/run_cost_gate.h"
@@ -16,7 +17,31 @@
 
 namespace opmatrix {
 
+namespace {
+
+// --disk-budget: the selection's cells grouped by the image each runs in, one group at a time
+// (pipeline/image_by_image.h). The cells that cannot run here are said once, with their reasons.
+int run_within_budget(const RunOptions& opts, std::ostream& out, std::ostream& err) {
+  RunState run(opts, out, err);
+  if (StageExit status = open_run(run)) return *status;
+  if (StageExit status = select_cells(run)) return *status;
+  std::vector<std::pair<std::string, std::string>> cells;
+  for (const auto& j : run.jobs) {
+    if (j.runs())
+      cells.emplace_back(j.cell->id, run.engine->planned_image(*j.cell));
+    else
+      err << "opmatrix run: skipped " << j.cell->id << ": " << j.skip_reason << "\n";
+  }
+  RunOptions each = opts;
+  each.cross_load = false;  // the images of other groups are gone by then
+  return run_image_by_image(each, *run.matrix, group_cells_by_image(cells), "opmatrix run", out, err);
+}
+
+}  // namespace
+
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
+  if (opts.disk_budget_gb > 0 && !opts.image_group && !opts.dry_run && !opts.images_only)
+    return run_within_budget(opts, out, err);
   RunState run(opts, out, err);
   if (StageExit status = open_run(run)) return *status;
   if (StageExit status = select_cells(run)) return *status;

@@ -254,7 +254,7 @@ std::string render_run_cost(const RunCost& cost) {
                        human_bytes(measured_build_tree_bytes(CellWork::own_kernels)),
                        human_bytes(measured_build_tree_bytes(CellWork::library)));
   if (cost.image_budget_bytes > 0)
-    out += fmt::format("  --disk-budget {}: the images this run builds are removed runtime by runtime beyond it\n",
+    out += fmt::format("  --disk-budget {}: the cells run image by image, and the images this run builds are removed beyond it\n",
                        human_bytes(cost.image_budget_bytes));
   if (cost.atlas_pairs > 0)
     out += fmt::format("  atlas pairs: {}, each one's folder removed once its result is written (up to {} while it runs, "

@@ -20,7 +20,7 @@ struct RunCost {
   int new_build_trees = 0;
   double build_tree_bytes = 0;
   int atlas_pairs = 0;  // each one's folder goes once it is done: room for `parallel_cells` of them
-  double image_budget_bytes = 0;  // the atlas's --disk-budget (0: every new image at once)
+  double image_budget_bytes = 0;  // --disk-budget (0: every new image at once)
   double image_seconds = 0;  // building the new images, one after the other
   double cell_seconds = 0;   // running the cells, one after the other
   double wall_seconds = 0;   // the two together, the look-ahead's image builds beside the cells
@@ -36,7 +36,7 @@ struct RunCost {
 ImageFigures image_figures_of(const Cell& cell);
 
 // `cells`: those the run will start (not the skipped ones). `images_only`: no cell runs.
-// `image_budget_bytes`: the atlas's --disk-budget (0: none), the most of the new images kept at once.
+// `image_budget_bytes`: --disk-budget (0: none), the most of the new images kept at once.
 RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, const std::string& results_dir,
                         int parallel_cells, bool images_only, double image_budget_bytes = 0);
 

@@ -46,7 +46,8 @@ bool cost_fits_or_yes(RunState& run, int cached) {
   // One survey; a dry run says it as what would happen.
   const std::string who = opts.dry_run ? "opmatrix run --dry-run" : "opmatrix run";
   const RunCost cost =
-      survey_run_cost(*run.engine, cells, run.results_dir, run.parallel_cells, opts.images_only, opts.image_budget_bytes);
+      survey_run_cost(*run.engine, cells, run.results_dir, run.parallel_cells, opts.images_only,
+                      opts.disk_budget_gb * 1e9);
   run.err << fmt::format("{}: {} cell{} {}{}; {}:\n", who, cells.size(), cells.size() == 1 ? "" : "s",
                          opts.dry_run ? "would run" : "to run", cached ? fmt::format(" ({} more cached)", cached) : "",
                          opts.dry_run ? "what it would cost" : "what it costs before it starts")

@@ -224,6 +224,23 @@ TEST(CliRun, DryRunStartsNothingAndSaysWhetherItFits) {
   EXPECT_FALSE(std::filesystem::exists(root / "work"));
 }
 
+// --disk-budget: a size above zero; the dry run says the cells go image by image under it.
+TEST(CliRun, DiskBudgetIsPositiveAndTheDryRunSaysItGoesImageByImage) {
+  const std::filesystem::path root = one_cell_repo("cli_run_budget", "a");
+  const std::vector<std::string> run = {"run", "--dry-run", "--matrix", (root / "matrix.yaml").string(), "--engine",
+                                        "host", "--cell", "a", "--work-dir", (root / "work").string()};
+  std::vector<std::string> zero = run, budget = run;
+  zero.insert(zero.end(), {"--disk-budget", "0"});
+  budget.insert(budget.end(), {"--disk-budget", "3"});
+  CliRun bad = cli(zero);
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--disk-budget"), std::string::npos) << bad.err;
+  CliRun ok = cli(budget);
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.err.find("--disk-budget 3.0 GB: the cells run image by image"), std::string::npos) << ok.err;
+  EXPECT_FALSE(std::filesystem::exists(root / "work"));
+}
+
 // The repository's matrix: every PyPI torch minor from 2.0 to the newest is in the GitHub set (the
 // GitHub set), and the local default is a small set of its own.
 TEST(CliList, TheAtlasHoldsEveryPypiTorchMinorAndTheDefaultIsSmall) {

@@ -1,5 +1,5 @@
-// `opmatrix atlas run --disk-budget GB`: which runtime images the run removes once a runtime's
-// pairs are done. Only images this run built count and go, oldest first, while together they take
+// --disk-budget GB (`opmatrix run`, `opmatrix atlas run`): which images the run removes once an
+// image's cells are done. Only images this run built count and go, oldest first, while together they take
 // more than the budget; images that were there before the run are never touched.
 #pragma once
 
@@ -16,7 +16,7 @@ struct BuiltImage {
 class DiskBudget {
  public:
   explicit DiskBudget(double budget_bytes) : budget_(budget_bytes) {}
-  // A runtime's pairs are done in an image the run built (call only for those).
+  // An image's cells are done, in an image the run built (call only for those).
   void built(BuiltImage image) { built_.push_back(std::move(image)); }
   // The images to remove now, oldest first; they are no longer counted.
   std::vector<BuiltImage> over_budget();

@@ -1,4 +1,4 @@
-#include "atlas/disk_budget.h"
+#include "pipeline/disk_budget.h"
 
 namespace opmatrix {
 

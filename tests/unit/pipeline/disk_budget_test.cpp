@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "atlas/disk_budget.h"
+#include "pipeline/disk_budget.h"
 
 namespace opmatrix {
 

@@ -1,0 +1,27 @@
+#include <gtest/gtest.h>
+
+#include "pipeline/image_by_image.h"
+
+namespace opmatrix {
+
+using Groups = std::vector<std::vector<std::string>>;
+
+// The matrix interleaves images (our kernels' cell, then other libraries' cells of the same
+// torch further down): under --disk-budget each image is built once and all its cells run
+// before it may be removed, in the order the images are first needed.
+TEST(GroupCellsByImage, EachImageOnceInTheOrderItIsFirstNeeded) {
+  const Groups groups = group_cells_by_image({{"pypi-2.5", "img-a"},
+                                              {"trixie-cpu", "img-b"},
+                                              {"boxops-pypi-2.5", "img-a"},
+                                              {"mismatch", "img-c"},
+                                              {"trixie-cmake", "img-b"}});
+  EXPECT_EQ(groups, (Groups{{"pypi-2.5", "boxops-pypi-2.5"}, {"trixie-cpu", "trixie-cmake"}, {"mismatch"}}));
+}
+
+// The host engine runs cells in this machine's own environment: no image to share or remove.
+TEST(GroupCellsByImage, CellsWithoutAnImageRunEachOnTheirOwn) {
+  const Groups groups = group_cells_by_image({{"host-a", ""}, {"host-b", ""}});
+  EXPECT_EQ(groups, (Groups{{"host-a"}, {"host-b"}}));
+}
+
+}  // namespace opmatrix
