@@ -2,16 +2,24 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
+#include <set>
 #include <ostream>
 
 #include <fmt/format.h>
 
-#include "pipeline/disk_budget.h"
 #include "engine/engine.h"
+#include "engine/process.h"
+#include "images/image_prefetch.h"
+#include "pipeline/cell_cache.h"
+#include "pipeline/disk_budget.h"
 #include "pipeline/engine_config.h"
+#include "pipeline/open_run.h"
+#include "pipeline/plan_run.h"
 #include "pipeline/run_state.h"
+#include "pipeline/select_cells.h"
 
 namespace opmatrix {
 
@@ -30,23 +38,76 @@ std::vector<std::vector<std::string>> group_cells_by_image(const std::vector<std
   return groups;
 }
 
+bool room_to_build_ahead(const AheadRoom& room) {
+  const double held = room.kept_bytes + room.current_bytes + room.next_bytes;
+  if (held > room.budget_bytes) return false;
+  return !room.free_bytes || room.next_bytes < *room.free_bytes;
+}
+
+namespace {
+
+// Which groups have a cell to run: a group whose cells' results all stand needs no image.
+std::vector<bool> groups_with_work(const RunOptions& opts, const std::vector<std::vector<std::string>>& groups,
+                                   std::ostream& out, std::ostream& err) {
+  std::vector<bool> work(groups.size(), true);
+  RunOptions all = opts;
+  all.cells.clear();
+  for (const auto& g : groups) all.cells.insert(all.cells.end(), g.begin(), g.end());
+  RunState run(all, out, err);
+  if (open_run(run) || select_cells(run)) return work;  // the group's own run says what is wrong
+  plan_run(run);
+  std::map<std::string, bool> runs;
+  for (const auto& job : run.jobs) runs[job.cell->id] = job.runs() && !standing_result(run, *job.cell, cache_key_of(run, job)).result;
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    work[k] = std::any_of(groups[k].begin(), groups[k].end(), [&](const std::string& id) { return runs[id]; });
+  return work;
+}
+
+}  // namespace
+
 int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vector<std::vector<std::string>>& groups,
                        const std::string& command, std::ostream& out, std::ostream& err) {
   RunOptions run = opts;
   run.image_group = true;  // each group is a plain run: it does not split itself again
   run.where.clear();
   std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
+  const LookAheadSettings ahead = default_look_ahead_settings(1, absolute_path(opts.results));
+  const std::vector<bool> work = groups_with_work(run, groups, out, err);
   DiskBudget budget(opts.disk_budget_gb * 1e9);
+  const double budget_bytes = opts.disk_budget_gb * 1e9;
   const std::int64_t run_started =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::set<std::string> built_ahead;  // tags this run built ahead of their cells: its own, for the budget
   int status = kExitOk;
-  for (const auto& group : groups) {
-    if (group.empty()) continue;
-    run.cells = group;
-    const Cell& first = *m.find(group.front());
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    if (groups[k].empty()) continue;
+    run.cells = groups[k];
+    const Cell& first = *m.find(groups[k].front());
     const std::string planned = engine->planned_image(first);
-    const bool there_before = !planned.empty() && !engine->image_id(planned).empty();
+    const bool there_before = !planned.empty() && !engine->image_id(planned).empty() && !built_ahead.count(planned);
+    // The next image with cells to run is built beside this one's cells (downloads beside their
+    // work), where the budget holds it with the images kept and this one, and the disk has room.
+    std::future<ImageOutcome> next_build;
+    const auto next = std::find(work.begin() + static_cast<std::ptrdiff_t>(k) + 1, work.end(), true);
+    if (work[k] && next != work.end() && opts.prefetch > 0 && engine->name() != "host") {
+      const Cell& n = *m.find(groups[static_cast<std::size_t>(next - work.begin())].front());
+      const std::string tag = engine->planned_image(n);
+      const AheadRoom room{budget.kept_bytes(), there_before ? 0.0 : ahead.storage_need(first), ahead.storage_need(n),
+                           budget_bytes, ahead.free_bytes(engine->storage_root())};
+      if (!tag.empty() && engine->image_id(tag).empty() && room_to_build_ahead(room)) {
+        out << fmt::format("{}: building {} ahead (for {}) beside {}'s cells\n", command, tag, n.id, planned) << std::flush;
+        next_build = std::async(std::launch::async, [&engine, &n, &ahead] {
+          return engine->ensure_image(n, ahead.log_path(n), ahead.image_timeout(n));
+        });
+      }
+    }
     const int s = run_command(run, out, err);
+    if (next_build.valid()) {  // a stop ends its build too (engine/process.h)
+      const ImageOutcome built = next_build.get();
+      if (built.ok && built.built) built_ahead.insert(built.tag);
+      if (!built.ok && !stop_requested().load())
+        out << fmt::format("{}: the build ahead failed; its cells' run builds it again\n", command);
+    }
     if (s == kExitInterrupted || s == kExitUsage) return s;
     status = std::max(status, s);
     if (!there_before && !planned.empty() && !engine->image_id(planned).empty())

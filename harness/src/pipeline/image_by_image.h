@@ -3,10 +3,13 @@
 // oldest first, while together they take more than the budget (atlas/disk_budget.h). Images that
 // were there before the run are never removed. Each image's cells are one `opmatrix run` of their
 // own, so a rerun resumes: cells whose results still stand are not run again, and an image whose
-// cells are all done is not built again.
+// cells are all done is not built again. While one image's cells run, the next image with cells
+// to run is built beside them where the budget and the disk hold both (an image is mostly
+// downloads, a cell mostly CPU), as `run`'s look-ahead does within one run.
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +23,18 @@ namespace opmatrix {
 // a cell keeps its place within its image's group. A cell with no image of its own ("" — the host
 // engine) is a group by itself.
 std::vector<std::vector<std::string>> group_cells_by_image(const std::vector<std::pair<std::string, std::string>>& cells);
+
+// Whether the next image may be built while this one's cells run: the images this run built and
+// keeps, this one (0 when it was there before), and the next (each with room to commit its largest
+// layer) within the budget, and the next within the storage's free space (nullopt: unknown).
+struct AheadRoom {
+  double kept_bytes = 0;
+  double current_bytes = 0;
+  double next_bytes = 0;
+  double budget_bytes = 0;
+  std::optional<double> free_bytes;
+};
+bool room_to_build_ahead(const AheadRoom& room);
 
 // Runs `groups` (cell ids of `m`, one image each) in turn under `opts.disk_budget_gb`. `command`
 // names the caller in what it prints ("opmatrix atlas"). The worst exit status of the groups; an

@@ -24,4 +24,14 @@ TEST(GroupCellsByImage, CellsWithoutAnImageRunEachOnTheirOwn) {
   EXPECT_EQ(groups, (Groups{{"host-a"}, {"host-b"}}));
 }
 
+// The next image is built beside this one's cells only where the budget holds the images kept,
+// this one and the next at once, and the disk has room for the next.
+TEST(RoomToBuildAhead, TheBudgetHoldsAllThreeAndTheDiskTheNext) {
+  EXPECT_TRUE(room_to_build_ahead({0, 9e9, 9e9, 20e9, 50e9}));
+  EXPECT_FALSE(room_to_build_ahead({9e9, 9e9, 9e9, 20e9, 50e9})) << "an image kept from before fills the budget";
+  EXPECT_TRUE(room_to_build_ahead({0, 0, 9e9, 10e9, 50e9})) << "this one was there before: not the run's";
+  EXPECT_FALSE(room_to_build_ahead({0, 9e9, 9e9, 20e9, 8e9})) << "the disk has no room for the next";
+  EXPECT_TRUE(room_to_build_ahead({0, 9e9, 9e9, 20e9, std::nullopt})) << "free space unknown holds nothing back";
+}
+
 }  // namespace opmatrix
