@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/fatbin/fatbin_judge.h"
 #include "checks/registry.h"
 #include "report/library_findings.h"
 #include "report/render.h"
@@ -135,9 +136,13 @@ namespace {
 // What a cell's results come to before they are put in order: each non-pass where it belongs.
 struct Tally {
   std::set<std::string, decltype(&version_less)> archs{&version_less};
-  // Archs a library of the build holds code for (a fatbin pass): where another library lacks
+  // Archs a library of the build holds SASS for (a fatbin pass): where another library lacks
   // them, the arch is served in part (a package whose libraries target different GPUs by design).
   std::set<std::string> served_archs;
+  // Archs a library reaches only by PTX the driver JIT-compiles, and archs a library has no code
+  // for (a fatbin fail): an arch the build cannot target (nvcc 12.4 and sm_100) whose every library
+  // holds PTX of an older arch runs there, JIT-compiled, in every library.
+  std::set<std::string> jit_archs, codeless_archs;
   std::vector<std::string> op_order;
   std::map<std::string, std::vector<std::string>> op_limits;  // op -> "compile", "opcheck test_faketensor"
   std::vector<std::string> unexecuted, other_limits, unchecked;
@@ -151,8 +156,11 @@ void weigh(const CheckResult& c, bool promises_cuda, CellVerdict& v, Tally& t) {
     if (nothing_built_skip(c)) add_once(t.unchecked, fmt::format("{} {}", check_label(c), headline(c.message)));
     return;
   }
-  if (c.check == "fatbin" && !c.arch.empty() && (c.status == Status::pass || c.status == Status::xpass))
-    t.served_archs.insert(c.arch);
+  if (c.check == "fatbin" && !c.arch.empty()) {
+    if (fatbin_pass_by_jit(c)) t.jit_archs.insert(c.arch);
+    else if (c.status == Status::pass || c.status == Status::xpass) t.served_archs.insert(c.arch);
+    else if (c.status == Status::fail || c.status == Status::xfail) t.codeless_archs.insert(c.arch);
+  }
   const Weight w = weight_of(c);
   if (w == Weight::none) return;
   if (infrastructure(c)) {
@@ -204,9 +212,15 @@ CellVerdict assess(const CellResult& r) {
   Tally t;
   for (const auto& c : r.checks)
     if (!part_of_library_finding(c)) weigh(c, promises_cuda, v, t);
-  std::vector<std::string> none, part;
-  for (const auto& a : t.archs) (t.served_archs.count(a) ? part : none).push_back(sm_name(a));
+  std::vector<std::string> none, part, jit;
+  for (const auto& a : t.archs) {
+    const bool jit_everywhere = t.jit_archs.count(a) && !t.served_archs.count(a) && !t.codeless_archs.count(a);
+    (jit_everywhere ? jit : t.served_archs.count(a) || t.jit_archs.count(a) ? part : none).push_back(sm_name(a));
+  }
   if (!none.empty()) v.limits.push_back(fmt::format("no {} support", fmt::join(none, ", ")));
+  if (!jit.empty())
+    v.limits.push_back(fmt::format("no {} SASS: PTX of an older arch, JIT-compiled by the driver (slow first launch)",
+                                   fmt::join(jit, ", ")));
   if (!part.empty())
     v.limits.push_back(fmt::format("{} code in some of its libraries only (each library's archs: fatbin)", fmt::join(part, ", ")));
   v.limits.insert(v.limits.end(), t.unexecuted.begin(), t.unexecuted.end());

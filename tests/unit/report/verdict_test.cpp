@@ -63,6 +63,28 @@ TEST(Verdict, AnArchSomeLibraryHoldsIsServedInPartNotUnsupported) {
                                                 "sm_90 code in some of its libraries only (each library's archs: fatbin)"}));
 }
 
+// nvcc 12.4 beside torch 2.10 (CUDA 12.8): it cannot target sm_100 or sm_120, but our build keeps
+// PTX of sm_90, which the driver JIT-compiles there: those archs run, slowly at first, in every
+// library — not "code in some of its libraries only" (what the torch 2.10 cell said). An arch one
+// library reaches by PTX while another has no code for it stays served in part.
+TEST(Verdict, AnArchEveryLibraryReachesByPtxIsJitCompiledNotServedInPart) {
+  const std::string jit = " that the driver JIT-compiles to it (slow first launch)";
+  CheckResult arch = result("", "arch", Status::xfail, "nvcc 12.4 cannot target sm_100", "10.0");
+  arch.expected_reason = "the nvcc is CUDA 12.4's, which cannot target sm_100";
+  const CellVerdict v = assess(cell("12.8", {arch,
+      result("", "fatbin", Status::pass, "libopmatrix_ops.so holds no SASS for sm_100, but PTX sm_90" + jit, "10.0"),
+      result("", "fatbin", Status::pass, "libopmatrix_ops.so holds SASS sm_90 for sm_90", "9.0")}));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  EXPECT_EQ(v.limits, (std::vector<std::string>{
+                          "no sm_100 SASS: PTX of an older arch, JIT-compiled by the driver (slow first launch)"}));
+
+  const CellVerdict mixed = assess(cell("12.8", {
+      result("", "fatbin", Status::pass, "_C.so holds no SASS for sm_100, but PTX sm_90" + jit, "10.0"),
+      result("", "fatbin", Status::fail, "_D.so holds no code for sm_100", "10.0")}));
+  EXPECT_EQ(mixed.limits, (std::vector<std::string>{
+                              "sm_100 code in some of its libraries only (each library's archs: fatbin)"}));
+}
+
 // A library linked to the GPU driver, on a machine without a GPU: nothing about its load is
 // known here, so the cell is "not run", never "works" (cuequivariance-ops-torch in torch 2.15).
 TEST(Verdict, ALibraryThatNeedsTheGpuDriverLeavesTheCellNotRun) {

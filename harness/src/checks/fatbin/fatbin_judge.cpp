@@ -46,6 +46,15 @@ std::vector<std::string> archs_torch_runs_on(const std::vector<std::string>& arc
   return runs;
 }
 
+namespace {
+constexpr const char* kJitWords = " that the driver JIT-compiles to it (slow first launch)";
+}  // namespace
+
+bool fatbin_pass_by_jit(const CheckResult& c) {
+  return c.check == "fatbin" && (c.status == Status::pass || c.status == Status::xpass) &&
+         c.message.find(kJitWords) != std::string::npos;
+}
+
 std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
                                        const std::string& repro) {
   std::vector<CheckResult> out;
@@ -88,8 +97,7 @@ std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::
       out.push_back(make_check("", "fatbin", arch, Status::pass, fmt::format("{} holds SASS {} for {}{}", name, sass, sm, by)));
     } else if (!jit.empty()) {
       out.push_back(make_check("", "fatbin", arch, Status::pass,
-                         fmt::format("{} holds no SASS for {}, but PTX {} that the driver JIT-compiles to it "
-                                     "(slow first launch){}", name, sm, jit, by)));
+                         fmt::format("{} holds no SASS for {}, but PTX {}{}{}", name, sm, jit, kJitWords, by)));
     } else {
       CheckResult c = make_check("", "fatbin", arch, Status::fail,
                            fmt::format("{} holds no code for {} (SASS: {}; PTX: {}){}", name, sm,

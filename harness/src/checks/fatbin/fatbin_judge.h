@@ -21,6 +21,10 @@ std::string ptx_for(const std::vector<std::string>& ptx, int target);
 std::vector<CheckResult> fatbin_checks(const nlohmann::json& report, const std::vector<std::string>& archs,
                                        const std::string& repro);
 
+// Whether a fatbin pass rests only on PTX the driver JIT-compiles (the library holds no SASS for
+// the arch): the build runs there, at the cost of a slow first launch.
+bool fatbin_pass_by_jit(const CheckResult& c);
+
 // A prebuilt library is used only where its torch runs: of `archs`, those on which torch's own
 // build (`torch_archs`, torch.cuda.get_arch_list(): "sm_90", "compute_90") holds no code are
 // moved to `beyond_torch` (all of them stay where torch's list is unknown).
