@@ -1,7 +1,10 @@
 """Which GPU code a built library carries: the SASS (cubin) and PTX of its fat binary, as
 `cuobjdump --list-elf` / `--list-ptx` list them. Prints ONE JSON object; never raises.
 
-    fatbin.py [--cuda-root DIR] LIB
+    fatbin.py [--cuda-root DIR] LIB [LIB...]
+
+One library: its object. Several (a package's libraries, read in one container rather than one
+container each): {"libraries": [its object, ...]} in the order given.
 
 Without cuobjdump (a cell whose toolkit has none) the .nv_fatbin section is read directly: a
 sequence of fat binary headers (magic 0xBA55ED50), each followed by entries whose header
@@ -82,26 +85,31 @@ def read_fatbin(lib):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cuda-root", default="")
-    ap.add_argument("library")
+    ap.add_argument("library", nargs="+")
     args = ap.parse_args()
-    out = {"library": args.library, "tool": None, "elf": [], "ptx": [], "error": None}
     tool = cuobjdump(args.cuda_root)
+    read = [one_library(tool, lib) for lib in args.library]
+    return read[0] if len(read) == 1 else {"libraries": read}
+
+
+def one_library(tool, library):
+    out = {"library": library, "tool": None, "elf": [], "ptx": [], "error": None}
     if tool is None:
         out["tool"] = "the .nv_fatbin section read directly (no cuobjdump in this cell)"
         try:
-            out["elf"], out["ptx"] = read_fatbin(args.library)
+            out["elf"], out["ptx"] = read_fatbin(library)
         except (OSError, struct.error, ValueError) as e:
             out["error"] = "no cuobjdump in this cell, and the fat binary could not be read: %s" % e
         return out
     out["tool"] = tool
     try:
-        out["elf"], err_elf = listed(tool, "--list-elf", args.library)
-        out["ptx"], err_ptx = listed(tool, "--list-ptx", args.library)
+        out["elf"], err_elf = listed(tool, "--list-elf", library)
+        out["ptx"], err_ptx = listed(tool, "--list-ptx", library)
         out["error"] = err_elf or err_ptx
     except (OSError, subprocess.SubprocessError) as e:
         out["error"] = "%s: %s" % (type(e).__name__, e)
     if out["error"] is None:
-        out["cross_check"] = cross_check(args.library, out["elf"], out["ptx"])
+        out["cross_check"] = cross_check(library, out["elf"], out["ptx"])
     return out
 
 

@@ -70,6 +70,17 @@ def test_direct_reader(fat, no_tool, name):
     assert out == {"library": path, "tool": DIRECT, "elf": sass, "ptx": ptx, "error": None}
 
 
+def test_several_libraries_in_one_call_each_as_alone(fat, no_tool):
+    # A package's libraries are read in one container: the answer lists each library's object,
+    # the same as a call of its own gives, in the order given.
+    root, env = no_tool
+    paths = [fat[n][0] for n in ("one", "plain", "two")]
+    out, _ = run_json("fatbin.py", "--cuda-root", root, *paths, env=env)
+    alone = [run_json("fatbin.py", "--cuda-root", root, p, env=env)[0] for p in paths]
+    assert out == {"libraries": alone}
+    assert [o["elf"] for o in out["libraries"]] == [fat["one"][1], [], fat["two"][1]]
+
+
 @pytest.mark.parametrize("name", ["one", "two", "plain"])
 def test_cuobjdump_and_direct_reader_agree(fat, no_tool, with_tool, name):
     path, sass, ptx = fat[name]
