@@ -5,8 +5,9 @@
 #include <future>
 #include <map>
 #include <memory>
-#include <set>
 #include <ostream>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -47,14 +48,14 @@ bool room_to_build_ahead(const AheadRoom& room) {
 namespace {
 
 // Which groups have a cell to run: a group whose cells' results all stand needs no image.
-std::vector<bool> groups_with_work(const RunOptions& opts, const std::vector<std::vector<std::string>>& groups,
-                                   std::ostream& out, std::ostream& err) {
+std::vector<bool> groups_with_work(const RunOptions& opts, const std::vector<std::vector<std::string>>& groups) {
   std::vector<bool> work(groups.size(), true);
   RunOptions all = opts;
   all.cells.clear();
   for (const auto& g : groups) all.cells.insert(all.cells.end(), g.begin(), g.end());
-  RunState run(all, out, err);
-  if (open_run(run) || select_cells(run)) return work;  // the group's own run says what is wrong
+  std::ostringstream quiet;  // the matrix's warnings and any error: each group's own run says them
+  RunState run(all, quiet, quiet);
+  if (open_run(run) || select_cells(run)) return work;
   plan_run(run);
   std::map<std::string, bool> runs;
   for (const auto& job : run.jobs) runs[job.cell->id] = job.runs() && !standing_result(run, *job.cell, cache_key_of(run, job)).result;
@@ -72,7 +73,7 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
   run.where.clear();
   std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
   const LookAheadSettings ahead = default_look_ahead_settings(1, absolute_path(opts.results));
-  const std::vector<bool> work = groups_with_work(run, groups, out, err);
+  const std::vector<bool> work = groups_with_work(run, groups);
   DiskBudget budget(opts.disk_budget_gb * 1e9);
   const double budget_bytes = opts.disk_budget_gb * 1e9;
   const std::int64_t run_started =
