@@ -87,10 +87,17 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
     const std::string planned = engine->planned_image(first);
     const bool there_before = !planned.empty() && !engine->image_id(planned).empty() && !built_ahead.count(planned);
     // The next image with cells to run is built beside this one's cells (downloads beside their
-    // work), where the budget holds it with the images kept and this one, and the disk has room.
+    // work), where the budget holds it with the images kept and this one, and the disk has room;
+    // never beside this one's own build: two builds of images that share their lower layers at
+    // once made podman fail one of them (torch 2.11's and 2.12's, which share CUDA 13.0's layers).
     std::future<ImageOutcome> next_build;
     const auto next = std::find(work.begin() + static_cast<std::ptrdiff_t>(k) + 1, work.end(), true);
-    if (work[k] && next != work.end() && opts.prefetch > 0 && engine->name() != "host") {
+    const bool ahead_wanted = work[k] && next != work.end() && opts.prefetch > 0 && engine->name() != "host";
+    if (ahead_wanted && !planned.empty() && engine->image_id(planned).empty()) {
+      const ImageOutcome own = engine->ensure_image(first, ahead.log_path(first), ahead.image_timeout(first));
+      if (own.ok && own.built) built_ahead.insert(own.tag);  // the group's run finds it; it counts as this run's
+    }
+    if (ahead_wanted && !engine->image_id(planned).empty()) {
       const Cell& n = *m.find(groups[static_cast<std::size_t>(next - work.begin())].front());
       const std::string tag = engine->planned_image(n);
       const AheadRoom room{budget.kept_bytes(), there_before ? 0.0 : ahead.storage_need(first), ahead.storage_need(n),
@@ -107,7 +114,8 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
       const ImageOutcome built = next_build.get();
       if (built.ok && built.built) built_ahead.insert(built.tag);
       if (!built.ok && !stop_requested().load())
-        out << fmt::format("{}: the build ahead failed; its cells' run builds it again\n", command);
+        out << fmt::format("{}: the build ahead failed ({}); its cells' run builds it again\n", command,
+                           built.error.substr(0, built.error.find('\n')));
     }
     if (s == kExitInterrupted || s == kExitUsage) return s;
     status = std::max(status, s);
