@@ -219,7 +219,7 @@ CellVerdict assess(const CellResult& r) {
   }
   if (!none.empty()) v.limits.push_back(fmt::format("no {} support", fmt::join(none, ", ")));
   if (!jit.empty())
-    v.limits.push_back(fmt::format("no {} SASS: PTX of an older arch, JIT-compiled by the driver (slow first launch)",
+    v.limits.push_back(fmt::format("no {} SASS, only PTX JIT-compiled by the driver (slow first launch)",
                                    fmt::join(jit, ", ")));
   if (!part.empty())
     v.limits.push_back(fmt::format("{} code in some of its libraries only (each library's archs: fatbin)", fmt::join(part, ", ")));

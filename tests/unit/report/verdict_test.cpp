@@ -76,7 +76,7 @@ TEST(Verdict, AnArchEveryLibraryReachesByPtxIsJitCompiledNotServedInPart) {
       result("", "fatbin", Status::pass, "libopmatrix_ops.so holds SASS sm_90 for sm_90", "9.0")}));
   EXPECT_EQ(v.verdict, Verdict::works_with_limits);
   EXPECT_EQ(v.limits, (std::vector<std::string>{
-                          "no sm_100 SASS: PTX of an older arch, JIT-compiled by the driver (slow first launch)"}));
+                          "no sm_100 SASS, only PTX JIT-compiled by the driver (slow first launch)"}));
 
   const CellVerdict mixed = assess(cell("12.8", {
       result("", "fatbin", Status::pass, "_C.so holds no SASS for sm_100, but PTX sm_90" + jit, "10.0"),
