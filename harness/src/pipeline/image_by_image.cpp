@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <memory>
@@ -46,6 +47,15 @@ bool room_to_build_ahead(const AheadRoom& room) {
 }
 
 namespace {
+
+// A cell's image acquired outside its run: its log where the run keeps it (logs/<cell>/image.log),
+// whose folder the cell's run has not made yet.
+ImageOutcome acquire_image(Engine& engine, const Cell& cell, const LookAheadSettings& ahead) {
+  const std::string log = ahead.log_path(cell);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(log).parent_path(), ec);
+  return engine.ensure_image(cell, log, ahead.image_timeout(cell));
+}
 
 // Which groups have a cell to run: a group whose cells' results all stand needs no image.
 std::vector<bool> groups_with_work(const RunOptions& opts, const std::vector<std::vector<std::string>>& groups) {
@@ -94,7 +104,7 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
     const auto next = std::find(work.begin() + static_cast<std::ptrdiff_t>(k) + 1, work.end(), true);
     const bool ahead_wanted = work[k] && next != work.end() && opts.prefetch > 0 && engine->name() != "host";
     if (ahead_wanted && !planned.empty() && engine->image_id(planned).empty()) {
-      const ImageOutcome own = engine->ensure_image(first, ahead.log_path(first), ahead.image_timeout(first));
+      const ImageOutcome own = acquire_image(*engine, first, ahead);
       if (own.ok && own.built) built_ahead.insert(own.tag);  // the group's run finds it; it counts as this run's
     }
     if (ahead_wanted && !engine->image_id(planned).empty()) {
@@ -104,9 +114,7 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
                            budget_bytes, ahead.free_bytes(engine->storage_root())};
       if (!tag.empty() && engine->image_id(tag).empty() && room_to_build_ahead(room)) {
         out << fmt::format("{}: building {} ahead (for {}) beside {}'s cells\n", command, tag, n.id, planned) << std::flush;
-        next_build = std::async(std::launch::async, [&engine, &n, &ahead] {
-          return engine->ensure_image(n, ahead.log_path(n), ahead.image_timeout(n));
-        });
+        next_build = std::async(std::launch::async, [&engine, &n, &ahead] { return acquire_image(*engine, n, ahead); });
       }
     }
     const int s = run_command(run, out, err);
