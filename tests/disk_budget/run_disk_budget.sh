@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `opmatrix run --disk-budget` image by image, with the real podman except that `build` tags the
+# trixie base image as the recipe's tag (a PyPI image takes minutes and gigabytes; what is under
+# test is the order of the builds and removals, not the recipe). Two cells of two images:
+#  - a budget that holds both: the first image built before its cells, the second built beside
+#    them (said on stdout) and found present by its own cells' run: 2 builds, both images kept;
+#  - a budget below both: nothing built ahead, each image removed once its cells are done;
+#  - an image that was there before the run is never removed.
+# The cells themselves fail (the base image holds no torch): only the images are judged.
+#   run_disk_budget.sh OPMATRIX WORK_DIR
+# Needs podman and localhost/opmatrix-base:trixie; exit 77 with the reason otherwise.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+opmatrix=$1 work=$2
+export CONTAINERS_CONF=$repo/containers/podman/containers.conf
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+command -v podman >/dev/null || skip "podman is not installed (scripts/install-deps.sh --containers)"
+base=localhost/opmatrix-base:trixie
+podman image exists "$base" || skip "$base is not built (scripts/make-base-image.sh trixie)"
+rm -rf "$work" && mkdir -p "$work/bin"
+cells=(pypi-torch2.0.1-cu11.7-nvcc11.8 pypi-torch2.1.2-cu12.1-nvcc12.4)
+tags=()
+for c in "${cells[@]}"; do
+  tags+=("$("$opmatrix" run --matrix "$repo/matrix.yaml" --cell "$c" --dry-run 2>&1 |
+            grep -o 'localhost/opmatrix/pypi:[0-9a-f]*' | head -1)")
+done
+for t in "${tags[@]}"; do
+  [ -n "$t" ] || fail "the dry run named no image for a cell"
+  podman image exists "$t" && skip "this machine holds $t already: the test would build nothing"
+done
+cleanup() { for t in "${tags[@]}"; do podman image exists "$t" && podman rmi "$t" >/dev/null 2>&1; done; }
+trap cleanup EXIT
+real=$(command -v podman)
+cat >"$work/bin/podman" <<WRAP
+#!/bin/bash
+echo "podman \$*" >>"$work/calls.log"
+if [ "\$1" = build ]; then
+  tag=; prev=; for a in "\$@"; do [ "\$prev" = -t ] && tag=\$a; prev=\$a; done
+  sleep 2; exec "$real" tag "$base" "\$tag"
+fi
+[ "\$1" = pull ] && { echo "no pulls here" >&2; exit 99; }
+exec "$real" "\$@"
+WRAP
+chmod +x "$work/bin/podman"
+run() {
+  : >"$work/calls.log"
+  PATH=$work/bin:$PATH "$opmatrix" run --matrix "$repo/matrix.yaml" --cell "${cells[0]}" --cell "${cells[1]}" \
+    --results "$work/results" --work-dir "$work/cells" --no-cache --no-cross-load --yes "$@" >"$work/out" 2>"$work/err"
+}
+
+run --disk-budget 100
+builds=$(grep -c '^podman build' "$work/calls.log")
+[ "$builds" = 2 ] || fail "2 builds expected under a budget that holds both, $builds made"
+grep -q "building ${tags[1]} ahead (for ${cells[1]})" "$work/out" || { cat "$work/out"; fail "the second image was not built ahead"; }
+grep -q "${cells[1]}: image present ${tags[1]}" "$work/err" || { tail "$work/err"; fail "the second cells' run did not find its image built ahead"; }
+for t in "${tags[@]}"; do podman image exists "$t" || fail "$t removed under a budget that holds it"; done
+grep -q removing "$work/out" && fail "an image removed under a budget that holds both"
+
+cleanup
+run --disk-budget 0.001
+grep -q "ahead" "$work/out" && fail "an image built ahead under a budget that holds none"
+for t in "${tags[@]}"; do
+  grep -q "removing $t" "$work/out" || { cat "$work/out"; fail "$t not removed once its cells were done"; }
+  podman image exists "$t" && fail "$t still there"
+done
+
+# An image there before the run stays.
+podman tag "$base" "${tags[0]}"
+run --disk-budget 0.001
+podman image exists "${tags[0]}" || fail "${tags[0]} was there before the run, and the run removed it"
+grep -q "removing ${tags[1]}" "$work/out" || fail "${tags[1]}, built by the run, not removed"
+podman image exists "$base" || fail "the base image is gone"
+echo "disk budget: builds in order, the next built ahead, removals as the budget says"
