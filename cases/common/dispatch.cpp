@@ -1,5 +1,7 @@
 #include "common/dispatch.h"
 
+#include "opmatrix_torch_facts.h"  // generated: what this torch's dispatcher offers
+
 #include <vector>
 
 namespace opmatrix::cases {
@@ -21,5 +23,26 @@ std::optional<std::string> kernelServing(const c10::OperatorHandle& op, c10::Dis
 }
 
 std::string dispatchTable(const c10::OperatorHandle& op) { return op.dumpComputedTable(); }
+
+std::optional<std::string> pythonFakeModule(const c10::OperatorName& name) {
+#if defined(OPMATRIX_TORCH_HAS_GET_PYSTUB)
+  const auto stub = c10::Dispatcher::singleton().getPyStub(name);
+#elif defined(OPMATRIX_TORCH_HAS_GET_ABSTRACT_IMPL_PYSTUB)
+  const auto stub = c10::Dispatcher::singleton().getAbstractImplPyStub(name);
+#else
+  (void)name;
+  const std::optional<std::pair<const char*, const char*>> stub;
+#endif
+  if (!stub.has_value()) return std::nullopt;
+  return std::string(stub->first);
+}
+
+bool canAskPythonFakeModule() {
+#if defined(OPMATRIX_TORCH_HAS_GET_PYSTUB) || defined(OPMATRIX_TORCH_HAS_GET_ABSTRACT_IMPL_PYSTUB)
+  return true;
+#else
+  return false;
+#endif
+}
 
 }  // namespace opmatrix::cases

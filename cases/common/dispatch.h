@@ -22,6 +22,13 @@ c10::TypedOperatorHandle<Signature> typedOp(const char* qualified_name) {
 // Autograd serves AutogradCPU/AutogradCUDA.
 std::optional<std::string> kernelServing(const c10::OperatorHandle& op, c10::DispatchKey key);
 
+// The Python module an op's schema names for its fake kernel (Library::set_python_module, or
+// impl_abstract_pystub in torch 2.2 and 2.3), as this torch's dispatcher says it: getPyStub, or
+// getAbstractImplPyStub before it was renamed. nullopt where none is named.
+std::optional<std::string> pythonFakeModule(const c10::OperatorName& name);
+// Whether this torch's dispatcher can be asked that at all (torch 2.2 and newer).
+bool canAskPythonFakeModule();
+
 // The dispatcher's table for an op (dumpComputedTable()), for failure messages.
 std::string dispatchTable(const c10::OperatorHandle& op);
 

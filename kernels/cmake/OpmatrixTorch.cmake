@@ -221,7 +221,8 @@ endfunction()
 set(_opmatrix_torch_header_facts
   "torch/library.h|set_python_module(|OPMATRIX_TORCH_HAS_SET_PYTHON_MODULE"
   "torch/library.h|impl_abstract_pystub(|OPMATRIX_TORCH_HAS_IMPL_ABSTRACT_PYSTUB"
-  "ATen/core/dispatch/Dispatcher.h|getPyStub(|OPMATRIX_TORCH_HAS_GET_PYSTUB")
+  "ATen/core/dispatch/Dispatcher.h|getPyStub(|OPMATRIX_TORCH_HAS_GET_PYSTUB"
+  "ATen/core/dispatch/Dispatcher.h|getAbstractImplPyStub(|OPMATRIX_TORCH_HAS_GET_ABSTRACT_IMPL_PYSTUB")
 set(OPMATRIX_TORCH_HEADER_DEFINITIONS "")
 foreach(_fact IN LISTS _opmatrix_torch_header_facts)
   string(REPLACE "|" ";" _fact "${_fact}")
