@@ -98,8 +98,9 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
     const bool there_before = !planned.empty() && !engine->image_id(planned).empty() && !built_ahead.count(planned);
     // The next image with cells to run is built beside this one's cells (downloads beside their
     // work), where the budget holds it with the images kept and this one, and the disk has room;
-    // never beside this one's own build: two builds of images that share their lower layers at
-    // once made podman fail one of them (torch 2.11's and 2.12's, which share CUDA 13.0's layers).
+    // never beside this one's own build: two images of one CUDA (torch 2.11's and 2.12's) share
+    // their lower layers, which two builds at once would each make, competing for the network
+    // and the disk; this one is built first, then the next beside its cells.
     std::future<ImageOutcome> next_build;
     const auto next = std::find(work.begin() + static_cast<std::ptrdiff_t>(k) + 1, work.end(), true);
     const bool ahead_wanted = work[k] && next != work.end() && opts.prefetch > 0 && engine->name() != "host";
