@@ -239,9 +239,9 @@ void add_atlas(CLI::App& app, CommandOptions& o, Wiring& w) {
   at->add_option("--runtime", atlas.runtimes, "run, runtimes: only this runtime (repeatable; a GitHub job each)");
   at->add_option("--library", atlas.libraries, "run: only this library (repeatable)");
   at->add_option("--jobs", atlas.run.jobs, "run: pairs at once (default: 1)");
-  at->add_option("--disk-budget", atlas.run.disk_budget_gb, "run: one runtime at a time, removing the images this run "
-                                                         "built once their pairs are done while they take more than "
-                                                         "GB (images there before stay)")
+  at->add_option("--disk-budget", atlas.run.disk_budget_gb, "run: one runtime at a time, removing the images this "
+                                                             "run built once their pairs are done while they take "
+                                                             "more than GB (images there before stay)")
       ->check(CLI::PositiveNumber);
   at->add_option("--newest", atlas.newest, "run: only each library's newest N releases (default: all)")->check(CLI::Range(1, 1000));
   at->add_option("--output", atlas.output, "report: the folder its pages go to (default: docs/atlas)");

@@ -69,7 +69,6 @@ struct RunOptions {
   // it goes, beyond this many GB (0: none; pipeline/image_by_image.h); the cost survey counts at
   // most this much of them at once.
   double disk_budget_gb = 0;
-  bool image_group = false;        // one image's cells of a --disk-budget run (it is not split again)
   int build_jobs = 0;              // compile jobs per cell; 0 = cores / jobs
   int prefetch = 1;                // images built ahead of the cells while they compile; 0 = none
   std::string results = "results";
@@ -88,6 +87,9 @@ struct RunOptions {
   std::string atlas;               // an atlas file: its pairs are the cells (`opmatrix atlas run`)
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
+// The selected cells in one run, as they are: what `run` does without --disk-budget, and with it
+// for each image's cells (pipeline/image_by_image.h).
+int run_selected_cells(const RunOptions& opts, std::ostream& out, std::ostream& err);
 // A container memory limit as podman/docker take it: a whole number with an optional b/k/m/g.
 bool valid_memory_limit(const std::string& size);
 // `opmatrix cross-load`: the build x run load table from the cells' last results.

@@ -40,8 +40,11 @@ int run_within_budget(const RunOptions& opts, std::ostream& out, std::ostream& e
 }  // namespace
 
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err) {
-  if (opts.disk_budget_gb > 0 && !opts.image_group && !opts.dry_run && !opts.images_only)
-    return run_within_budget(opts, out, err);
+  if (opts.disk_budget_gb > 0 && !opts.dry_run && !opts.images_only) return run_within_budget(opts, out, err);
+  return run_selected_cells(opts, out, err);
+}
+
+int run_selected_cells(const RunOptions& opts, std::ostream& out, std::ostream& err) {
   RunState run(opts, out, err);
   if (StageExit status = open_run(run)) return *status;
   if (StageExit status = select_cells(run)) return *status;

@@ -79,13 +79,12 @@ std::vector<bool> groups_with_work(const RunOptions& opts, const std::vector<std
 int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vector<std::vector<std::string>>& groups,
                        const std::string& command, std::ostream& out, std::ostream& err) {
   RunOptions run = opts;
-  run.image_group = true;  // each group is a plain run: it does not split itself again
   run.where.clear();
   std::unique_ptr<Engine> engine = make_engine(engine_config_for(run));
   const LookAheadSettings ahead = default_look_ahead_settings(1, absolute_path(opts.results));
   const std::vector<bool> work = groups_with_work(run, groups);
-  DiskBudget budget(opts.disk_budget_gb * 1e9);
   const double budget_bytes = opts.disk_budget_gb * 1e9;
+  DiskBudget budget(budget_bytes);
   const std::int64_t run_started =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::set<std::string> built_ahead;  // tags this run built ahead of their cells: its own, for the budget
@@ -104,10 +103,8 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
     std::future<ImageOutcome> next_build;
     const auto next = std::find(work.begin() + static_cast<std::ptrdiff_t>(k) + 1, work.end(), true);
     const bool ahead_wanted = work[k] && next != work.end() && opts.prefetch > 0 && engine->name() != "host";
-    if (ahead_wanted && !planned.empty() && engine->image_id(planned).empty()) {
-      const ImageOutcome own = acquire_image(*engine, first, ahead);
-      if (own.ok && own.built) built_ahead.insert(own.tag);  // the group's run finds it; it counts as this run's
-    }
+    if (ahead_wanted && !planned.empty() && engine->image_id(planned).empty())
+      acquire_image(*engine, first, ahead);  // not there before: the budget counts it after its cells
     if (ahead_wanted && !engine->image_id(planned).empty()) {
       const Cell& n = *m.find(groups[static_cast<std::size_t>(next - work.begin())].front());
       const std::string tag = engine->planned_image(n);
@@ -118,7 +115,7 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
         next_build = std::async(std::launch::async, [&engine, &n, &ahead] { return acquire_image(*engine, n, ahead); });
       }
     }
-    const int s = run_command(run, out, err);
+    const int s = run_selected_cells(run, out, err);
     if (next_build.valid()) {  // a stop ends its build too (engine/process.h)
       const ImageOutcome built = next_build.get();
       if (built.ok && built.built) built_ahead.insert(built.tag);

@@ -48,16 +48,12 @@ std::vector<nlohmann::json> libraries_read(const nlohmann::json& j) {
 bool fatbin(CellContext& ctx, const StepSpec& spec) {
   FatbinTally tally;
   const std::vector<std::string> archs = judged_archs(ctx);
-  if (ctx.build.libraries.empty()) {
-    reconcile_cuda_build(ctx, tally);
-    return true;
-  }
-  std::vector<std::string> args = {"--cuda-root", json_text(ctx.result.versions, "cuda_root")};
-  args.insert(args.end(), ctx.build.libraries.begin(), ctx.build.libraries.end());
-  std::string repro;
-  const nlohmann::json read = ctx.script_json(spec.name, spec.script, args, "fatbin", &repro);
-  if (read.is_object())
-    for (const auto& j : libraries_read(read)) {
+  if (!ctx.build.libraries.empty()) {
+    std::vector<std::string> args = {"--cuda-root", json_text(ctx.result.versions, "cuda_root")};
+    args.insert(args.end(), ctx.build.libraries.begin(), ctx.build.libraries.end());
+    std::string repro;
+    const nlohmann::json read = ctx.script_json(spec.name, spec.script, args, "fatbin", &repro);
+    for (const auto& j : read.is_object() ? libraries_read(read) : std::vector<nlohmann::json>{}) {
       if (!j.is_object()) continue;
       const bool ok = json_text(j, "error").empty();
       const bool device_code =
@@ -69,6 +65,7 @@ bool fatbin(CellContext& ctx, const StepSpec& spec) {
         ctx.add(std::move(c));
       }
     }
+  }
   reconcile_cuda_build(ctx, tally);
   return true;
 }
