@@ -12,21 +12,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out=${1:-$here/out}
-python=${OPMATRIX_PYTHON:-python3}
 mkdir -p "$out"
-
-arch=$("$python" -c 'import sys
-try:
-    import torch
-except ImportError:
-    sys.exit("bench/gpu/run.sh: %s cannot import torch (set OPMATRIX_PYTHON to a CUDA torch'"'"'s python)" % sys.executable)
-if not torch.cuda.is_available(): sys.exit(77)
-print("%d%d" % torch.cuda.get_device_capability())') || {
-  rc=$?
-  [ "$rc" = 77 ] && echo "bench/gpu/run.sh: no CUDA device visible to $python's torch: nothing to run" >&2
-  exit "$rc"
-}
-prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+. "$here/gpu_env.sh"
 build=$out/build
 echo "== building libopmatrix_ops.so for sm_$arch against $prefix"
 cmake -S "$repo/kernels" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
