@@ -288,7 +288,8 @@ def fetch(args):
     out = {"ok": True, "kind": args.kind, "requirement": args.requirement, "name": name,
            "version": listing["version"], "file": os.path.relpath(path, args.cache), "path": os.path.abspath(path),
            "filename": entry["filename"], "sha256": entry["sha256"], "url": entry["url"],
-           "size": os.path.getsize(path), "cached": cached}
+           "size": os.path.getsize(path), "cached": cached,
+           "download_bytes": os.path.getsize(path)}  # what a run with an empty cache downloads
     if tag is not None:
         out.update(tags=wheel_tags(entry["filename"]), tag=tag)
     if entry.get("yanked"):

@@ -26,7 +26,8 @@ metadata and the build need its backend, which a user's isolated build would hav
 
 stdout: one JSON object. resolve: {"ok": true, "requirements": [...], "left_out": [...],
 "install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool,
-"build_requires": [name==version installed into BUILD/build-deps]}; install:
+"build_requires": [name==version installed into BUILD/build-deps], "download_bytes": what a run
+with an empty cache downloads for them (build requirements included)}; install:
 {"ok": true, "installed": [...], "deps": BUILD/deps}; either: {"ok": false, "error": KIND,
 "message": ...} with exit status 1, KIND one of metadata, unresolvable, network, install_failed,
 usage, internal."""
@@ -91,13 +92,14 @@ def source_requires(source, build, cache):
     """Requires-Dist of a source folder or an sdist, as pip prepares its metadata (setup.py
     egg_info or the PEP 517 hook), from BUILD/src: the project's folder is read-only. The build
     requirements the cell lacks are fetched and installed first (build_requires.py): pip needs
-    the backend to read the metadata. Returns (Requires-Dist, the build requirements installed)."""
+    the backend to read the metadata. Returns (Requires-Dist, the build requirements installed,
+    their files' bytes)."""
     src = os.path.join(build, "src")
     try:
         prepare(source, src, build)
     except Refused as e:
         raise Failure("metadata", str(e))
-    backend = build_requirements(src, build, cache)
+    backend, backend_bytes = build_requirements(src, build, cache)
     report = os.path.join(build, "requirements-metadata.json")
     rc, out = run(PIP + ["install", "--dry-run", "--no-deps", "--no-build-isolation", "--no-index", "--ignore-installed",
                          "--quiet", "--report", report, src], build_requires.env(build))
@@ -108,22 +110,28 @@ def source_requires(source, build, cache):
                           rc, ": " + " ".join(errors[-2:]) if errors else ""))
     with open(report) as f:
         items = json.load(f).get("install", [])
-    return (items[0].get("metadata", {}).get("requires_dist", []) if items else []), backend
+    return (items[0].get("metadata", {}).get("requires_dist", []) if items else []), backend, backend_bytes
 
 
 def build_requirements(src, build, cache):
     """The project's build requirements the cell lacks, fetched (with the cell's torch family
-    pinned) and installed into BUILD/build-deps; their name==version."""
+    pinned) and installed into BUILD/build-deps; (their name==version, their files' bytes)."""
     deps = os.path.join(build, build_requires.BUILD_DEPS)
     shutil.rmtree(deps, ignore_errors=True)
     Requirement = packaging()[0]
     lacking = build_requires.missing(src, Requirement, lambda name: TORCH_FAMILY.match(normalise(name)))
     if not lacking:
-        return []
+        return [], 0
     log("build requirements the cell lacks (a user's pip gets them in its isolated build): " + ", ".join(lacking))
     folder, install_list, _ = fetch(lacking, "the build requirements " + ", ".join(lacking), cache)
     install_files([os.path.join(folder, i["file"]) for i in install_list], deps, "the project's build requirements")
-    return ["%s==%s" % (i["name"], i["version"]) for i in install_list]
+    return ["%s==%s" % (i["name"], i["version"]) for i in install_list], files_bytes(folder, install_list)
+
+
+def files_bytes(folder, install_list):
+    """The bytes of the files FETCH left for INSTALL_LIST: what a run with an empty cache downloads
+    (the dry run of a later run counts them: opmatrix run --dry-run)."""
+    return sum(os.path.getsize(os.path.join(folder, i["file"])) for i in install_list)
 
 
 def requirement_files(src):
@@ -313,14 +321,14 @@ def fetch(requirements, what, cache):
 def resolve(args):
     # A requirement dropped since the last run must not linger on the later steps' PYTHONPATH.
     shutil.rmtree(os.path.join(args.build, "deps"), ignore_errors=True)
-    backend = []
+    backend, backend_bytes = [], 0
     if args.kind == "wheel":
         requires = wheel_requires(args.source)
         src = None
     elif args.kind == "cmake":
         requires, src = [], args.source
     else:
-        requires, backend = source_requires(args.source, args.build, args.cache)
+        requires, backend, backend_bytes = source_requires(args.source, args.build, args.cache)
         src = os.path.join(args.build, "src")
     extra = []
     left_out = []
@@ -334,11 +342,12 @@ def resolve(args):
     requirements, more = wanted(requires, args.tests, extra)
     left_out += more
     out = {"ok": True, "requirements": requirements, "left_out": left_out, "install": [], "resolved": "", "cached": False,
-           "build_requires": backend}
+           "build_requires": backend, "download_bytes": backend_bytes}
     if not requirements:
         return out
     folder, install_list, cached = fetch(requirements, ", ".join(requirements), args.cache)
-    return dict(out, install=install_list, resolved=os.path.join(folder, "resolved.json"), cached=cached)
+    return dict(out, install=install_list, resolved=os.path.join(folder, "resolved.json"), cached=cached,
+                download_bytes=backend_bytes + files_bytes(folder, install_list))
 
 
 def install_files(files, target, what):

@@ -133,6 +133,7 @@ def test_sdist_is_fetched_checked_and_laid_out(index, tmp_path):
     assert out["path"] == str(tmp_path / out["file"])
     assert (out["filename"], out["sha256"], out["size"], out["cached"]) == (
         "opm_demo-1.0.tar.gz", hashlib.sha256(body).hexdigest(), len(body), False)
+    assert out["download_bytes"] == len(body)  # what a cold run downloads: the dry run counts it
     assert out["url"] == index.url + "/files/opm_demo-1.0.tar.gz" and "tags" not in out
     assert (tmp_path / out["file"]).read_bytes() == body
     assert (tmp_path / (out["file"] + ".sha256")).read_text().split()[0] == out["sha256"]
@@ -155,7 +156,7 @@ def test_second_run_needs_no_network(index, tmp_path):
     for kind, before in zip(("sdist", "wheel"), first):
         again = fetched(index.url, tmp_path, kind, "opm-demo==1.0")
         assert again["cached"] is True
-        assert dict(again, cached=False) == before
+        assert dict(again, cached=False) == before  # download_bytes too: a cold run's figure
 
 
 def test_a_damaged_cached_file_is_fetched_again(index, tmp_path):

@@ -46,6 +46,23 @@ def test_the_torch_family_is_left_out_and_what_the_cell_has_needs_nothing(tmp_pa
     assert r.json["requirements"] == ["numpy"]
     assert [x["requirement"] for x in r.json["left_out"]] == ["torch>=2.0", "nvidia-cublas-cu12==12.4.5.8"]
     assert r.json["install"] == []
+    assert r.json["download_bytes"] == 0
+
+
+def test_what_is_downloaded_is_counted_for_the_dry_run(tmp_path):
+    # A wheel's requirement from the index (here a folder): its file's bytes, also when cached.
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    needed = make_wheel(wheelhouse, [])
+    project = tmp_path / "project"
+    project.mkdir()
+    wheel = make_wheel(project, ["mylib>=0.1"])
+    for cached in (False, True):
+        r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", wheel, "--build", tmp_path / "build",
+                       "--cache", tmp_path / "cache", env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse)))
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert r.json["cached"] is cached
+        assert r.json["download_bytes"] == needed.stat().st_size > 0
 
 
 def test_a_requirement_the_index_cannot_give_is_named(tmp_path):
@@ -91,6 +108,7 @@ def test_build_requirements_the_cell_lacks_are_installed_for_the_build_and_torch
                    "--cache", tmp_path / "cache", env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse)))
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.json["build_requires"] == ["mylib==0.1"], r.json
+    assert r.json["download_bytes"] == (wheelhouse / "mylib-0.1-py3-none-any.whl").stat().st_size
     assert (tmp_path / "build" / "build-deps" / "mylib" / "__init__.py").is_file()
     assert "build requirements the cell lacks" in r.stderr
 

@@ -117,7 +117,13 @@ ProcessResult CellContext::run_pypi_script(const StepSpec& spec, std::vector<std
     if (std::regex_search(index, m, http_host)) cmd.env.emplace_back("PIP_TRUSTED_HOST", m[1].str());
   }
   repro = display(cmd);
-  return run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+  ProcessResult r = run_step(cmd, "", [](const ProcessResult& pr) { return pr.exit_code == 1; });
+  // What a run with an empty cache downloads here, as the script counted it (the dry run of a
+  // later run adds it to the images' downloads).
+  const nlohmann::json answer = last_json_line(r.stdout_text);
+  if (answer.is_object() && answer.contains("download_bytes") && answer["download_bytes"].is_number())
+    result.steps.back().download_bytes = answer["download_bytes"].get<double>();
+  return r;
 }
 
 nlohmann::json CellContext::script_json(const std::string& step, const std::string& script,

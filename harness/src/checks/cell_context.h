@@ -77,6 +77,7 @@ struct CellContext {
   // A step that reaches PyPI (fetch, install-plan, requirements): its script run with network and
   // the host's PyPI mirror ($OPMATRIX_PYPI_URL) as fetch_pypi.py and pip each read it; exit 1 is
   // the script reporting what it could not get (data for the judge). `repro` gets its command.
+  // The step's `download_bytes` is the script's answer's, where it gives one.
   ProcessResult run_pypi_script(const StepSpec& spec, std::vector<std::string> args, std::string& repro);
   // The command as a person reruns it.
   std::string display(const StepCommand& cmd) const { return engine.display(image, cell, cmd); }

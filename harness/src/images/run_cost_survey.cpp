@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -86,6 +87,17 @@ double cell_seconds(const nlohmann::json& last, CellWork work) {
       if (s.contains(spent) && s[spent].is_number()) seconds -= s[spent].get<double>();
     }
   return std::max(seconds, 0.0);
+}
+
+// What a project's cell downloads besides its image (its file, its requirements), as its last
+// run's steps counted it; nullopt where no step of that run counted.
+std::optional<double> project_download_bytes(const nlohmann::json& last) {
+  if (!last.is_object() || !last.contains("steps") || !last["steps"].is_array()) return std::nullopt;
+  std::optional<double> sum;
+  for (const auto& s : last["steps"])
+    if (s.contains("download_bytes") && s["download_bytes"].is_number())
+      sum = sum.value_or(0) + s["download_bytes"].get<double>();
+  return sum;
 }
 
 // The images a run would build, in the order first asked for, each with the cells it serves.
@@ -199,6 +211,11 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
         ++cost.new_build_trees;
         cost.build_tree_bytes += measured_build_tree_bytes(work);
       }
+      if (work == CellWork::library) {
+        const std::optional<double> bytes = project_download_bytes(last);
+        cost.project_download_bytes += bytes.value_or(0);
+        ++(bytes ? cost.projects_counted : cost.projects_not_counted);
+      }
     }
     if (engine.name() == "host") continue;
     const std::string tag = engine.planned_image(*cell);
@@ -251,6 +268,14 @@ std::string render_run_cost(const RunCost& cost) {
                          human_duration(i.build_seconds), cells);
     }
   }
+  if (cost.projects_counted + cost.projects_not_counted > 0)
+    out += fmt::format("  projects' own files and requirements: about {} (for {} of their {} cells, as their last runs "
+                       "downloaded them with empty caches){}\n",
+                       human_bytes(cost.project_download_bytes), cost.projects_counted,
+                       cost.projects_counted + cost.projects_not_counted,
+                       cost.projects_not_counted > 0 ? fmt::format("; {} not counted: no run that counted yet",
+                                                                   cost.projects_not_counted)
+                                                     : "");
   if (cost.new_build_trees > 0)
     out += fmt::format("  build folders to make: {}, about {} (measured: {} per cell of our kernels, {} per other library)\n",
                        cost.new_build_trees, human_bytes(cost.build_tree_bytes),
@@ -267,11 +292,14 @@ std::string render_run_cost(const RunCost& cost) {
     out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
                        human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",
                        n.free_bytes ? human_bytes(*n.free_bytes) + " free" : "free space unknown");
-  out += fmt::format("  time: {} (images {}, cells {}{})\n",
-                     human_duration(cost.wall_seconds), human_duration(cost.image_seconds),
-                     human_duration(cost.cell_seconds),
-                     cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells)
-                                             : ", the images built beside the cells");
+  const std::string at_once = cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells) : "";
+  if (!cost.uses_images)  // the host engine: no image to build, nothing beside the cells
+    out += fmt::format("  time: {} (cells {}{})\n", human_duration(cost.wall_seconds), human_duration(cost.cell_seconds),
+                       at_once);
+  else
+    out += fmt::format("  time: {} (images {}, cells {}{})\n", human_duration(cost.wall_seconds),
+                       human_duration(cost.image_seconds), human_duration(cost.cell_seconds),
+                       cost.parallel_cells > 1 ? at_once : ", the images built beside the cells");
   for (const auto& b : cost.blockers) out += fmt::format("  the cells that need it fail at their image step: {}\n", b);
   return out;
 }

@@ -20,6 +20,12 @@ struct RunCost {
   int new_build_trees = 0;
   double build_tree_bytes = 0;
   int atlas_pairs = 0;  // each one's folder goes once it is done: room for `parallel_cells` of them
+  // A project's own file (an sdist, a wheel) and requirements, as its last run's steps counted
+  // them (StepResult::download_bytes): for `projects_counted` cells; `projects_not_counted` had
+  // no such figure (no run yet, or a run before the steps counted).
+  double project_download_bytes = 0;
+  int projects_counted = 0;
+  int projects_not_counted = 0;
   double image_budget_bytes = 0;  // --disk-budget (0: every new image at once)
   double image_seconds = 0;  // building the new images, one after the other
   double cell_seconds = 0;   // running the cells, one after the other

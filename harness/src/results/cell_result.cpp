@@ -60,6 +60,7 @@ nlohmann::json to_json(const CellResult& r) {
                       {"exit_code", s.exit_code}, {"signal", s.signal},            {"log", s.log},
                       {"command", s.command}};
     if (s.waited_seconds) sj["waited_seconds"] = *s.waited_seconds;
+    if (s.download_bytes) sj["download_bytes"] = *s.download_bytes;
     j["steps"].push_back(sj);
   }
   j["checks"] = nlohmann::json::array();
@@ -104,12 +105,13 @@ CellResult cell_result_from_json(const nlohmann::json& j) {
   r.cache_key_parts = j.value("cache_key_parts", nlohmann::json::object());
   r.cached = j.value("cached", false);
   r.versions = j.value("versions", nlohmann::json::object());
+  const auto number = [](const nlohmann::json& o, const char* key) {
+    return o.contains(key) && o[key].is_number() ? std::optional<double>(o[key].get<double>()) : std::nullopt;
+  };
   for (const auto& s : j.value("steps", nlohmann::json::array()))
     r.steps.push_back({s.value("name", ""), status_of(s, "status"), s.value("seconds", 0.0), s.value("exit_code", 0),
                        s.value("signal", 0), s.value("log", ""), s.value("command", ""),
-                       s.contains("waited_seconds") && s["waited_seconds"].is_number()
-                           ? std::optional<double>(s["waited_seconds"].get<double>())
-                           : std::nullopt});
+                       number(s, "waited_seconds"), number(s, "download_bytes")});
   for (const auto& c : j.value("checks", nlohmann::json::array())) {
     CheckResult cr;
     cr.op = c.value("op", "");

@@ -61,6 +61,9 @@ struct StepResult {
   // The image step of a cell whose image another thread acquired (the run's look-ahead, or a
   // cell of the same image): how long the cell waited for it, while `seconds` is the build's.
   std::optional<double> waited_seconds;
+  // A step with network (fetch, requirements): the bytes a run with an empty cache downloads in
+  // it, whether this run had them cached or not (the dry run of a later run counts them).
+  std::optional<double> download_bytes = std::nullopt;
 };
 
 struct CellResult {

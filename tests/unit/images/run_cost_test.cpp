@@ -265,6 +265,53 @@ TEST(SurveyRunCost, ASecondDebianToolkitImageOfTheSuiteCostsItsOwnLayersOnly) {
   fs::remove_all(work);
 }
 
+// A project's own downloads (its file, its requirements) come from its last run's steps, which
+// counted what an empty cache downloads; a cell with no such run is named as not counted.
+TEST(SurveyRunCost, AProjectsOwnDownloadsComeFromItsLastRunsSteps) {
+  const fs::path work = fs::path(::testing::TempDir()) / "run_cost_project";
+  fs::remove_all(work);
+  fs::create_directories(work / "results");
+  StorageEngine engine(work.string());
+  Cell wheel = pypi_cell("wheel"), sdist = pypi_cell("sdist"), fresh = pypi_cell("fresh"), ours = pypi_cell("ours");
+  for (Cell* c : {&wheel, &sdist, &fresh}) {
+    c->project.emplace();
+    c->project->wheel = "lib==1.0";
+    engine.tags[c->id] = "t";
+  }
+  engine.tags["ours"] = "t";
+  engine.images = {{"t", 6e9}};
+  std::ofstream(work / "results" / "wheel.json") << R"({"seconds": 60, "steps": [
+      {"name": "fetch", "seconds": 2, "download_bytes": 30e6}, {"name": "requirements", "seconds": 5, "download_bytes": 12e6},
+      {"name": "load", "seconds": 3}]})";
+  std::ofstream(work / "results" / "sdist.json") << R"({"seconds": 60, "steps": [{"name": "fetch", "download_bytes": 1e6}]})";
+  // Our own kernels' cell downloads nothing of a project's, whatever its last run says.
+  std::ofstream(work / "results" / "ours.json") << R"({"seconds": 60, "steps": [{"name": "x", "download_bytes": 5e9}]})";
+  const RunCost cost = survey_run_cost(engine, {&wheel, &sdist, &fresh, &ours}, (work / "results").string(), 1, false);
+  EXPECT_DOUBLE_EQ(cost.project_download_bytes, 43e6);
+  EXPECT_EQ(cost.projects_counted, 2);
+  EXPECT_EQ(cost.projects_not_counted, 1);
+  const std::string text = render_run_cost(cost);
+  EXPECT_NE(text.find("projects' own files and requirements: about 43 MB (for 2 of their 3 cells"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1 not counted: no run that counted yet"), std::string::npos) << text;
+  // Without a project among the cells, no such line.
+  EXPECT_EQ(render_run_cost(survey_run_cost(engine, {&ours}, (work / "results").string(), 1, false))
+                .find("projects' own"),
+            std::string::npos);
+  fs::remove_all(work);
+}
+
+// The host engine (a GPU machine that is the environment) builds no image: its time names none.
+TEST(RenderRunCost, TheHostEngineNamesNoImagesInItsTime) {
+  RunCost cost;
+  cost.uses_images = false;
+  cost.cell_seconds = cost.wall_seconds = 660;
+  const std::string text = render_run_cost(cost);
+  EXPECT_NE(text.find("images: none (this machine is the environment)"), std::string::npos) << text;
+  EXPECT_NE(text.find("time: about 11 min (cells about 11 min)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("images built beside"), std::string::npos) << text;
+}
+
 TEST(SurveyRunCost, EverythingPresentNeedsNoStorage) {
   const fs::path work = fs::path(::testing::TempDir()) / "run_cost_present";
   fs::remove_all(work);

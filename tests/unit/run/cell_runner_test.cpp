@@ -1922,7 +1922,7 @@ TEST_F(RunCell, SetuptoolsCudaProjectMeetsItsExpectations) {
 json fetch_json(const std::string& filename) {
   return {{"ok", true}, {"kind", "wheel"}, {"requirement", "fbgemm-gpu-cpu==1.0.0"},
           {"file", "fbgemm-gpu-cpu-1.0.0/" + filename}, {"path", "/downloads/fbgemm-gpu-cpu-1.0.0/" + filename},
-          {"filename", filename}, {"sha256", "5d1c"}, {"size", 3000000}, {"cached", false},
+          {"filename", filename}, {"sha256", "5d1c"}, {"size", 3000000}, {"cached", false}, {"download_bytes", 3000000},
           {"url", "https://files.pythonhosted.org/packages/" + filename}};
 }
 
@@ -1963,6 +1963,14 @@ TEST_F(RunCell, WheelProjectIsFetchedWithNetworkThenInstalledWithout) {
   EXPECT_NE(check(r, "build")->message.find("prebuilt " + whl + " installed"), std::string::npos)
       << check(r, "build")->message;
   EXPECT_EQ(r.status, Status::pass) << all_checks(r);
+  // The fetch step keeps what a cold run downloads (the script's download_bytes) for the dry run
+  // of a later run, through the results file; a step whose answer gives none has none.
+  const auto step = [&](const CellResult& result, const std::string& name) {
+    return *std::find_if(result.steps.begin(), result.steps.end(), [&](const StepResult& s) { return s.name == name; });
+  };
+  const CellResult again = cell_result_from_json(to_json(r));
+  EXPECT_EQ(step(again, "fetch").download_bytes, std::optional<double>(3000000));
+  EXPECT_FALSE(step(again, "load").download_bytes.has_value());
 }
 
 // An atlas pair (atlas/atlas_file.h) runs only the steps marked for the atlas, pip's install plan
