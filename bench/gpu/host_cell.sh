@@ -7,6 +7,8 @@
 # machine without yaml-cpp or fmt): OPMATRIX names it, its shared libraries beside it in lib/.
 # Results and builds stay in WORK; OUT gets three files: gpu-host.json (the cell's result),
 # gpu-host.md (its report) and gpu-host-logs.tar.gz (its step logs). Exit: the run's.
+# OPMATRIX_RUN_TIMEOUT=S stops the run with SIGINT after S seconds (a lent machine's time is
+# counted): the result then says it was interrupted, and the report and logs still come out.
 #   bench/gpu/host_cell.sh OUT [OPMATRIX (default build/default/harness/opmatrix)] [WORK (default /tmp/opmatrix-gpu/host)]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +24,8 @@ fi
 export OPMATRIX_DATA_DIR=$repo LD_LIBRARY_PATH=$(dirname "$opmatrix")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cd "$repo"
 status=0
-"$opmatrix" run --engine host --cell gpu-host --results "$work/results" --work-dir "$work/work" --yes || status=$?
+${OPMATRIX_RUN_TIMEOUT:+timeout -s INT "$OPMATRIX_RUN_TIMEOUT"} \
+  "$opmatrix" run --engine host --cell gpu-host --results "$work/results" --work-dir "$work/work" --yes || status=$?
 cp "$work/results/gpu-host.json" "$out/" || status=1
 "$opmatrix" report --results "$work/results" --format md -o "$out/gpu-host.md" || true
 tar -czf "$out/gpu-host-logs.tar.gz" -C "$work/results" logs || true

@@ -43,18 +43,37 @@ double measured_build_tree_bytes(CellWork work) {
 // libraries).
 double measured_pair_folder_peak_bytes() { return 1.3e9; }
 
-// A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores:
-// our kernels 268-1000 s (median about 650 s; the behaviour checks take most of it); other op
-// libraries 12-1767 s (median about 130 s; torch-scatter's CUDA 13.2 compile 1737 s); an atlas
-// pair about 10 s on average (trixie's 17 newest releases: 174 s, median 7.7 s; a no-wheel pair
-// 1 s, a pair whose pip plan resolves a replacement torch 30-50 s the first time).
+// A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores. The
+// main job of 0.8.0 from a fresh clone, nothing beside it (2026-11-28): our kernels in a CPU torch
+// 248 s (1.13) and 453 s (2.14); with CUDA 268 s (1 arch), 350 s (3 archs), 748 s (8 archs);
+// a cell declared to fail its build (a CUDA toolkit beside a CPU-only torch) 23 s; other op
+// libraries 49-394 s (torch-scatter's sdist the slowest), and 12-1767 s in earlier runs (median
+// about 130 s; torch-scatter's CUDA 13.2 compile 1737 s). An atlas pair about 10 s on average
+// (trixie's 17 newest releases: 174 s, median 7.7 s; a no-wheel pair 1 s, a pair whose pip
+// plan resolves a replacement torch 30-50 s the first time).
 double measured_cell_seconds(CellWork work) {
   switch (work) {
-    case CellWork::own_kernels: return 650;
-    case CellWork::library: return 240;
+    case CellWork::own_kernels: return 350;
+    case CellWork::library: return 130;
     case CellWork::atlas_pair: return 10;
   }
-  return 650;
+  return 350;
+}
+
+namespace {
+constexpr double kOwnKernelsCudaSeconds = 300;     // our kernels with CUDA, before the archs
+constexpr double kOwnKernelsPerArchSeconds = 55;   // one more arch: a device pass over every .cu file
+constexpr double kDeclaredBuildFailureSeconds = 30;  // probe, versions, the failed configure
+}  // namespace
+
+double measured_cell_seconds(const Cell& cell) {
+  const CellWork work = work_of(cell);
+  if (work != CellWork::own_kernels) return measured_cell_seconds(work);
+  const bool build_fails = std::any_of(cell.expect.begin(), cell.expect.end(),
+                                       [](const Expectation& e) { return e.check == "build"; });
+  if (build_fails) return kDeclaredBuildFailureSeconds;
+  if (!cell.has_cuda()) return measured_cell_seconds(work);
+  return kOwnKernelsCudaSeconds + kOwnKernelsPerArchSeconds * static_cast<double>(cell.cuda_archs.size());
 }
 
 double look_ahead_wall_seconds(const std::vector<double>& image_build_seconds, const std::vector<TimedCell>& cells) {

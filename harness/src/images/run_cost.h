@@ -33,6 +33,9 @@ CellWork work_of(const Cell& cell);
 double measured_build_tree_bytes(CellWork work);
 double measured_pair_folder_peak_bytes();
 double measured_cell_seconds(CellWork work);
+// The same for one cell, where its declaration says more: our kernels' compile grows with the
+// cell's CUDA archs, and a cell declared to fail its build stops there.
+double measured_cell_seconds(const Cell& cell);
 
 // A cell of the run, in the order the run takes them: its seconds past its image, and the new
 // images (indexes into the image build times) it waits for.

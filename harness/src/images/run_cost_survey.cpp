@@ -75,10 +75,10 @@ SpaceNeed with_free_space(SpaceNeed need) {
 // measured figure. A last run the infrastructure ended (status "error": no image, a full disk, the
 // network) stopped before its work and says nothing of it: 84 atlas pairs whose last runs had
 // ended so in 0.002 s were said to take 3 min together.
-double cell_seconds(const nlohmann::json& last, CellWork work) {
+double cell_seconds(const nlohmann::json& last, const Cell& cell) {
   if (!last.is_object() || !last.contains("seconds") || !last["seconds"].is_number() ||
       last.value("status", "") == "error")
-    return measured_cell_seconds(work);
+    return measured_cell_seconds(cell);
   double seconds = last["seconds"].get<double>();
   if (last.contains("steps") && last["steps"].is_array())
     for (const auto& s : last["steps"]) {
@@ -202,7 +202,7 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
   for (const Cell* cell : cells) {
     const nlohmann::json last = last_result(results_dir, *cell);
     const CellWork work = work_of(*cell);
-    timeline.push_back({images_only ? 0.0 : cell_seconds(last, work), {}});
+    timeline.push_back({images_only ? 0.0 : cell_seconds(last, *cell), {}});
     if (!images_only) {
       cost.cell_seconds += timeline.back().seconds;
       if (work == CellWork::atlas_pair) {

@@ -134,7 +134,7 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   EXPECT_EQ(cost.new_build_trees, 2);
   EXPECT_DOUBLE_EQ(cost.build_tree_bytes, 2 * measured_build_tree_bytes(CellWork::own_kernels));
   // a's last run past its image step, then the measured figure for b and c.
-  EXPECT_DOUBLE_EQ(cost.cell_seconds, 400 + 2 * measured_cell_seconds(CellWork::own_kernels));
+  EXPECT_DOUBLE_EQ(cost.cell_seconds, 400 + measured_cell_seconds(b) + measured_cell_seconds(c));
   // The storage and the work dir are one filesystem here: one device, needs added up.
   ASSERT_EQ(cost.needs.size(), 2u);
   EXPECT_EQ(cost.needs[0].device, cost.needs[1].device);
@@ -310,6 +310,30 @@ TEST(RenderRunCost, TheHostEngineNamesNoImagesInItsTime) {
   EXPECT_NE(text.find("images: none (this machine is the environment)"), std::string::npos) << text;
   EXPECT_NE(text.find("time: about 11 min (cells about 11 min)"), std::string::npos) << text;
   EXPECT_EQ(text.find("images built beside"), std::string::npos) << text;
+}
+
+// A cell not run yet: our kernels' compile grows with the CUDA archs; a cell declared to fail its
+// build stops early; another library's cell and an atlas pair have their own figures.
+TEST(MeasuredFigures, ACellsSecondsFollowItsDeclaration) {
+  Cell cpu = pypi_cell("cpu");
+  cpu.cuda = "none";
+  Cell three = pypi_cell("three"), eight = pypi_cell("eight");
+  three.cuda = eight.cuda = "12.4";
+  three.cuda_archs = {"8.0", "9.0", "10.0"};
+  eight.cuda_archs = {"7.0", "7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0"};
+  Cell broken = three;
+  broken.expect.push_back({"build", "", "", "xfail", "a CPU-only torch", {}});
+  Cell library = three;
+  library.project.emplace();
+  EXPECT_DOUBLE_EQ(measured_cell_seconds(cpu), measured_cell_seconds(CellWork::own_kernels));
+  EXPECT_LT(measured_cell_seconds(three), measured_cell_seconds(eight));
+  EXPECT_DOUBLE_EQ(measured_cell_seconds(eight) - measured_cell_seconds(three), 5 * 55);
+  EXPECT_LT(measured_cell_seconds(broken), 60);
+  EXPECT_DOUBLE_EQ(measured_cell_seconds(library), measured_cell_seconds(CellWork::library));
+  // The main job of 0.8.0 (2026-11-28): 248 / 453 s CPU, 350 s with 3 archs, 748 s with 8, 23 s
+  // for the declared build failure: each figure within a third of what it measured.
+  EXPECT_NEAR(measured_cell_seconds(three), 350, 350 / 3.0);
+  EXPECT_NEAR(measured_cell_seconds(eight), 748, 748 / 3.0);
 }
 
 TEST(SurveyRunCost, EverythingPresentNeedsNoStorage) {
