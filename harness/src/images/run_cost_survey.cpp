@@ -268,7 +268,10 @@ std::string render_run_cost(const RunCost& cost) {
                          human_duration(i.build_seconds), cells);
     }
   }
-  if (cost.projects_counted + cost.projects_not_counted > 0)
+  if (cost.projects_counted == 0 && cost.projects_not_counted > 0)
+    out += fmt::format("  projects' own files and requirements: not counted (none of their {} cells has a run that "
+                       "counted them yet)\n", cost.projects_not_counted);
+  else if (cost.projects_counted > 0)
     out += fmt::format("  projects' own files and requirements: about {} (for {} of their {} cells, as their last runs "
                        "downloaded them with empty caches){}\n",
                        human_bytes(cost.project_download_bytes), cost.projects_counted,

@@ -294,6 +294,10 @@ TEST(SurveyRunCost, AProjectsOwnDownloadsComeFromItsLastRunsSteps) {
   EXPECT_NE(text.find("projects' own files and requirements: about 43 MB (for 2 of their 3 cells"), std::string::npos)
       << text;
   EXPECT_NE(text.find("1 not counted: no run that counted yet"), std::string::npos) << text;
+  // Only cells without a figure: said so, with no figure of 0 bytes.
+  const std::string none = render_run_cost(survey_run_cost(engine, {&fresh}, (work / "results").string(), 1, false));
+  EXPECT_NE(none.find("projects' own files and requirements: not counted (none of their 1 cells has a run"),
+            std::string::npos) << none;
   // Without a project among the cells, no such line.
   EXPECT_EQ(render_run_cost(survey_run_cost(engine, {&ours}, (work / "results").string(), 1, false))
                 .find("projects' own"),
