@@ -38,6 +38,13 @@ def verdict_words(verdict):
     return out
 
 
+def on_gpu(result):
+    """' · on a GPU (sm_90)' for a cell that ran with a GPU visible (its probe's `gpus`): its CUDA
+    kernels executed. Every other CUDA entry was built and checked without one."""
+    gpus = result.get("versions", {}).get("gpus") or []
+    return " · on a GPU (%s)" % ", ".join("sm_" + g.replace(".", "") for g in gpus) if gpus else ""
+
+
 def anchor(cell_id):
     return "cell-" + cell_id
 
@@ -57,11 +64,13 @@ def main():
             if not entry:
                 entries.append("")
                 continue
-            entries.append("<br>".join(f"[{verdict_words(cells[i]['verdict'])}]({details}#{anchor(i)})" for i in entry["cells"]))
+            entries.append("<br>".join(f"[{verdict_words(cells[i]['verdict'])}{on_gpu(cells[i])}]({details}#{anchor(i)})"
+                                       for i in entry["cells"]))
         print(f"| {row['torch']} | {row['torchvision']} | " + " | ".join(entries) + " |")
     print()
     print("✔ works · ◐ works with limits (the first one named) · ✘ broken (the first reason) · ○ not run here · "
-          "‼ not as declared in matrix.yaml. Each entry links to its cell's whole verdict.")
+          "‼ not as declared in matrix.yaml. Each entry links to its cell's whole verdict. A CUDA entry "
+          "ran its kernels only where it says \"on a GPU\"; the others were built and checked with no GPU.")
     environments = [(cid, c) for cid, c in cells.items() if c["cell"].get("diagnoses")]
     if environments:
         print()

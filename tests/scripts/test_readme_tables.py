@@ -48,6 +48,18 @@ def test_our_ops_a_row_per_torch_a_column_per_cuda_a_few_words_each(tmp_path):
     assert not any(line.startswith("- **") for line in lines), "no other library, no list"
 
 
+def test_a_cell_that_ran_on_a_gpu_says_so_beside_one_that_did_not(tmp_path):
+    limits = {"verdict": "limits", "limits": ["no sm_70 support"], "broken": [], "as_declared": True}
+    on_gpu = dict(cell("gpu-host", "2.11.0", "13.0", limits), versions={"gpus": ["9.0"]})
+    report = {"cells": [cell("pypi", "2.11.0", "13.0", limits), on_gpu],
+              "table": {"columns": ["13.0"], "rows": [
+                  {"torch": "2.11.0", "torchvision": "0.26.0", "entries": {"13.0": {"cells": ["pypi", "gpu-host"]}}}]}}
+    lines = render(tmp_path, report)
+    assert lines[2] == ("| 2.11.0 | 0.26.0 | [◐ limits: no sm_70 support](docs/compatibility/report.md#cell-pypi)<br>"
+                        "[◐ limits: no sm_70 support · on a GPU (sm_90)](docs/compatibility/report.md#cell-gpu-host) |")
+    assert any("ran its kernels only where it says \"on a GPU\"" in line for line in lines)
+
+
 def test_one_line_per_other_library_with_each_cell(tmp_path):
     report = {
         "cells": [
