@@ -15,10 +15,8 @@ mkdir -p "$out"
 . "$here/gpu_env.sh"
 build=$out/cases-build
 echo "== building the cases for sm_$arch against $prefix"
-cmake -S "$repo/cases" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-      -DOPMATRIX_WITH_CUDA=ON -DOPMATRIX_CUDA_ARCHS="$arch" -DOPMATRIX_GTEST_SOURCE_DIR="$gtest" \
-      > "$out/cases-build.log" 2>&1 || { tail -40 "$out/cases-build.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" >> "$out/cases-build.log" 2>&1 || { tail -40 "$out/cases-build.log"; exit 1; }
+cmake_build "$repo/cases" "$build" "$out/cases-build.log" -DOPMATRIX_CUDA_ARCHS="$arch" \
+            -DOPMATRIX_GTEST_SOURCE_DIR="$gtest"
 
 echo "== the cases, GPU visible"
 rm -rf "$build/gtest"

@@ -19,10 +19,7 @@ mkdir -p "$out"
 . "$here/gpu_env.sh"
 build=$out/ptx-build
 echo "== building libopmatrix_ops.so with compute_$ptx_arch PTX only (this GPU: sm_$arch)"
-cmake -S "$repo/kernels" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-      -DOPMATRIX_WITH_CUDA=ON -DOPMATRIX_CUDA_ARCHS="$ptx_arch-virtual" > "$out/ptx-build.log" 2>&1 \
-  || { tail -40 "$out/ptx-build.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" >> "$out/ptx-build.log" 2>&1 || { tail -40 "$out/ptx-build.log"; exit 1; }
+cmake_build "$repo/kernels" "$build" "$out/ptx-build.log" -DOPMATRIX_CUDA_ARCHS="$ptx_arch-virtual"
 
 status=0
 echo "== what fatbin.py reads in each build"

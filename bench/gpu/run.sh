@@ -16,9 +16,7 @@ mkdir -p "$out"
 . "$here/gpu_env.sh"
 build=$out/build
 echo "== building libopmatrix_ops.so for sm_$arch against $prefix"
-cmake -S "$repo/kernels" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-      -DOPMATRIX_WITH_CUDA=ON -DOPMATRIX_CUDA_ARCHS="$arch" > "$out/build.log" 2>&1
-cmake --build "$build" -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+cmake_build "$repo/kernels" "$build" "$out/build.log" -DOPMATRIX_CUDA_ARCHS="$arch"
 
 status=0
 echo "== correctness, gradients, compile and export on the GPU"

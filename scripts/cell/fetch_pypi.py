@@ -285,11 +285,11 @@ def fetch(args):
     cached = in_cache(path, entry["sha256"])
     if not cached:
         download(entry, path)
+    size = os.path.getsize(path)
     out = {"ok": True, "kind": args.kind, "requirement": args.requirement, "name": name,
            "version": listing["version"], "file": os.path.relpath(path, args.cache), "path": os.path.abspath(path),
            "filename": entry["filename"], "sha256": entry["sha256"], "url": entry["url"],
-           "size": os.path.getsize(path), "cached": cached,
-           "download_bytes": os.path.getsize(path)}  # what a run with an empty cache downloads
+           "size": size, "cached": cached, "download_bytes": size}  # download_bytes: what an empty cache downloads
     if tag is not None:
         out.update(tags=wheel_tags(entry["filename"]), tag=tag)
     if entry.get("yanked"):

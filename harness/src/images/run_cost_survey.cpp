@@ -295,14 +295,13 @@ std::string render_run_cost(const RunCost& cost) {
     out += fmt::format("  {} {}: needs {}{}, {}\n", n.what, n.path.empty() ? "(folder unknown)" : n.path,
                        human_bytes(n.bytes), n.what == "the work dir" ? "" : " (the images, and room to commit the largest)",
                        n.free_bytes ? human_bytes(*n.free_bytes) + " free" : "free space unknown");
-  const std::string at_once = cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells) : "";
-  if (!cost.uses_images)  // the host engine: no image to build, nothing beside the cells
-    out += fmt::format("  time: {} (cells {}{})\n", human_duration(cost.wall_seconds), human_duration(cost.cell_seconds),
-                       at_once);
-  else
-    out += fmt::format("  time: {} (images {}, cells {}{})\n", human_duration(cost.wall_seconds),
-                       human_duration(cost.image_seconds), human_duration(cost.cell_seconds),
-                       cost.parallel_cells > 1 ? at_once : ", the images built beside the cells");
+  // The host engine builds no image: its time names none.
+  const std::string images = cost.uses_images ? "images " + human_duration(cost.image_seconds) + ", " : "";
+  const std::string how = cost.parallel_cells > 1 ? fmt::format(", {} at once", cost.parallel_cells)
+                          : cost.uses_images      ? ", the images built beside the cells"
+                                                  : "";
+  out += fmt::format("  time: {} ({}cells {}{})\n", human_duration(cost.wall_seconds), images,
+                     human_duration(cost.cell_seconds), how);
   for (const auto& b : cost.blockers) out += fmt::format("  the cells that need it fail at their image step: {}\n", b);
   return out;
 }
