@@ -90,10 +90,10 @@ def network_failure(url, reason):
                    "then reused from the cache without network" % (url, reason), url=url)
 
 
-def opened(url, use):
+def opened(url, use, headers=None):
     """use(response) on url's answer; None on a 404. Retries what may pass (no connection, a
     timeout, 429, 5xx); anything else that fails is a `network` Failure."""
-    request = urllib.request.Request(url, headers={"User-Agent": "opmatrix-fetch_pypi (urllib)"})
+    request = urllib.request.Request(url, headers=dict(headers or {}, **{"User-Agent": "opmatrix-fetch_pypi (urllib)"}))
     for attempt in range(1, ATTEMPTS + 1):
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_S, context=ssl_context()) as response:

@@ -5,11 +5,22 @@ find no wheel for this Python and platform. An atlas pair's first answer; runs w
 
     install_plan.py --requirement NAME==VERSION --cache DIR
 
+Which pip resolves: pip reads each candidate wheel's dependencies from its METADATA. PyPI serves
+that file beside each wheel (PEP 658); an index that does not (this project's PyPI mirror) makes
+pip download every wheel of the plan in full, 2-3 GB for a torch with its NVIDIA wheels (30 s a
+pair), and pip 23 (Debian bookworm's, and so the PyPI runtimes') downloads them even when the
+index serves the METADATA. So RESOLVER, a pip fetched once into DIR like any wheel and run by the
+runtime's own Python next to its installed packages, resolves against metadata_index.py: the
+real index's pages with each wheel's METADATA served from DIR (read once per file by range
+requests). Its answer is taken when it resolves; a refusal (no wheel, unresolvable) is asked
+again of the runtime's own pip against the real index, whose words stand, so that nothing a
+newer pip is stricter about becomes a finding. The answer names the pip that gave it ("resolver").
+
 The answer is kept as DIR/plans/<key>.json (key: the requirement, the Python, the platform and the
 torch family installed), written atomically, so a second run needs no network.
 
 stdout: one JSON object, {"ok": true, "plan": "installs"|"replaces_torch", "requirement",
-"install": [{"name", "version"}], "torch_family": [{"name", "from", "to"}], "cached": bool} or
+"install": [{"name", "version"}], "torch_family": [{"name", "from", "to"}], "resolver", "cached": bool} or
 {"ok": false, "error": KIND, "message": ...} (exit 1), KIND one of no_wheel, unresolvable,
 network, internal."""
 import argparse
@@ -18,8 +29,14 @@ import os
 import re
 import sys
 
+import fetch_pypi
 from fetch_pypi import normalise, write_atomic
+from metadata_index import MetadataIndex
 from requirements import NETWORK_WORDS, PIP, TORCH_FAMILY, Failure, cache_key, run, torch_family_pins
+
+# The pip that resolves first (see above): one whose dry run downloads no wheel where the index
+# serves METADATA, and that runs on every runtime's Python (>= 3.9).
+RESOLVER = "pip==26.3"
 
 
 def installed_versions():
@@ -50,6 +67,34 @@ def judged(requirement, install):
             "install": install, "torch_family": family}
 
 
+def runtime_pip():
+    """"this runtime's pip X.Y", what the answer names when the runtime's own pip gave it."""
+    from importlib import metadata
+    try:
+        return "this runtime's pip %s" % metadata.version("pip")
+    except metadata.PackageNotFoundError:
+        return "this runtime's pip"
+
+
+def resolver_pip(cache):
+    """(argv, its name) of RESOLVER, fetched into the cache once (by sha256, as PyPI lists it), run
+    as a zip by the runtime's Python; None where it cannot be had (the runtime's pip then resolves)."""
+    try:
+        got = fetch_pypi.fetch(argparse.Namespace(kind="wheel", requirement=RESOLVER, cache=cache, index_url=None))
+    except fetch_pypi.Failure as f:
+        print("install_plan.py: %s cannot be fetched (%s): this runtime's own pip resolves" % (RESOLVER, f),
+              file=sys.stderr, flush=True)
+        return None
+    argv = [sys.executable, os.path.join(got["path"], "pip")] + PIP[3:]
+    return argv, "pip %s reading wheel METADATA alone" % got["version"]
+
+
+def dry_run(pip, name, requirement, report, index=()):
+    # --report: without it Debian's pip refuses even a dry run (externally managed environment).
+    return run(pip + ["install", "--dry-run", "--quiet", "--only-binary", name, "--report", report] + list(index) +
+               [requirement])
+
+
 def plan(requirement, cache):
     name = normalise(requirement.split("==")[0])
     pins = torch_family_pins()
@@ -58,11 +103,21 @@ def plan(requirement, cache):
     if os.path.isfile(kept):
         # pip's answer is kept; the judgement is made again (a kept answer outlives a rule).
         with open(kept) as f:
-            return dict(judged(requirement, json.load(f)["install"]), cached=True)
+            answer = json.load(f)
+        return dict(judged(requirement, answer["install"]), resolver=answer.get("resolver", runtime_pip()),
+                    cached=True)
     os.makedirs(folder, exist_ok=True)
     report = kept + ".report"
-    # --report: without it Debian's pip refuses even a dry run (externally managed environment).
-    rc, out = run(PIP + ["install", "--dry-run", "--quiet", "--only-binary", name, "--report", report, requirement])
+    rc, fast = 1, resolver_pip(cache)
+    if fast is not None:
+        with MetadataIndex(cache) as index:
+            rc, out = dry_run(fast[0], name, requirement, report, ["--index-url", index.url, "--trusted-host", "127.0.0.1"])
+        print("install_plan.py: the metadata index: %s" % json.dumps(index.stats), file=sys.stderr, flush=True)
+        resolver = fast[1]
+    if rc != 0:
+        # A refusal is the runtime's own pip's to make (and where RESOLVER could not run, it answers).
+        rc, out = dry_run(PIP, name, requirement, report)
+        resolver = runtime_pip()
     if rc != 0:
         python = "%d.%d" % sys.version_info[:2]
         if any(w in out for w in NETWORK_WORDS):
@@ -79,7 +134,7 @@ def plan(requirement, cache):
         items = json.load(f).get("install", [])
     os.unlink(report)
     install = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
-    answer = judged(requirement, install)
+    answer = dict(judged(requirement, install), resolver=resolver)
     write_atomic(kept, json.dumps(answer, indent=1) + "\n")
     return dict(answer, cached=False)
 

@@ -57,3 +57,92 @@ def test_a_kept_answer_is_judged_again(tmp_path):
     assert answer["cached"] is True
     assert answer["plan"] == "installs" and answer["torch_family"] == []
     assert os.listdir(tmp_path / "plans") == [key + ".json"]
+
+
+# --- which pip resolves --------------------------------------------------------------------------
+
+class FakePips:
+    """pip's dry run as two pips answer it: RESOLVER (argv[1] ends in /pip) and the runtime's own
+    (`-m pip`). Each writes the report it is given or refuses with its words."""
+
+    def __init__(self, fast, own):
+        self.answers = {"fast": fast, "own": own}
+        self.asked = []
+
+    def __call__(self, argv, base=None):
+        who = "own" if argv[1:3] == ["-m", "pip"] else "fast"
+        self.asked.append((who, any(a.startswith("http://127.0.0.1:") for a in argv)))  # the metadata index
+        rc, words, install = self.answers[who]
+        if rc == 0:
+            report = argv[argv.index("--report") + 1]
+            with open(report, "w") as f:
+                json.dump({"install": [{"metadata": {"name": n, "version": v}} for n, v in install]}, f)
+        return rc, words
+
+
+@pytest.fixture
+def pips(monkeypatch):
+    def make(fast, own, fetched=True):
+        fake = FakePips(fast, own)
+        monkeypatch.setattr(install_plan, "run", fake)
+        monkeypatch.setattr(install_plan, "runtime_pip", lambda: "this runtime's pip 23.0.1")
+        monkeypatch.setattr(install_plan, "resolver_pip", lambda cache: (
+            [sys.executable, "/downloads/pip-26.3/pip-26.3-py3-none-any.whl/pip"], "pip 26.3 reading wheel METADATA alone")
+            if fetched else None)
+        return fake
+    return make
+
+
+NO_WHEEL = (1, "ERROR: No matching distribution found for libx==1.0\n", [])
+RESOLVED = (0, "", [("libx", "1.0"), ("torch", "2.5.1")])
+
+
+def test_the_fast_resolver_answers_when_it_resolves(pips, tmp_path):
+    fake = pips(fast=RESOLVED, own=NO_WHEEL)
+    answer = install_plan.plan("libx==1.0", str(tmp_path))
+    assert fake.asked == [("fast", True)]
+    assert answer["resolver"] == "pip 26.3 reading wheel METADATA alone"
+    assert answer["plan"] == "replaces_torch"
+    again = install_plan.plan("libx==1.0", str(tmp_path))
+    assert again["cached"] is True and again["resolver"] == "pip 26.3 reading wheel METADATA alone" and len(fake.asked) == 1
+
+
+def test_a_refusal_is_asked_again_of_the_runtimes_own_pip(pips, tmp_path):
+    # The newer pip refuses (it is stricter about some metadata); the runtime's pip resolves: its answer stands.
+    fake = pips(fast=(1, "ERROR: Invalid requirement: 'torch>=1.8.*'\n", []), own=RESOLVED)
+    answer = install_plan.plan("libx==1.0", str(tmp_path))
+    assert fake.asked == [("fast", True), ("own", False)]
+    assert answer["resolver"] == "this runtime's pip 23.0.1" and answer["plan"] == "replaces_torch"
+
+
+def test_a_refusal_both_pips_make_is_the_runtimes_words(pips, tmp_path):
+    fake = pips(fast=NO_WHEEL, own=NO_WHEEL)
+    with pytest.raises(install_plan.Failure) as refused:
+        install_plan.plan("libx==1.0", str(tmp_path))
+    assert fake.asked == [("fast", True), ("own", False)]
+    assert refused.value.out["error"] == "no_wheel"
+    assert not os.path.exists(tmp_path / "plans" / (install_plan.cache_key(["libx==1.0"], install_plan.torch_family_pins()) + ".json"))
+
+
+def test_without_the_resolver_the_runtimes_pip_answers(pips, tmp_path):
+    fake = pips(fast=RESOLVED, own=RESOLVED, fetched=False)
+    answer = install_plan.plan("libx==1.0", str(tmp_path))
+    assert fake.asked == [("own", False)] and answer["resolver"] == "this runtime's pip 23.0.1"
+
+
+def test_the_resolver_is_fetched_by_hash_and_run_by_this_python(monkeypatch, tmp_path):
+    seen = {}
+
+    def fetch(args):
+        seen.update(kind=args.kind, requirement=args.requirement, cache=args.cache)
+        return {"path": str(tmp_path / "pip-26.3" / "pip-26.3-py3-none-any.whl"), "version": "26.3"}
+    monkeypatch.setattr(install_plan.fetch_pypi, "fetch", fetch)
+    argv, name = install_plan.resolver_pip(str(tmp_path))
+    assert seen == {"kind": "wheel", "requirement": install_plan.RESOLVER, "cache": str(tmp_path)}
+    assert argv[:2] == [sys.executable, str(tmp_path / "pip-26.3" / "pip-26.3-py3-none-any.whl" / "pip")]
+    assert "--disable-pip-version-check" in argv and name == "pip 26.3 reading wheel METADATA alone"
+
+    def down(args):
+        raise install_plan.fetch_pypi.Failure("network", "pypi.org unreachable")
+    monkeypatch.setattr(install_plan.fetch_pypi, "fetch", down)
+    assert install_plan.resolver_pip(str(tmp_path)) is None

@@ -37,6 +37,20 @@ TEST(InstallPlanCheck, ReplacingTorchNamesEachPackageFromAndTo) {
   EXPECT_EQ(c.diagnosis->repro, "podman run ... install_plan.py");
 }
 
+TEST(InstallPlanCheck, TheAnswerNamesThePipThatGaveIt) {
+  const json ok = {{"ok", true}, {"requirement", "libx==1.0"}, {"plan", "installs"}, {"resolver", "pip 26.0.1 with fast-deps"},
+                   {"install", json::array({{{"name", "libx"}, {"version", "1.0"}}, {{"name", "numpy"}, {"version", "2.3.0"}}})},
+                   {"torch_family", json::array()}};
+  EXPECT_EQ(install_plan_check(ok, context()).message,
+            "pip install libx==1.0 installs it next to this torch as it is (2 packages); resolved by pip 26.0.1 with fast-deps");
+  const json kept = {{"ok", true}, {"requirement", "libx==1.0"}, {"plan", "replaces_torch"}, {"cached", true},
+                     {"resolver", "this runtime's pip 23.0.1"},
+                     {"torch_family", json::array({{{"name", "torch"}, {"from", "2.15.0"}, {"to", "2.5.1"}}})}};
+  EXPECT_EQ(install_plan_check(kept, context()).message,
+            "pip install libx==1.0 would replace this runtime's torch 2.15.0 -> 2.5.1: it works here only installed with "
+            "--no-deps (answer cached); resolved by this runtime's pip 23.0.1");
+}
+
 TEST(InstallPlanCheck, NoWheelIsTheReleasesAndTheNetworkIsTheRuns) {
   const json none = {{"ok", false}, {"error", "no_wheel"}, {"message", "pip finds no wheel of libx==1.0 for Python 3.13"}};
   CheckResult c = install_plan_check(none, context());

@@ -43,19 +43,23 @@ CheckResult install_plan_check(const nlohmann::json& report, const InstallPlanCo
   c.check = "install-plan";
   c.seconds = ctx.seconds;
   const std::string from_cache = report.is_object() && report.value("cached", false) ? " (answer cached)" : "";
+  // Which pip answered (scripts/cell/install_plan.py: a newer one reading METADATA alone, or the
+  // runtime's own where that one refused): said with every answer, so a reader can ask it again.
+  const std::string resolver = report.is_object() ? json_text(report, "resolver") : "";
+  const std::string by = resolver.empty() ? "" : fmt::format("; resolved by {}", resolver);
   if (report.is_object() && report.value("ok", false)) {
     const auto family = report.value("torch_family", nlohmann::json::array());
     if (family.empty()) {
       c.status = Status::pass;
-      c.message = fmt::format("pip install {} installs it next to this torch as it is ({} package{}){}",
+      c.message = fmt::format("pip install {} installs it next to this torch as it is ({} package{}){}{}",
                               json_text(report, "requirement"), report.value("install", nlohmann::json::array()).size(),
-                              report.value("install", nlohmann::json::array()).size() == 1 ? "" : "s", from_cache);
+                              report.value("install", nlohmann::json::array()).size() == 1 ? "" : "s", from_cache, by);
       return c;
     }
     c.status = Status::fail;
     c.message = fmt::format("pip install {} would replace this runtime's {}: it works here only installed with "
-                            "--no-deps{}",
-                            json_text(report, "requirement"), replacements(family), from_cache);
+                            "--no-deps{}{}",
+                            json_text(report, "requirement"), replacements(family), from_cache, by);
     c.diagnosis = Diagnosis{"replaces_torch", c.message,
                             "install it with `pip install --no-deps`, or use the torch its requirements name",
                             ctx.repro, ""};
