@@ -248,6 +248,10 @@ void add_atlas(CLI::App& app, CommandOptions& o, Wiring& w) {
   add_run_places(at, atlas.run);
   at->get_option("--results")->description("folder of the pairs' results/<pair>.json and logs (default: ./atlas-results)");
   at->add_flag("--no-cache", atlas.run.no_cache, "run: every selected pair even if its last result still stands");
+  at->add_flag("--keep-measured", atlas.run.keep_measured,
+               "run: keep each pair's last result that measured it whatever changed since (opmatrix, its scripts, "
+               "the image); only pairs without one run (an atlas measured over many runs and versions)")
+      ->excludes("--no-cache");
   at->add_flag("--yes", atlas.run.yes, "run: start even when the images will not fit in the free disk");
   at->add_flag("--dry-run", atlas.run.dry_run, "run: say what the run would do and what it costs; start nothing");
   at->add_flag("--images-only", atlas.run.images_only, "run: build (or find) the runtimes' images and stop");

@@ -80,6 +80,7 @@ struct RunOptions {
   std::string repo_root;           // mounted as /src, paths in the matrix resolve here; default: the matrix's folder
   bool images_only = false;        // only ensure the selected cells' images (CI cache warm-up)
   bool no_cache = false;           // run even when the last result's cache key still matches
+  bool keep_measured = false;      // keep a result that measured the cell even where its key changed
   bool cross_load = true;          // after >= 2 cells: every build loaded in every runtime
   bool as_root = false;            // containers: run steps as root instead of an unprivileged user
   bool yes = false;                // start even when the disk the run needs is not free (images/run_cost.h)

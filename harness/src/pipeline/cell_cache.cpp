@@ -39,7 +39,9 @@ Standing standing_result(const RunState& run, const Cell& cell, const CacheKey& 
     for (const auto& c : old.checks)
       if (c.diagnosis && is_infrastructure(c.check, c.diagnosis->kind))
         return {std::nullopt, fmt::format("its last result has the infrastructure's {} in {}", c.diagnosis->kind, c.check)};
-    if (old.cache_key != key.key) {
+    // --keep-measured: an atlas measured over many runs, sessions and opmatrix versions runs only
+    // the pairs that have no result yet; each kept result still names the opmatrix that made it.
+    if (old.cache_key != key.key && !run.opts.keep_measured) {
       const std::string changed = old.cache_key_parts.empty() ? "" : changed_parts(old.cache_key_parts, key.parts);
       return {std::nullopt, changed.empty() ? "its key changed (its last result does not say of what)"
                                             : "changed since its last result: " + changed};

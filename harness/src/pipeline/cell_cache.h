@@ -13,8 +13,8 @@ namespace opmatrix {
 // The job's cache key and its parts; key "" for a job that does not run here.
 CacheKey cache_key_of(const RunState& run, const RunJob& job);
 
-// The cell's last result (marked cached) when it was made with `key` and says something about
-// the cell; else nullopt, and why the cell runs (again): --no-cache, no result yet, an error,
+// The cell's last result (marked cached) when it was made with `key` (or with any key, under
+// --keep-measured) and says something about the cell; else nullopt, and why the cell runs (again): --no-cache, no result yet, an error,
 // a timeout or an infrastructure failure last time, or which parts of its key changed ("" for an
 // empty key: nothing is reused there).
 struct Standing {
