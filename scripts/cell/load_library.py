@@ -26,6 +26,11 @@ ones ("reached": {"modules": [...], "ops": {op: "pkg._C"}}). A library no import
 finally dlopened as torch.ops.load_library does ({op: "dlopen NAME.so"}). "Not registered at
 all" is left for what none of these brings.
 
+An import that kills its process (a library's static initialiser that throws, a segfault) would
+take this report with it: the import and what follows it run in a child of this process, which
+prints the report; where a signal kills that child, this process reports the import as a crash,
+with its signal and the last words it wrote, and the libraries' loads it already has.
+
 A package without any compiled library (a setup.py that builds none in this runtime, by design)
 is no error when MODULE is given: "libraries" is empty and the import is judged."""
 import argparse
@@ -38,6 +43,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 
 from dispatcher import kernel_table, ops_in_namespace, served_by
 from zygote import Zygote
@@ -344,17 +350,43 @@ def declined_lines(text):
     return [line.strip() for line in text.splitlines() if any(p.search(line) for p in DECLINED)][:5]
 
 
-def import_module(name):
+def survive_import(zygote, said):
+    """Forks before the import: returns None in the child, which goes on to import and report as
+    if nothing happened; the parent waits. Where the child ends, the parent ends with its status
+    (the child printed the report). Where a signal killed it (an import that kills its process),
+    the parent returns the import's report as a crash, with the signal and the last words the
+    import wrote into `said`, and goes on without it. SIGKILL (out of memory, killed from outside)
+    is not the package's: the parent dies of it too, as the process would have."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        return None
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code == -signal.SIGKILL:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if code >= 0:
+        zygote.close()
+        os._exit(code)
+    how = signal.Signals(-code).name
+    said.seek(0)
+    lines = [line.rstrip() for line in said.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    sys.stderr.write("\n".join(lines) + "\n")  # the step's log keeps them
+    why = [line.strip() for line in lines if "what():" in line or "Error" in line or "Fatal" in line][-1:]
+    return {"ok": False, "crash": how, "error": "the import killed its process (%s)%s" % (how, ": " + why[0] if why else ""),
+            "traceback": "\n".join(lines[-40:])}
+
+
+def import_module(name, said):
     """Imports `name` as a user would; what it exposes, or the error (its last traceback lines).
     What it says while importing (warnings, log records, its stdout and stderr, which this process
     sends on to stderr) is read for a package declining its own extension ("declined") or, where
     the import fails, refusing this torch by its own version check ("refused")."""
     import importlib
     import logging
-    import tempfile
     import traceback
     import warnings
-    said, records, failed, caught = tempfile.TemporaryFile(mode="w+b"), [], None, []
+    records, failed, caught = [], None, []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: records.append(record.getMessage())
     logging.getLogger().addHandler(handler)
@@ -736,8 +768,11 @@ def main():
         mark_other_torch_builds(out["libraries"], out["torch"])
         mark_loaded_as_dependency(out["libraries"])
         if args.module:
-            # As users get it: the import alone chooses which libraries to load.
-            out["import"] = import_module(args.module)
+            # As users get it: the import alone chooses which libraries to load (in a child of this
+            # process: an import that kills its process must not take this report with it).
+            said = tempfile.TemporaryFile(mode="w+b")
+            crashed = survive_import(zygote, said)
+            out["import"] = dict(crashed, module=args.module) if crashed else import_module(args.module, said)
             by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
             if out["import"]["ok"]:
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))

@@ -21,7 +21,7 @@ import traceback
 
 class Zygote:
     def __init__(self, run_job, timeout=600):
-        self.run_job, self.timeout = run_job, timeout
+        self.run_job, self.timeout, self.owner = run_job, timeout, os.getpid()
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
         sys.stdout.flush()
@@ -54,8 +54,11 @@ class Zygote:
         return json.loads(line)
 
     def close(self):
+        """The fork server ends once every process that holds it (a child forked after it, too)
+        has closed it; the one that started it waits for it."""
         self.requests.close()
-        os.waitpid(self.pid, 0)
+        if os.getpid() == self.owner:
+            os.waitpid(self.pid, 0)
 
     def serve(self, requests, answers):
         for line in requests:

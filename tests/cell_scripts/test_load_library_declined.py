@@ -26,6 +26,10 @@ PACKAGES = {
     "upgradepkg": 'import logging\nlogging.getLogger(__name__).warning("Skipping import of cpp extensions due to '
                   'incompatible torch version. Please upgrade to torch >= 2.11.0 (found 2.8.0+cu128).")\n'
                   'from torch.nn.functional import OpmatrixAbsentScalingType\n',
+    # fbgemm-gpu-cpu 1.5.0 in Debian's torch 2.6: its words about the torch it needs, then an abort
+    "abortingpkg": 'import os, sys\nprint("Please refer to the FBGEMM-PyTorch compatibility table.", file=sys.stderr)\n'
+                   'print("terminate called after throwing an instance of \'std::bad_alloc\'\\n  what():  std::bad_alloc", '
+                   'file=sys.stderr, flush=True)\nos.abort()\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -83,3 +87,16 @@ def test_an_upgrade_it_asks_for_before_failing_is_its_refusal(site):
     assert out["import"]["ok"] is False and "OpmatrixAbsentScalingType" in out["import"]["error"]
     assert out["import"]["refused"] == ["Skipping import of cpp extensions due to incompatible torch version. Please "
                                         "upgrade to torch >= 2.11.0 (found 2.8.0+cu128)."]
+
+
+def test_an_import_that_kills_its_process_is_a_crash_and_the_report_survives(site):
+    # The import is tried in a child first: the report (every library's load included) is still
+    # printed, the import a crash with its signal and last words.
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, ran = run_json("load_library.py", "--import", "abortingpkg", "--namespace", "abortingpkg",
+                        "--find", str(site / "abortingpkg"), env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert out["import"]["ok"] is False and out["import"]["crash"] == "SIGABRT", out["import"]
+    assert out["import"]["error"] == "the import killed its process (SIGABRT): what():  std::bad_alloc"
+    assert "FBGEMM-PyTorch compatibility table" in out["import"]["traceback"]
+    assert out["ops"] == {}

@@ -327,6 +327,24 @@ TEST(ImportCheck, AVersionCheckRefusingThisTorchIsTheCauseNotWhatItRaisedAfter) 
   EXPECT_NE(c.diagnosis->evidence.find("(then: AttributeError: module 'os' has no attribute 'exit')"), std::string::npos);
 }
 
+// fbgemm-gpu-cpu 1.5.0 in Debian's torch 2.6: `import fbgemm_gpu` aborts (a static initialiser's
+// std::bad_alloc). load_library.py tried the import in a child, which died: a crash of the import,
+// with its signal and last words, never a missing report.
+TEST(ImportCheck, AnImportThatKillsItsProcessIsACrashWithItsLastWords) {
+  const nlohmann::json import = {
+      {"module", "fbgemm_gpu"}, {"ok", false}, {"crash", "SIGABRT"},
+      {"error", "the import killed its process (SIGABRT): what():  std::bad_alloc"},
+      {"traceback", "for the FBGEMM-PyTorch compatibility table.\nterminate called after throwing an instance of "
+                    "'std::bad_alloc'\n  what():  std::bad_alloc"}};
+  const CheckResult c = import_check(import, "podman run ... load_library.py");
+  EXPECT_EQ(c.status, Status::crash);
+  EXPECT_EQ(c.message, "import fbgemm_gpu: the import killed its process (SIGABRT): what():  std::bad_alloc");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "crash_at_import");
+  EXPECT_NE(c.diagnosis->evidence.find("FBGEMM-PyTorch compatibility table"), std::string::npos);
+  EXPECT_EQ(c.diagnosis->repro, "podman run ... load_library.py");
+}
+
 // torchao 0.18.0 in torch 2.6: the sentence that names the torch it wants comes second in its words;
 // it leads the quote, so that a table's headline (cut at a word near 110 characters) keeps it.
 TEST(ImportCheck, ARefusalLeadsWithTheSentenceThatNamesTheTorch) {

@@ -489,6 +489,17 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                        functions.empty() ? fmt::format("import {}: ok", module)
                                          : fmt::format("import {}: ok (functions: {})", module, fmt::join(functions, ", ")));
   }
+  if (import.contains("crash")) {
+    // The import kills the process that runs it (load_library.py tried it in a child first): every
+    // user's `import` dies the same way, and nothing of the package can be checked after it.
+    CheckResult c = load_result("import", Status::crash, fmt::format("import {}: {}", module, json_text(import, "error")));
+    c.diagnosis = make_diagnosis("crash_at_import", c.message,
+                                 "run the reproduction command: the lines before the crash (a C++ exception's what(), "
+                                 "the package's own words about the torch it needs) name the initialiser at fault; "
+                                 "install the release built for this torch",
+                                 repro, json_text(import, "traceback"));
+    return c;
+  }
   // A missing module it fell back from is the one it wanted (dgl 2.1.0: `packaging`, then
   // setuptools' vendored copy): named first, where the requirement rules read it.
   const auto missing = import.value("missing_modules", std::vector<std::string>{});
