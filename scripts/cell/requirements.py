@@ -14,7 +14,9 @@ requirements whose markers hold in this cell, adds with --tests pytest, the libr
 against the cell's own installed packages, with the torch family pinned by constraints to the
 versions the cell has (so torch is never replaced: a requirement that needs another torch cannot
 be resolved, and says so), and downloads what is missing with `pip download --no-deps` into
-DIR/<key>/ (key: the requirements, the Python and the pinned torch family), with resolved.json
+DIR/files/, one folder for every requirement set (a file is fetched once, whichever projects
+and runtimes need it: an atlas's hundreds of pairs share NVIDIA's wheels), with DIR/<key>/resolved.json
+(key: the requirements, the Python and the pinned torch family) naming the files this set uses,
 written last and atomically: a second run with the same key needs no network.
 
 `install` installs what resolved.json lists with `pip install --no-index --no-deps --target
@@ -42,6 +44,7 @@ import sys
 import build_requires
 from build_wheel import Refused, prepare, run_captured
 from fetch_pypi import normalise, write_atomic
+from wheel_tags import best_wheel, interpreter_tags
 from wheel_metadata import metadata
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
@@ -301,16 +304,21 @@ def fetch(requirements, what, cache):
     with open(report) as f:
         items = json.load(f).get("install", [])
     install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
-    files = os.path.join(folder, "files")
+    files = os.path.join(cache, "files")  # shared by every requirement set: pip download skips what is there
     if install_list:
         rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
                        ["%s==%s" % (i["name"], i["version"]) for i in install_list])
         if rc != 0:
             refuse(rc, text, "downloading " + ", ".join(i["name"] for i in install_list))
     names = os.listdir(files) if os.path.isdir(files) else []
+    accepted = interpreter_tags() or []
     for i in install_list:
         match = [n for n in names if file_release(n) == (i["name"], i["version"])]
-        i["file"] = os.path.join("files", match[0]) if match else ""
+        # The shared folder may hold the release's wheels for other Pythons (other runtimes'):
+        # this interpreter's best, as pip chose it; else its one file (an sdist).
+        wheel = best_wheel([n for n in match if n.endswith(".whl")], accepted)
+        chosen = wheel[0] if wheel else next((n for n in match if not n.endswith(".whl")), "")
+        i["file"] = os.path.relpath(os.path.join(files, chosen), folder) if chosen else ""
     if any(not i["file"] for i in install_list):
         raise Failure("internal", "pip download left no file for %s in %s" % (
             ", ".join(i["name"] for i in install_list if not i["file"]), files))

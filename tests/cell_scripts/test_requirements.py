@@ -3,6 +3,8 @@ torch family the cell judges; what the cell has already needs nothing fetched; a
 the index cannot give is refused in words. No network: pip is kept off any index here."""
 import base64
 import hashlib
+import json
+import os
 import subprocess
 import zipfile
 
@@ -63,6 +65,30 @@ def test_what_is_downloaded_is_counted_for_the_dry_run(tmp_path):
         assert r.returncode == 0, r.stderr[-2000:]
         assert r.json["cached"] is cached
         assert r.json["download_bytes"] == needed.stat().st_size > 0
+
+
+def test_requirement_sets_share_one_download_of_a_file(tmp_path):
+    # Two projects (two requirement sets, two keys) that both need mylib: one file in the shared
+    # folder, fetched once, and each set's resolved.json points at it.
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    make_wheel(wheelhouse, [])
+    env = cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse))
+    resolved = []
+    for extra in ((), ("--require", "numpy")):
+        project = tmp_path / ("project%d" % len(resolved))
+        project.mkdir()
+        r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", make_wheel(project, ["mylib>=0.1"]),
+                       "--build", tmp_path / "build", "--cache", tmp_path / "cache", *extra, env=env)
+        assert r.returncode == 0, r.stderr[-2000:]
+        resolved.append(r.json["resolved"])
+    assert len(set(resolved)) == 2, "two requirement sets, two keys"
+    assert sorted(p.name for p in (tmp_path / "cache" / "files").iterdir()) == ["mylib-0.1-py3-none-any.whl"]
+    for path in resolved:
+        kept = json.loads(open(path).read())
+        mylib = [i for i in kept["install"] if i["name"] == "mylib"][0]
+        assert os.path.realpath(os.path.join(os.path.dirname(path), mylib["file"])) == \
+            str((tmp_path / "cache" / "files" / "mylib-0.1-py3-none-any.whl").resolve())
 
 
 def test_a_requirement_the_index_cannot_give_is_named(tmp_path):
