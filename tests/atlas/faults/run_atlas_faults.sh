@@ -64,7 +64,11 @@ grep -q "the download stopped after" "$work/results/opm-drop-1.0--trixie-torch2.
   fail "opm-drop's error does not say the download stopped"
 [ "$(status_of opm-abort)" = crash ] || fail "opm-abort: $(status_of opm-abort), expected crash"
 # os.abort() raises SIGABRT; torch's own fatal-signal handler may end the process with another.
-grep -q "died of SIG" "$work/results/opm-abort-1.0--trixie-torch2.6-cpu.json" || fail "opm-abort's crash does not name its signal"
+# The import runs in a child of the load step: the step ends, and its import is the crash.
+grep -q "the import killed its process (SIG" "$work/results/opm-abort-1.0--trixie-torch2.6-cpu.json" ||
+  fail "opm-abort's crash does not name its signal"
+grep -q '"kind": "crash_at_import"' "$work/results/opm-abort-1.0--trixie-torch2.6-cpu.json" ||
+  fail "opm-abort's import is not diagnosed as crash_at_import"
 python3 -c 'import json, sys; c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["check"] == "install-plan"]
 assert c and c[0]["status"] == "pass", c' "$work/results/opm-good-1.0--trixie-torch2.6-cpu.json" ||
   fail "pip's plan for opm-good from the test's index did not pass"
