@@ -203,9 +203,10 @@ def sha256_of(path):
 
 
 def write_atomic(path, text):
+    """text (str, or bytes) to path through a temporary file beside it."""
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix="." + os.path.basename(path) + ".")
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
@@ -262,9 +263,14 @@ def download(entry, path):
     write_atomic(path + ".sha256", "%s  %s\n" % (entry["sha256"], entry["filename"]))
 
 
+def index_url(explicit=None):
+    """The index asked: --index-url, else $OPMATRIX_PYPI_URL, else PyPI."""
+    return (explicit or os.environ.get("OPMATRIX_PYPI_URL") or DEFAULT_INDEX).rstrip("/")
+
+
 def fetch(args):
     name, version = parse_requirement(args.requirement)
-    index = (args.index_url or os.environ.get("OPMATRIX_PYPI_URL") or DEFAULT_INDEX).rstrip("/")
+    index = index_url(args.index_url)
     folder = os.path.join(args.cache, "%s-%s" % (normalise(name), version))
     listing_path = os.path.join(folder, LISTING)
     try:

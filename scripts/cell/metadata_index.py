@@ -27,15 +27,11 @@ import time
 import urllib.parse
 import zipfile
 
-from fetch_pypi import DEFAULT_INDEX, Failure, opened, write_atomic
+from fetch_pypi import Failure, index_url, normalise, opened, write_atomic
 
 PAGE_TTL_S = 3600  # a release uploaded while an atlas runs is seen within the hour
 JSON_PAGE = "application/vnd.pypi.simple.v1+json"
 TAIL_BYTES = 64 * 1024  # the zip's end record and usually its whole central directory
-
-
-def upstream_index():
-    return (os.environ.get("OPMATRIX_PYPI_URL") or DEFAULT_INDEX).rstrip("/")
 
 
 class RangeFile(io.RawIOBase):
@@ -107,7 +103,7 @@ class MetadataIndex:
     """The index, serving on a thread while the `with` block runs; `url` is its /simple/."""
 
     def __init__(self, cache_dir, upstream=None):
-        self.upstream = (upstream or upstream_index()).rstrip("/")
+        self.upstream = index_url(upstream)
         self.pages = os.path.join(cache_dir, "index-pages")
         self.metadata = os.path.join(cache_dir, "metadata")
         self.files = {}  # the path this index gives a wheel -> (its real URL, sha256, size)
@@ -130,16 +126,16 @@ class MetadataIndex:
 
     def page(self, project):
         """The real index's page of project (PEP 691 JSON), kept PAGE_TTL_S; None where it has none."""
-        name = re.sub(r"[-_.]+", "-", project).lower()
+        name = normalise(project)
         kept = os.path.join(self.pages, name + ".json")
+        url = self.upstream + "/simple/%s/" % name
         try:
             if time.time() - os.path.getmtime(kept) < PAGE_TTL_S:
                 with open(kept) as f:
                     self.count("pages_kept")
-                    return json.load(f), self.upstream + "/simple/%s/" % name
+                    return json.load(f), url
         except (OSError, ValueError):
             pass
-        url = self.upstream + "/simple/%s/" % name
         page = opened(url, lambda r: json.loads(r.read().decode("utf-8")), headers={"Accept": JSON_PAGE})
         if page is not None:
             write_atomic(kept, json.dumps(page))
@@ -172,7 +168,8 @@ class MetadataIndex:
 
     # --- metadata --------------------------------------------------------------------------
 
-    def wheel_metadata(self, path):
+    def metadata_of(self, path):
+        """The METADATA of the wheel this index serves at path: kept, else read by range requests."""
         url, sha256, size = self.files[path]
         kept = os.path.join(self.metadata, sha256 + ".metadata")
         try:
@@ -182,10 +179,7 @@ class MetadataIndex:
         except OSError:
             pass
         data, requests = wheel_metadata(url, size)
-        tmp = "%s.%d.tmp" % (kept, threading.get_ident())
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, kept)
+        write_atomic(kept, data)
         self.count("metadata")
         self.count("range_requests", requests)
         return data
@@ -223,7 +217,7 @@ class MetadataIndex:
                         project = urllib.parse.unquote(m.group(1))
                         return self.answer(200, index.html_page(project, page, page_url), "text/html")
                     if path.endswith(".metadata") and path[:-9] in index.files:
-                        return self.answer(200, index.wheel_metadata(path[:-9]), "application/octet-stream")
+                        return self.answer(200, index.metadata_of(path[:-9]), "application/octet-stream")
                     if path in index.files:
                         return self.answer(302, headers=[("Location", index.files[path][0])])
                     return self.answer(404, b"not a page of this index")

@@ -14,9 +14,9 @@ namespace opmatrix {
 CacheKey cache_key_of(const RunState& run, const RunJob& job);
 
 // The cell's last result (marked cached) when it was made with `key` (or with any key, under
-// --keep-measured) and says something about the cell; else nullopt, and why the cell runs (again): --no-cache, no result yet, an error,
-// a timeout or an infrastructure failure last time, or which parts of its key changed ("" for an
-// empty key: nothing is reused there).
+// --keep-measured) and says something about the cell; else nullopt, and why the cell runs
+// (again): --no-cache, no result yet, an error, a timeout or an infrastructure failure last time,
+// or which parts of its key changed ("" for an empty key: nothing is reused there).
 struct Standing {
   std::optional<CellResult> result;
   std::string why_it_runs;

@@ -490,8 +490,8 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                                          : fmt::format("import {}: ok (functions: {})", module, fmt::join(functions, ", ")));
   }
   if (import.contains("crash")) {
-    // The import kills the process that runs it (load_library.py tried it in a child first): every
-    // user's `import` dies the same way, and nothing of the package can be checked after it.
+    // The import kills the process that runs it (load_library.py runs it in a child of the load
+    // step): every user's `import` dies the same way, and nothing of the package can be checked after it.
     CheckResult c = load_result("import", Status::crash, fmt::format("import {}: {}", module, json_text(import, "error")));
     c.diagnosis = make_diagnosis("crash_at_import", c.message,
                                  "run the reproduction command: the lines before the crash (a C++ exception's what(), "
