@@ -185,6 +185,13 @@ void add_space_needs(Engine& engine, RunCost& cost) {
     cost.needs.push_back(with_free_space({"the work dir", engine.config().work_dir, 1, std::nullopt, work_dir_bytes}));
 }
 
+// The present images by name where they are few (a user asking "which image would this cell
+// use?" reads it here); past three, the count alone says enough.
+std::string present_names(const std::vector<std::string>& tags) {
+  if (tags.empty() || tags.size() > 3) return "";
+  return fmt::format(" ({})", fmt::join(tags, ", "));
+}
+
 }  // namespace
 
 ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell), false, cell.cuda); }
@@ -228,7 +235,8 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
     }
     plan_image(engine, *cell, last, tag, shares_layers, plan);
   }
-  for (const auto& [tag, is_present] : present) cost.images_present += is_present;
+  for (const auto& [tag, is_present] : present)
+    if (is_present) cost.present_images.push_back(tag);
   std::vector<double> builds;
   for (std::size_t k = 0; k < cost.new_images.size(); ++k) {
     const PlannedImage& image = cost.new_images[k];
@@ -254,12 +262,13 @@ std::string render_run_cost(const RunCost& cost) {
   if (!cost.uses_images) {
     out += "  images: none (this machine is the environment)\n";
   } else if (cost.new_images.empty()) {
-    out += fmt::format("  images: all {} present, nothing to download\n", cost.images_present);
+    out += fmt::format("  images: all {} present, nothing to download{}\n", cost.present_images.size(),
+                       present_names(cost.present_images));
   } else {
     double download = 0;
     for (const auto& i : cost.new_images) download += i.download_bytes;
     out += fmt::format("  images to build: {} ({} present); downloads about {}\n", cost.new_images.size(),
-                       cost.images_present, human_bytes(download));
+                       cost.present_images.size(), human_bytes(download));
     for (const auto& i : cost.new_images) {
       const std::string cells = i.cells.size() <= 2 ? fmt::format("{}", fmt::join(i.cells, ", "))
                                                     : fmt::format("{}, … ({} cells)", i.cells.front(), i.cells.size());

@@ -15,7 +15,7 @@ namespace opmatrix {
 
 struct RunCost {
   std::vector<PlannedImage> new_images;
-  int images_present = 0;
+  std::vector<std::string> present_images;  // the cells' images the storage holds already, by tag
   bool uses_images = true;  // false: the host engine, which builds none
   int new_build_trees = 0;
   double build_tree_bytes = 0;

@@ -130,7 +130,7 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   EXPECT_EQ(cost.new_images[0].name, "localhost/opmatrix/pypi:new");
   EXPECT_EQ(cost.new_images[0].cells, (std::vector<std::string>{"a", "b"}));
   EXPECT_DOUBLE_EQ(cost.new_images[0].bytes.value(), 5.5e9);
-  EXPECT_EQ(cost.images_present, 1);
+  EXPECT_EQ(cost.present_images, (std::vector<std::string>{"localhost/opmatrix/pypi:there"}));
   EXPECT_EQ(cost.new_build_trees, 2);
   EXPECT_DOUBLE_EQ(cost.build_tree_bytes, 2 * measured_build_tree_bytes(CellWork::own_kernels));
   // a's last run past its image step, then the measured figure for b and c.
