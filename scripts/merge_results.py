@@ -36,8 +36,13 @@ def read_source(source):
     if report.get("schema") != "opmatrix-report":
         sys.exit(f"merge_results: {source}: neither a results folder nor a report JSON file (\"schema\": \"opmatrix-report\")")
     # A report's cells are its results files with their verdict added (the report recomputes it).
-    cells = [{k: v for k, v in c.items() if k != "verdict"} for c in report.get("cells", [])]
-    return cells, os.path.dirname(os.path.abspath(source)), report.get("cross_load") or None
+    folder = os.path.dirname(os.path.abspath(source))
+    embedded = report.get("cells", [])
+    # Schema 2 (an atlas): the cells are in the evidence files it names, beside it.
+    for name in report.get("cells_files", []):
+        embedded += json.load(open(os.path.join(folder, name), encoding="utf-8")).get("cells", [])
+    cells = [{k: v for k, v in c.items() if k != "verdict"} for c in embedded]
+    return cells, folder, report.get("cross_load") or None
 
 
 def main():

@@ -59,6 +59,20 @@ def test_a_published_report_is_a_source_without_its_verdicts(tmp_path):
     assert (tmp_path / "out" / "logs" / "a" / "tests.log").read_text() == "published log"
 
 
+def test_a_published_atlas_is_read_through_the_evidence_files_it_names(tmp_path):
+    atlas = tmp_path / "atlas"
+    (atlas / "evidence").mkdir(parents=True)
+    for lib in ("libx", "liby"):
+        cell = dict(results_file(lib + "-1.0--rt", "2026-11-27T09:00:00Z", "passed"), verdict={"verdict": "pass"})
+        (atlas / "evidence" / (lib + ".json")).write_text(
+            json.dumps({"schema": "opmatrix-report", "schema_version": 1, "cells": [cell]}))
+    (atlas / "atlas.json").write_text(json.dumps({"schema": "opmatrix-report", "schema_version": 2, "kind": "atlas",
+                                                  "cells_files": ["evidence/libx.json", "evidence/liby.json"]}))
+    r = merge(tmp_path / "out", atlas / "atlas.json")
+    assert r.returncode == 0, r.stderr
+    assert sorted(f.name for f in (tmp_path / "out").glob("*.json")) == ["libx-1.0--rt.json", "liby-1.0--rt.json"]
+
+
 def test_a_missing_source_is_an_error_naming_it_and_nothing_is_written(tmp_path):
     r = merge(tmp_path / "out", tmp_path / "nowhere")
     assert r.returncode != 0

@@ -70,6 +70,7 @@ std::string glyph(const AtlasPair& p) {
 }
 
 std::string page_of(const std::string& library) { return library + ".md"; }
+std::string evidence_of(const std::string& library) { return "evidence/" + library + ".json"; }
 
 std::string entry_link(const AtlasPair& p, bool from_index) {
   const std::string symbol = glyph(p) + (disagreement(p).empty() ? "" : "≠");
@@ -159,8 +160,8 @@ std::string pair_section(const AtlasPair& p) {
   if (const std::string d = disagreement(p); !d.empty()) out += fmt::format("- ≠ {}\n", escape_md_cell(d));
   if (p.result)
     out += fmt::format("- evidence: every check of the pair, with its diagnosis and the command that reproduces it, in "
-                       "[atlas.json](atlas.json) (cell `{}`; the run's logs: `logs/{}/` of its results folder)\n",
-                       p.id, p.id);
+                       "[{0}]({0}) (cell `{1}`; the run's logs: `logs/{1}/` of its results folder)\n",
+                       evidence_of(p.library), p.id);
   return out + "\n";
 }
 
@@ -232,9 +233,9 @@ std::string html_pair(const AtlasPair& p) {
   if (!p.declared_text.empty()) out += "<li>its metadata: " + escape_markup(p.declared_text) + "</li>\n";
   if (const std::string d = disagreement(p); !d.empty()) out += "<li>≠ " + escape_markup(d) + "</li>\n";
   if (p.result)
-    out += fmt::format("<li>evidence: every check, its diagnosis and reproduction command, in <a href=\"atlas.json\">"
-                       "atlas.json</a> (cell <code>{0}</code>; the run's logs: <code>logs/{0}/</code>)</li>\n",
-                       escape_markup(p.id));
+    out += fmt::format("<li>evidence: every check, its diagnosis and reproduction command, in <a href=\"{1}\">"
+                       "{1}</a> (cell <code>{0}</code>; the run's logs: <code>logs/{0}/</code>)</li>\n",
+                       escape_markup(p.id), escape_markup(evidence_of(p.library)));
   return out + "</ul></details>\n";
 }
 
@@ -268,13 +269,17 @@ std::string render_html(const AtlasView& view) {
   return out + kHtmlScript;
 }
 
+// A report file (report/results_set.h reads it back), so `opmatrix diff` compares two atlases.
+// Schema 2: the cells (each pair's whole result: every check, its diagnosis and the command that
+// reproduces it, 20-80 KB a pair) are in one evidence file per library, each itself a schema-1
+// report; atlas.json names them. One file of the whole atlas would be past 100 MB.
+nlohmann::json report_head(int schema_version, const std::string& kind) {
+  return {{"schema", "opmatrix-report"}, {"schema_version", schema_version}, {"kind", kind},
+          {"opmatrix_version", kOpmatrixVersion}};
+}
+
 nlohmann::json render_json(const AtlasView& view, const ResultsSet& results) {
-  nlohmann::json j;
-  // A report file (report/results_set.h reads it back), so `opmatrix diff` compares two atlases.
-  j["schema"] = "opmatrix-report";
-  j["schema_version"] = 1;
-  j["kind"] = "atlas";
-  j["opmatrix_version"] = kOpmatrixVersion;
+  nlohmann::json j = report_head(2, "atlas");
   j["runtimes"] = view.atlas->runtimes;
   j["pairs"] = nlohmann::json::array();
   for (const auto& p : view.pairs) {
@@ -285,10 +290,18 @@ nlohmann::json render_json(const AtlasView& view, const ResultsSet& results) {
     if (const std::string d = disagreement(p); !d.empty()) e["disagreement"] = d;
     j["pairs"].push_back(e);
   }
+  j["cells_files"] = nlohmann::json::array();
+  for (const auto& lib : view.atlas->libraries) j["cells_files"].push_back(evidence_of(lib.name));
+  j["errors"] = results.errors;
+  return j;
+}
+
+nlohmann::json render_evidence(const AtlasView& view, const std::string& library) {
+  nlohmann::json j = report_head(1, "atlas-evidence");
+  j["library"] = library;
   j["cells"] = nlohmann::json::array();
   for (const auto& p : view.pairs)
-    if (p.result) j["cells"].push_back(to_json(*p.result));
-  j["errors"] = results.errors;
+    if (p.library == library && p.result) j["cells"].push_back(to_json(*p.result));
   return j;
 }
 
@@ -328,6 +341,8 @@ std::map<std::string, std::string> render_atlas(const AtlasView& view, const Res
   std::map<std::string, std::string> files;
   files["index.md"] = render_index(view);
   for (const auto& lib : view.atlas->libraries) files[page_of(lib.name)] = render_library(view, lib);
+  for (const auto& lib : view.atlas->libraries)
+    files[evidence_of(lib.name)] = render_evidence(view, lib.name).dump(1) + "\n";
   files["atlas.json"] = render_json(view, results).dump(1) + "\n";
   files["index.html"] = render_html(view);
   return files;

@@ -112,9 +112,22 @@ int render(const AtlasOptions& opts, const Atlas& a, std::ostream& out, std::ost
     return kExitNothingToReport;
   }
   try {
-    fs::create_directories(opts.output);
-    for (const auto& [name, text] : render_atlas(view, results))
-      write_file_atomically((fs::path(opts.output) / name).string(), text);
+    const auto files = render_atlas(view, results);
+    // atlas.json last: it names the evidence files, which are there before it does.
+    auto write = [&](const std::string& name) {
+      const fs::path file = fs::path(opts.output) / name;
+      fs::create_directories(file.parent_path());
+      write_file_atomically(file.string(), files.at(name));
+    };
+    for (const auto& [name, text] : files)
+      if (name != "atlas.json") write(name);
+    write("atlas.json");
+    // An evidence file of a library the atlas no longer holds would be read by nothing, and
+    // would read as current: it goes.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::path(opts.output) / "evidence", ec))
+      if (e.path().extension() == ".json" && !files.count("evidence/" + e.path().filename().string()))
+        fs::remove(e.path(), ec);
   } catch (const std::exception& e) {
     err << "opmatrix atlas report: error: " << e.what() << '\n';
     return kExitFailed;

@@ -52,25 +52,62 @@ ResultsSet load_results(const std::string& dir) {
 
 namespace {
 
-// The cells a report JSON file embeds, read as their results files would be.
-void read_report(const nlohmann::json& j, const std::string& path, ResultsSet& set) {
-  const int version = j.value("schema_version", 0);
-  if (version > 1) {
-    set.errors.push_back(fmt::format("{}: report schema version {} is newer than this opmatrix reads (1); update "
-                                     "opmatrix", path, version));
-    return;
-  }
-  const nlohmann::json cells = j.value("cells", nlohmann::json());
-  if (version < 1 || !cells.is_array()) {
-    set.errors.push_back(fmt::format("{}: a report without a valid schema_version and cells array", path));
-    return;
-  }
+void read_cells(const nlohmann::json& cells, const std::string& path, ResultsSet& set) {
   for (std::size_t i = 0; i < cells.size(); ++i) {
     try {
       set.cells.push_back(cell_result_from_json(cells[i]));
     } catch (const std::exception& e) {
       set.errors.push_back(fmt::format("{}: cells[{}]: {}; skipped", path, i, e.what()));
     }
+  }
+}
+
+// Schema 2 (an atlas): the cells are in the report's `cells_files`, each a schema-1 report beside
+// it (evidence/<library>.json), named relative to it and never outside its folder.
+void read_cells_files(const nlohmann::json& names, const std::string& path, ResultsSet& set) {
+  const fs::path folder = fs::path(path).parent_path();
+  for (const auto& name : names) {
+    const fs::path rel = name.is_string() ? fs::path(name.get<std::string>()).lexically_normal() : fs::path();
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") {
+      set.errors.push_back(fmt::format("{}: cells_files: {} is not a file name inside its folder; skipped", path,
+                                       name.dump()));
+      continue;
+    }
+    const std::string file = (folder / rel).string();
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) {
+      set.errors.push_back(fmt::format("{}: cells_files: {} is not there: its cells are missing", path, file));
+      continue;
+    }
+    const nlohmann::json j = nlohmann::json::parse(read_text_file(file), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "opmatrix-report" ||
+        j.value("schema_version", 0) != 1 || !j.value("cells", nlohmann::json()).is_array()) {
+      set.errors.push_back(fmt::format("{}: not a schema-1 report with a cells array (corrupted or cut short?): its "
+                                       "cells are missing", file));
+      continue;
+    }
+    read_cells(j["cells"], file, set);
+  }
+}
+
+// The cells a report JSON file embeds (or names, schema 2), read as their results files would be.
+void read_report(const nlohmann::json& j, const std::string& path, ResultsSet& set) {
+  const int version = j.value("schema_version", 0);
+  if (version > 2) {
+    set.errors.push_back(fmt::format("{}: report schema version {} is newer than this opmatrix reads (2); update "
+                                     "opmatrix", path, version));
+    return;
+  }
+  const nlohmann::json cells = j.value("cells", nlohmann::json());
+  const nlohmann::json cells_files = j.value("cells_files", nlohmann::json());
+  if (version == 2 && cells_files.is_array()) {
+    read_cells_files(cells_files, path, set);
+  } else if (version == 1 && cells.is_array()) {
+    read_cells(cells, path, set);
+  } else {
+    set.errors.push_back(fmt::format("{}: a report without a valid schema_version and its cells (a cells array, or "
+                                     "cells_files in schema 2)", path));
+    return;
   }
   // A report rendered from a folder with broken files is no better a witness than the folder.
   for (const auto& e : j.value("errors", nlohmann::json::array()))

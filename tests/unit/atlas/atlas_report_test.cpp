@@ -104,7 +104,8 @@ TEST(AtlasReport, PagesLinkEachEntryToItsEvidenceAndTheJsonIsAReportDiffReads) {
   const Atlas a = two_by_two();
   const ResultsSet set = results();
   const auto files = render_atlas(view_atlas(a, set), set);
-  ASSERT_EQ(files.size(), 5u);  // index.md, libx.md, liby.md, atlas.json, index.html
+  // index.md, libx.md, liby.md, atlas.json, index.html, and each library's evidence
+  ASSERT_EQ(files.size(), 7u);
   const std::string& html = files.at("index.html");
   EXPECT_NE(html.find("<details class=\"pair\" id=\"libx-1.0--new-torch\">"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"fail\"><a href=\"#libx-1.0--new-torch\""), std::string::npos);
@@ -130,12 +131,35 @@ TEST(AtlasReport, PagesLinkEachEntryToItsEvidenceAndTheJsonIsAReportDiffReads) {
   EXPECT_NE(page.find("- pip: pip would replace torch 2.15.0 -> 2.5.1"), std::string::npos) << page;
   EXPECT_NE(page.find("Every measured pair agrees"), std::string::npos) << page;
 
+  EXPECT_NE(page.find("[evidence/libx.json](evidence/libx.json) (cell `libx-1.0--new-torch`"), std::string::npos)
+      << page;
+
+  // atlas.json names one evidence file per library; read back through it, every cell is there.
   TempFolder dir;
-  dir.write("atlas.json", files.at("atlas.json"));
+  for (const auto& [name, text] : files)
+    if (name.rfind("evidence/", 0) == 0 || name == "atlas.json") dir.write(name, text);
   const ResultsSet back = load_results_from((dir.path / "atlas.json").string());
   EXPECT_TRUE(back.errors.empty());
   ASSERT_EQ(back.cells.size(), 3u);
   EXPECT_EQ(cell_id(back.cells[0]), "libx-1.0--new-torch");
+  EXPECT_EQ(nlohmann::json::parse(files.at("atlas.json")).count("cells"), 0u);
+  // An evidence file lost is said, never read as a library without pairs.
+  std::filesystem::remove(dir.path / "evidence" / "liby.json");
+  const ResultsSet short_one = load_results_from((dir.path / "atlas.json").string());
+  ASSERT_EQ(short_one.errors.size(), 1u);
+  EXPECT_NE(short_one.errors[0].find("evidence/liby.json is not there"), std::string::npos) << short_one.errors[0];
+  EXPECT_EQ(short_one.cells.size(), 2u);
+}
+
+TEST(AtlasReport, AReportNamingCellsFilesOutsideItsFolderIsRefused) {
+  TempFolder dir;
+  dir.write("outside.json", R"({"schema": "opmatrix-report", "schema_version": 1, "cells": []})");
+  dir.write("atlas/atlas.json", R"({"schema": "opmatrix-report", "schema_version": 2, "kind": "atlas",
+                                    "cells_files": ["../outside.json", "/etc/passwd"]})");
+  const ResultsSet set = load_results_from((dir.path / "atlas" / "atlas.json").string());
+  ASSERT_EQ(set.errors.size(), 2u);
+  EXPECT_NE(set.errors[0].find("\"../outside.json\" is not a file name inside its folder"), std::string::npos)
+      << set.errors[0];
 }
 
 }  // namespace opmatrix
