@@ -71,7 +71,8 @@ summary = (act / "summary.md").read_text()
 rows = [line for line in index.splitlines() if line.startswith("|")]
 check(rows and all(row in summary for row in rows), f"the step summary holds the index's table ({len(rows)} rows)")
 pages = act / "pages" / "atlas"
+published = ["index.md", "atlas.json"] + workflow_atlas.get("cells_files", [])
 check(all((pages / f).is_file() and (pages / f).read_bytes() == (site / f).read_bytes()
-          for f in ("index.md", "atlas.json")), f"the pages job published the atlas to {pages}")
+          for f in published), f"the pages job published the atlas and its evidence files to {pages}")
 
 check.finish("local atlas workflow")
