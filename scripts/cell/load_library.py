@@ -714,6 +714,45 @@ def find_libraries(root):
     return found
 
 
+# torch::Library's constructor, which TORCH_LIBRARY, TORCH_LIBRARY_FRAGMENT and TORCH_LIBRARY_IMPL
+# blocks call at load time (its mangled name, C1 or C2, in the library's dynamic symbols).
+TORCH_LIBRARY_CTOR = re.compile(rb"_ZN5torch7LibraryC[12]E")
+
+
+def files_naming_namespace(root, namespace):
+    """Whether the package's own files (under root) define or use ops of the namespace, read in
+    them rather than assumed: Python that names "NS::op" (torch.library.define, custom_op, impl,
+    register_fake), opens Library("NS", ...), calls torch.ops.NS.x; shared libraries holding
+    "NS::op" schemas (RegisterOperators) or a TORCH_LIBRARY block for NS (torch::Library's
+    constructor imported, and NS as a string of its own). A release whose files do none of these
+    defines no op there (bitsandbytes before 0.46 loads its libraries by ctypes): registering
+    none is not a break of it. {"files": how many read, "naming": the first few that do}."""
+    ns = re.escape(namespace.encode())
+    in_python = re.compile(rb"""['"]%s::\w|Library\(\s*['"]%s['"]|torch\.ops\.%s\b""" % (ns, ns, ns))
+    schema, own_string = re.compile(rb"%s::\w" % ns), re.compile(rb"\x00%s\x00" % ns)
+    read, naming = 0, []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for f in sorted(files):
+            path = os.path.join(folder, f)
+            if f.endswith(".py"):
+                hit = lambda data: in_python.search(data)  # noqa: E731
+            elif f.endswith(".so") or ".so." in f:
+                hit = lambda data: schema.search(data) or (TORCH_LIBRARY_CTOR.search(data) and  # noqa: E731
+                                                          own_string.search(data))
+            else:
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            read += 1
+            if hit(data) and len(naming) < 5:
+                naming.append(os.path.relpath(path, root))
+    return {"files": read, "naming": naming}
+
+
 def backend_autoload_failure(error):
     """torch >= 2.5 runs every `torch.backends` entry point at `import torch` (a device backend's
     autoload: torch_npu = torch_npu:_autoload) and raises "Failed to load the backend extension:
@@ -791,6 +830,8 @@ def main():
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)
             out["served_by"] = served_by(torch, args.namespace, ops)
+            if not out["ops"] and args.find:
+                out["namespace_in_files"] = files_naming_namespace(args.find, args.namespace)
             if args.module:
                 # Kernels missing when only the libraries the import loaded are dlopened were
                 # registered from Python.

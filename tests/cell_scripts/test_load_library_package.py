@@ -289,3 +289,22 @@ def test_a_build_for_another_cuda_beside_a_generic_one_stays_red_where_the_impor
              "missing_libraries": ["libcudart.so.12"]}]
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], "13.0")
     assert "variant_of" not in libs[1]
+
+
+def test_a_namespace_is_named_by_the_files_that_define_or_use_its_ops(tmp_path):
+    # bitsandbytes 0.45: libraries loaded by ctypes, no op defined; 0.46: torch.library.define("bitsandbytes::...").
+    # A TORCH_LIBRARY block leaves torch::Library's constructor among the imports and the namespace
+    # as a string of its own; a namespace's name inside other words names nothing.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    pkg = tmp_path / "pkg"
+    (pkg / "backends").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("import ctypes\nlib = ctypes.CDLL('libnsx_cpu.so')  # nsx_ops is no op\n")
+    (pkg / "libnsx_cpu.so").write_bytes(b"\x7fELF\x00nsx_quantize\x00nsx\x00")
+    assert load_library.files_naming_namespace(str(pkg), "nsx") == {"files": 2, "naming": []}
+    (pkg / "backends" / "ops.py").write_text("import torch\ntorch.library.define('nsx::quantize', '(Tensor a) -> Tensor')\n")
+    (pkg / "_C.so").write_bytes(b"\x7fELF\x00_ZN5torch7LibraryC1ENS0_4KindE\x00nsx\x00")
+    (pkg / "caller.py").write_text("import torch\ny = torch.ops.nsx.quantize(x)\n")
+    assert load_library.files_naming_namespace(str(pkg), "nsx") == {
+        "files": 5, "naming": ["_C.so", "caller.py", "backends/ops.py"]}

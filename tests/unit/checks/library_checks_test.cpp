@@ -104,6 +104,29 @@ TEST(NamespaceChecks, AnOpThatDoesNotExistIsSaidSo) {
   EXPECT_EQ(checks[0].diagnosis->kind, "not_registered_at_all");
 }
 
+// bitsandbytes 0.43-0.45 load their libraries by ctypes and define no torch op; from 0.46 its ops
+// are torch.library ops. An empty namespace is a break only where the release's files define or
+// use ops there, and the red then names them.
+TEST(NamespaceChecks, AnEmptyNamespaceIsABreakOnlyWhereTheReleasesFilesNameIt) {
+  auto report = nlohmann::json::parse(R"({"ops": {}, "namespace_in_files": {"files": 56, "naming": []}})");
+  auto checks = namespace_checks(report, "bitsandbytes", true, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  EXPECT_NE(checks[0].message.find("none of its 56 Python files and shared libraries names it"), std::string::npos)
+      << checks[0].message;
+  report["namespace_in_files"]["naming"] = {"_ops.py", "functional.py"};
+  checks = namespace_checks(report, "bitsandbytes", true, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::fail);
+  EXPECT_EQ(checks[0].message, "no op is registered in namespace 'bitsandbytes' after loading the library (its files "
+                               "define or use ops there: _ops.py, functional.py)");
+  // Nothing read (no package folder found): no evidence of absence, the red stands.
+  report["namespace_in_files"] = {{"files", 0}, {"naming", nlohmann::json::array()}};
+  EXPECT_EQ(namespace_checks(report, "bitsandbytes", true, "r")[0].status, Status::fail);
+  report.erase("namespace_in_files");
+  EXPECT_EQ(namespace_checks(report, "bitsandbytes", true, "r")[0].status, Status::fail);
+}
+
 // The one registration rule: a Composite kernel serving a key counts, and the message says which.
 TEST(NamespaceChecks, CompositeKernelsServeAndAreNamed) {
   const auto report = nlohmann::json::parse(R"({

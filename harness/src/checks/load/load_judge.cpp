@@ -363,8 +363,23 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                           const std::string& repro, const Promises* promises, bool gpu_visible) {
   std::vector<CheckResult> out;
   if (!report.contains("ops") || !report["ops"].is_object() || report["ops"].empty()) {
-    CheckResult c = make_check("", "registration", "", Status::fail,
-                         fmt::format("no op is registered in namespace '{}' after loading the library", ns));
+    // What the package's own files say of the namespace (load_library.py files_naming_namespace):
+    // a release none of whose files defines or uses an op there makes no promise to break.
+    const nlohmann::json in_files = report.value("namespace_in_files", nlohmann::json::object());
+    const int read = in_files.value("files", 0);
+    const auto naming = in_files.value("naming", std::vector<std::string>{});
+    if (read > 0 && naming.empty()) {
+      out.push_back(make_check("", "registration", "", Status::skip,
+                               fmt::format("registers no op in namespace '{}', and defines none: none of its {} Python "
+                                           "files and shared libraries names it (no TORCH_LIBRARY block, no "
+                                           "torch.library definition, no torch.ops.{} call); this release is not a "
+                                           "dispatcher op library, so the load and the import are its checks",
+                                           ns, read, ns)));
+      return out;
+    }
+    std::string message = fmt::format("no op is registered in namespace '{}' after loading the library", ns);
+    if (!naming.empty()) message += fmt::format(" (its files define or use ops there: {})", fmt::join(naming, ", "));
+    CheckResult c = make_check("", "registration", "", Status::fail, message);
     c.diagnosis = make_diagnosis("not_registered", c.message,
                             "check the TORCH_LIBRARY(" + ns + ", m) block and that the library loads", repro);
     out.push_back(c);
