@@ -199,14 +199,37 @@ def siblings_named(root, sonames):
     return found
 
 
+def requirement_roots(root):
+    """The folders the package's requirements are installed in: the import path's other entries
+    (the load step's PYTHONPATH: the package's folder, then its requirements')."""
+    own = os.path.realpath(root) if root else None
+    roots = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if entry and os.path.isdir(entry) and os.path.realpath(entry) != own and entry not in roots:
+            roots.append(entry)
+    return roots
+
+
+def libraries_named(root, sonames):
+    """{soname: path} of the libraries named like the sonames: the package's own first, then its
+    requirements' (cuequivariance-ops-torch's extension NEEDs libcue_ops.so, which its requirement
+    cuequivariance-ops ships and its import loads first, with no RUNPATH between them)."""
+    found = {}
+    for folder in [root] + requirement_roots(root):
+        for soname, path in siblings_named(folder, sonames).items():
+            found.setdefault(soname, path)
+    return found
+
+
 def load_siblings_first(dl, path, root, depth=0):
     """The package's own libraries `path` needs and cannot find (a relative RUNPATH that does not
-    resolve from where pip put them, or none: the package loads them first), loaded first, as the
-    package's import does; returns those loaded, in order, once `path` loads, else None."""
+    resolve from where pip put them, or none: the package loads them first), and its requirements'
+    (which their import loads), loaded first, as the package's import does; returns those loaded,
+    in order, once `path` loads, else None."""
     if depth > 4:
         return None
     loaded = []
-    for soname, sibling in siblings_named(root, set(missing_libraries(dl, path))).items():
+    for soname, sibling in libraries_named(root, set(missing_libraries(dl, path))).items():
         if dl.dlopen(sibling.encode(), RTLD_NOW | RTLD_GLOBAL):
             loaded.append(sibling)
             continue
@@ -256,6 +279,12 @@ def load_one(dl, path, root=None):
     elif "cannot open shared object file" in message:
         out["error_kind"] = "missing_library"
         out["missing_libraries"] = missing_libraries(dl, path) or [message.split(":")[0].strip()]
+        # A library it needs that is there, in its package or a requirement, yet does not load:
+        # what that one lacks is the cause (libcue_ops.so, there, lacks libcuda.so.1).
+        there = libraries_named(root or os.path.dirname(path), set(out["missing_libraries"]))
+        if there:
+            out["missing_through"] = {soname: {"path": found, "missing": missing_libraries(dl, found)}
+                                      for soname, found in there.items()}
     else:
         out["error_kind"] = "other"
     return out

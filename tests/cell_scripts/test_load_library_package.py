@@ -308,3 +308,38 @@ def test_a_namespace_is_named_by_the_files_that_define_or_use_its_ops(tmp_path):
     (pkg / "caller.py").write_text("import torch\ny = torch.ops.nsx.quantize(x)\n")
     assert load_library.files_naming_namespace(str(pkg), "nsx") == {
         "files": 5, "naming": ["_C.so", "caller.py", "backends/ops.py"]}
+
+
+def test_a_library_a_requirement_ships_is_loaded_first_and_named_with_what_it_lacks(torch_info, cc, build_root):
+    # cuequivariance-ops-torch: its extension NEEDs libcue_ops.so (no RUNPATH), which its requirement
+    # cuequivariance-ops ships and its import loads first; libcue_ops.so needs the GPU driver's
+    # libcuda.so.1. The load step's PYTHONPATH is the package's folder, then its requirements'.
+    d = build_root / "requirement-library"
+    pkg, req, stub = d / "site" / "reqpkg", d / "deps" / "reqlib" / "lib", d / "stub"
+    for folder in (pkg, req, stub):
+        folder.mkdir(parents=True, exist_ok=True)
+    (stub / "drv.c").write_text("int drv_init(void) { return 0; }\n")
+    (req / "req.c").write_text("int drv_init(void);\nint req_call(void) { return drv_init() + 7; }\n")
+    (pkg / "ext.c").write_text("int req_call(void);\nint ext_call(void) { return req_call(); }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "drv.c", "-o", "libopm_absent_drv.so.1",
+                     "-Wl,-soname,libopm_absent_drv.so.1"], "the driver's stand-in", cwd=stub)
+    compile_or_fail([cc, "-shared", "-fPIC", "req.c", "-o", "libopm_req.so", "-Wl,-soname,libopm_req.so",
+                     str(stub / "libopm_absent_drv.so.1")], "the requirement's library", cwd=req)
+    compile_or_fail([cc, "-shared", "-fPIC", "ext.c", "-o", "_ext.so", str(req / "libopm_req.so")], "the extension",
+                    cwd=pkg)
+    for f in (stub / "drv.c", req / "req.c", pkg / "ext.c"):
+        f.unlink()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(d / "site"), str(d / "deps")]), PYTHONDONTWRITEBYTECODE="1")
+
+    # The driver's library there (LD_LIBRARY_PATH): the requirement's library loads first, then the extension.
+    out, _ = run_json("load_library.py", "--find", str(pkg), env=dict(env, LD_LIBRARY_PATH=str(stub)))
+    ext = out["libraries"][0]
+    assert ext["loaded"] is True, ext
+    assert [os.path.basename(p) for p in ext["loaded_after"]] == ["libopm_req.so"]
+
+    # Without it: the requirement's library is there and does not load, and what it lacks is said.
+    out, _ = run_json("load_library.py", "--find", str(pkg), env=env)
+    ext = out["libraries"][0]
+    assert ext["loaded"] is False and ext["missing_libraries"] == ["libopm_req.so"], ext
+    assert ext["missing_through"] == {"libopm_req.so": {"path": str(req / "libopm_req.so"),
+                                                        "missing": ["libopm_absent_drv.so.1"]}}

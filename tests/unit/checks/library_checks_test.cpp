@@ -541,6 +541,27 @@ TEST(LoadChecks, ALibraryLinkedToTheGpuDriverIsNotCheckedWithoutOne) {
   EXPECT_EQ(out[0].status, Status::fail);
 }
 
+// cuequivariance-ops-torch 0.7.0: its extension NEEDs libcue_ops.so alone, which its requirement
+// cuequivariance-ops ships and loads first; that one needs the driver's libcuda.so.1. Where the
+// requirement's library is there but does not load, the red says what it lacks (never "not in
+// this runtime": pip installed it), and a CUDA torch without a GPU is not checked, as above.
+TEST(LoadChecks, ALibraryOfARequirementThatDoesNotLoadIsNamedWithWhatItLacks) {
+  auto report = nlohmann::json::parse(R"({"torch": "2.6.0+debian", "torch_cuda": null,
+    "libraries": [{"path": "/s/pkg/_ext.so", "loaded": false, "error_kind": "missing_library",
+                   "missing_libraries": ["libcue_ops.so"],
+                   "missing_through": {"libcue_ops.so": {"path": "/d/ops/lib/libcue_ops.so",
+                                                         "missing": ["libnvrtc.so.12", "libcuda.so.1"]}}}]})");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::fail);
+  EXPECT_EQ(out[0].message, "_ext.so: needs libcue_ops.so (there, at /d/ops/lib/libcue_ops.so, but it needs "
+                            "libnvrtc.so.12, libcuda.so.1, not in this runtime)");
+  report["torch_cuda"] = "12.4";
+  out = load_checks(report, "r");
+  EXPECT_EQ(out[0].status, Status::skip);
+  EXPECT_EQ(out[0].diagnosis ? out[0].diagnosis->kind : "", "needs_gpu_driver");
+}
+
 }  // namespace opmatrix
 
 namespace opmatrix {

@@ -95,13 +95,25 @@ std::string load_failure_summary(const nlohmann::json& lib, const std::vector<st
   }
   if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty()) {
     // A library of the package itself is there: it is "missing" because it does not load.
-    std::vector<std::string> own, found, absent;
+    std::vector<std::string> own, found, absent, through;
+    const nlohmann::json there = lib.value("missing_through", nlohmann::json::object());
     for (const auto& m : lib["missing_libraries"].get<std::vector<std::string>>()) {
       const bool loads = std::find(loaded_siblings.begin(), loaded_siblings.end(), m) != loaded_siblings.end();
-      (loads ? found : std::find(siblings.begin(), siblings.end(), m) != siblings.end() ? own : absent).push_back(m);
+      const bool own_library = std::find(siblings.begin(), siblings.end(), m) != siblings.end();
+      if (!loads && !own_library && there.contains(m) && there[m].is_object()) {
+        // There, in a requirement, and not loading: what it lacks is the cause.
+        const auto lacks = there[m].value("missing", std::vector<std::string>{});
+        through.push_back(fmt::format("{} (there, at {}, but {})", m, json_text(there[m], "path"),
+                                      lacks.empty() ? std::string("it does not load either")
+                                                    : fmt::format("it needs {}, not in this runtime",
+                                                                  fmt::join(lacks, ", "))));
+        continue;
+      }
+      (loads ? found : own_library ? own : absent).push_back(m);
     }
     std::vector<std::string> parts;
     if (!absent.empty()) parts.push_back(fmt::format("{} (not in this runtime)", fmt::join(absent, ", ")));
+    for (const auto& t : through) parts.push_back(t);
     if (!own.empty())
       parts.push_back(fmt::format("{} (its package's own, which does not load here)", fmt::join(own, ", ")));
     if (!found.empty())
@@ -299,7 +311,11 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                               "install what provides these libraries or rebuild against this environment's torch",
                               repro, json_text(lib, "error"));
       const std::string torch_cuda = json_text(report, "torch_cuda");
-      const auto missing = lib.value("missing_libraries", std::vector<std::string>{});
+      // Its own, and those of the libraries it needs that are there and do not load.
+      auto missing = lib.value("missing_libraries", std::vector<std::string>{});
+      const nlohmann::json through = lib.value("missing_through", nlohmann::json::object());
+      for (const auto& item : through.items())
+        for (const auto& m : item.value().value("missing", std::vector<std::string>{})) missing.push_back(m);
       if (!torch_cuda.empty() && std::find(missing.begin(), missing.end(), "libcuda.so.1") != missing.end()) {
         // The NVIDIA driver's library comes with a GPU's driver, not with torch or a toolkit: on a
         // machine without one, a library linked to it cannot load, and what else it lacks may be a
