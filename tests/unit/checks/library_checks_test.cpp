@@ -120,6 +120,19 @@ TEST(NamespaceChecks, AnEmptyNamespaceIsABreakOnlyWhereTheReleasesFilesNameIt) {
   EXPECT_EQ(checks[0].status, Status::fail);
   EXPECT_EQ(checks[0].message, "no op is registered in namespace 'bitsandbytes' after loading the library (its files "
                                "define or use ops there: _ops.py, functional.py)");
+  // A pure-Python build (no compiled library) whose import works: a limit, said with the files.
+  report["libraries"] = nlohmann::json::array();
+  report["import"] = {{"ok", true}, {"module", "bitsandbytes"}};
+  checks = namespace_checks(report, "bitsandbytes", true, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  EXPECT_EQ(checks[0].diagnosis ? checks[0].diagnosis->kind : "", "no_extension_by_design");
+  EXPECT_NE(checks[0].message.find("holds no compiled library (a pure-Python build), and the ops its Python names "
+                                   "there (_ops.py, functional.py)"), std::string::npos) << checks[0].message;
+  report["import"]["ok"] = false;
+  EXPECT_EQ(namespace_checks(report, "bitsandbytes", true, "r")[0].status, Status::fail);
+  report.erase("libraries");
+  report.erase("import");
   // Nothing read (no package folder found): no evidence of absence, the red stands.
   report["namespace_in_files"] = {{"files", 0}, {"naming", nlohmann::json::array()}};
   EXPECT_EQ(namespace_checks(report, "bitsandbytes", true, "r")[0].status, Status::fail);

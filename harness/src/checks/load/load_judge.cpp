@@ -393,6 +393,27 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
                                            ns, read, ns)));
       return out;
     }
+    // A build with no compiled library at all (a pure-Python wheel: torchao 0.7.0's py3-none-any,
+    // what pip picks where no binary wheel fits) whose import works: the ops its Python names are
+    // defined by its compiled builds, or by modules the import does not load (triton's). Their
+    // features are not here, by the way it was built: a limit, never a pass, and not a break.
+    const bool nothing_compiled = report.contains("libraries") && report["libraries"].is_array() &&
+                                  report["libraries"].empty();
+    const bool imported = report.contains("import") && report["import"].is_object() &&
+                          report["import"].value("ok", false);
+    if (!naming.empty() && nothing_compiled && imported) {
+      CheckResult c = make_check(
+          "", "registration", "", Status::skip,
+          fmt::format("registers no op in namespace '{}': this build holds no compiled library (a pure-Python "
+                      "build), and the ops its Python names there ({}) come from its compiled builds or from "
+                      "modules its import does not load; what needs them is not available here",
+                      ns, fmt::join(naming, ", ")));
+      c.diagnosis = make_diagnosis("no_extension_by_design", c.message,
+                                   "install a release with a compiled wheel for this Python and platform, where "
+                                   "its ops are needed", repro);
+      out.push_back(c);
+      return out;
+    }
     std::string message = fmt::format("no op is registered in namespace '{}' after loading the library", ns);
     if (!naming.empty()) message += fmt::format(" (its files define or use ops there: {})", fmt::join(naming, ", "));
     CheckResult c = make_check("", "registration", "", Status::fail, message);
