@@ -590,3 +590,44 @@ TEST(LoadChecks, ASiblingThatLoadsIsNotCalledOneThatDoesNot) {
 }
 
 }  // namespace opmatrix
+
+namespace opmatrix {
+
+// torchcodec 0.9.1 where no FFmpeg is installed: every build of its core needs FFmpeg's libraries
+// (its README asks users to install FFmpeg 4-8), its custom ops need the core, and the import
+// says "Could not load libtorchcodec. Likely causes: 1. FFmpeg is not properly installed". Not
+// checked here, said once per library, the import and the registration pointing to it; a torch
+// library it lacks (libc10_cuda.so) keeps the red.
+TEST(LoadChecks, ALibraryThatNeedsOnlyASystemLibraryItsUsersInstallIsNotCheckedWithoutIt) {
+  auto report = nlohmann::json::parse(R"({"torch": "2.6.0", "torch_cuda": null, "libraries": [
+    {"path": "/s/torchcodec/libtorchcodec_core5.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libavutil.so.57", "libavcodec.so.59", "libavdevice.so.59"]},
+    {"path": "/s/torchcodec/libtorchcodec_custom_ops5.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libavutil.so.57", "libtorchcodec_core5.so"]}]})");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  for (const auto& c : out) {
+    EXPECT_EQ(c.status, Status::skip) << c.message;
+    EXPECT_EQ(c.diagnosis ? c.diagnosis->kind : "", "needs_system_library");
+  }
+  EXPECT_EQ(out[0].message, "libtorchcodec_core5.so not checked here: it needs FFmpeg's libraries (libavutil.so.57, "
+                            "libavcodec.so.59, libavdevice.so.59), a system library its users install themselves (pip "
+                            "brings none), and this runtime has not that version of it");
+  const CheckResult import = explained_by_library_failure(
+      testbed::check_result("load", Status::fail, "", "", "import torchcodec failed: RuntimeError: Could not load "
+                                                          "libtorchcodec. Likely causes: 1. FFmpeg is not properly installed"),
+      out);
+  EXPECT_EQ(import.status, Status::skip);
+  CheckResult registration = testbed::check_result("registration", Status::fail, "", "",
+                                                   "no op is registered in namespace 'torchcodec_ns' after loading the library");
+  registration.diagnosis = Diagnosis{"not_registered", registration.message, "", "r", ""};
+  EXPECT_EQ(unregistered_for_want_of_load(registration, out).status, Status::skip);
+
+  // A torch library among what it lacks: the red stands.
+  report["libraries"][0]["missing_libraries"].push_back("libc10_cuda.so");
+  out = load_checks(report, "r");
+  EXPECT_EQ(out[0].status, Status::fail);
+  EXPECT_EQ(unregistered_for_want_of_load(registration, {out[0]}).status, Status::fail);
+}
+
+}  // namespace opmatrix

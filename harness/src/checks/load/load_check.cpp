@@ -55,7 +55,7 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   else if (p && !p->ns.empty())
     for (auto& c : namespace_checks(j, p->ns, ctx.cell.has_cuda(), repro, &p->promises,
                                     gpu_visible(ctx.result.versions, "")))
-      ctx.add(std::move(c));
+      ctx.add(unregistered_for_want_of_load(std::move(c), ctx.result.checks));
   else if (p)
     ctx.add(not_a_dispatcher_library(j, repro));
   return true;

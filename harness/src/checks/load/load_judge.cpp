@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_results.h"
+#include "checks/load/system_prerequisites.h"
 #include "diagnose/diagnose.h"
 #include "util/cuda_arch.h"
 #include "util/json_fields.h"
@@ -230,6 +231,28 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
   return c;
 }
 
+// A library that lacks only a system library its users install themselves (FFmpeg, for
+// torchcodec: checks/load/system_prerequisites.h), beside its package's own libraries that do not
+// load for the same want: not checked here, the prerequisite named; nullopt for any other failure.
+std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, const std::string& name,
+                                                     const std::vector<std::string>& siblings,
+                                                     const std::string& repro) {
+  if (json_text(lib, "error_kind") != "missing_library") return std::nullopt;
+  std::vector<std::string> absent;
+  for (const auto& m : lib.value("missing_libraries", std::vector<std::string>{}))
+    if (std::find(siblings.begin(), siblings.end(), m) == siblings.end()) absent.push_back(m);
+  const SystemPrerequisite* p = system_prerequisite_of(absent);
+  if (!p) return std::nullopt;
+  CheckResult c = load_result(
+      "library", Status::skip,
+      fmt::format("{} not checked here: it needs {}'s libraries ({}), a system library its users install themselves "
+                  "(pip brings none), and this runtime has not that version of it",
+                  name, p->name, fmt::join(absent, ", ")));
+  c.diagnosis = make_diagnosis("needs_system_library", c.message,
+                               fmt::format("where it runs: {}", p->install), repro, json_text(lib, "error"));
+  return c;
+}
+
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
   if (report.contains("backend_autoload") && report["backend_autoload"].is_object()) {
@@ -279,6 +302,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     }
     if (!json_text(lib, "for_torch").empty()) {
       other_torch_builds[json_text(lib, "build_of")].push_back(&lib);
+      continue;
+    }
+    if (std::optional<CheckResult> c = needs_system_prerequisite(lib, name, siblings, repro)) {
+      out.push_back(*c);
       continue;
     }
     CheckResult c =
@@ -578,6 +605,22 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
   return c;
 }
 
+CheckResult unregistered_for_want_of_load(CheckResult registration, const std::vector<CheckResult>& earlier) {
+  if (registration.check != "registration" || !registration.op.empty() || !is_bad(registration.status) ||
+      !registration.diagnosis || registration.diagnosis->kind != "not_registered")
+    return registration;
+  const auto unchecked = std::find_if(earlier.begin(), earlier.end(), [](const CheckResult& c) {
+    return c.check == "load" && c.diagnosis &&
+           (c.diagnosis->kind == "needs_system_library" || c.diagnosis->kind == "needs_gpu_driver");
+  });
+  if (unchecked == earlier.end()) return registration;
+  registration.status = Status::skip;
+  registration.message += " — not checked here: its libraries were not loaded (" + unchecked->diagnosis->kind +
+                          ": see load)";
+  registration.diagnosis.reset();
+  return registration;
+}
+
 CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier) {
   // An import that fails for a shared library, where a library of the package needs the GPU
   // driver this machine lacks: not checked here either (one cause: see load).
@@ -587,6 +630,18 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
   if (needs_driver && is_bad(import.status) && import.message.find(".so") != std::string::npos) {
     import.status = Status::skip;
     import.message += " — not checked here: a library of it links the NVIDIA driver, which this machine lacks (see load)";
+    import.diagnosis.reset();
+    return import;
+  }
+  // The same where its libraries lack a system library its users install (torchcodec's "Could not
+  // load libtorchcodec. Likely causes: 1. FFmpeg is not properly installed").
+  const auto prerequisite = std::find_if(earlier.begin(), earlier.end(), [](const CheckResult& c) {
+    return c.check == "load" && c.diagnosis && c.diagnosis->kind == "needs_system_library";
+  });
+  if (prerequisite != earlier.end() && is_bad(import.status) &&
+      (import.message.find(".so") != std::string::npos || names_system_prerequisite(import.message))) {
+    import.status = Status::skip;
+    import.message += " — not checked here: its libraries need a system library this runtime lacks (see load)";
     import.diagnosis.reset();
     return import;
   }

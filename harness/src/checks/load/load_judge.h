@@ -57,6 +57,11 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 // "declined": a warning and a Python fallback) fails: declined_extension, quoting its words.
 CheckResult import_check(const nlohmann::json& import, const std::string& repro);
 
+// An empty namespace where the package's libraries were not checked here (they need the GPU
+// driver or a system library this runtime lacks: see load): its registration is not checked
+// either, one cause said once. Any other result is returned as it is.
+CheckResult unregistered_for_want_of_load(CheckResult registration, const std::vector<CheckResult>& earlier);
+
 // One cause, one red: a package that declines its extension because a library of it does not
 // load here (its undefined symbols are the cause, already red) keeps its import a pass, the
 // decline said in its message; an import that fails for a shared library where a library of the

@@ -1,0 +1,35 @@
+#include "checks/load/system_prerequisites.h"
+
+#include <algorithm>
+
+namespace opmatrix {
+
+namespace {
+
+const SystemPrerequisite kPrerequisites[] = {
+    {"FFmpeg",
+     {"libavutil.so", "libavcodec.so", "libavformat.so", "libavdevice.so", "libavfilter.so", "libswscale.so",
+      "libswresample.so", "libpostproc.so"},
+     "apt install ffmpeg (FFmpeg 4 to 8, as the library's README says)"},
+};
+
+bool belongs(const SystemPrerequisite& p, const std::string& soname) {
+  return std::any_of(p.soname_stems.begin(), p.soname_stems.end(),
+                     [&](const char* stem) { return soname.rfind(stem, 0) == 0; });
+}
+
+}  // namespace
+
+const SystemPrerequisite* system_prerequisite_of(const std::vector<std::string>& absent) {
+  if (absent.empty()) return nullptr;
+  for (const auto& p : kPrerequisites)
+    if (std::all_of(absent.begin(), absent.end(), [&](const std::string& s) { return belongs(p, s); })) return &p;
+  return nullptr;
+}
+
+bool names_system_prerequisite(const std::string& text) {
+  return std::any_of(std::begin(kPrerequisites), std::end(kPrerequisites),
+                     [&](const SystemPrerequisite& p) { return text.find(p.name) != std::string::npos; });
+}
+
+}  // namespace opmatrix

@@ -1,0 +1,26 @@
+// System libraries that op libraries tell their users to install themselves (not Python
+// packages, so pip brings none): torchcodec's README asks for FFmpeg 4-8 and loads the build of
+// its core that fits the FFmpeg it finds. In a runtime without one, its libraries cannot load
+// whatever the torch: what the loader lacks is the user's install, not a break of the library
+// with this torch. Version knowledge in a table, one row per prerequisite.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace opmatrix {
+
+struct SystemPrerequisite {
+  const char* name;                        // "FFmpeg"
+  std::vector<const char*> soname_stems;   // "libavutil.so": each of its libraries, any version
+  const char* install;                     // how a Debian user installs it
+};
+
+// The prerequisite every one of `absent` (sonames the loader could not find) belongs to, or
+// nullptr: none, or one that is not a known prerequisite's (a torch or CUDA library stays red).
+const SystemPrerequisite* system_prerequisite_of(const std::vector<std::string>& absent);
+
+// Whether `text` (an import's error) names a prerequisite ("FFmpeg is not properly installed").
+bool names_system_prerequisite(const std::string& text);
+
+}  // namespace opmatrix
