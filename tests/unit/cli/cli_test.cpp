@@ -339,6 +339,30 @@ TEST(CliAtlas, ValidateCountsThePairsAndUnknownNamesAreUsageErrors) {
   EXPECT_EQ(action.status, 2);
 }
 
+// `opmatrix atlas report`: atlas.json names one evidence file per library, written before it; an
+// evidence file of a library the atlas no longer holds goes; `diff` reads the atlas back through
+// them and finds its own results in it.
+TEST(CliAtlas, ReportWritesAnEvidenceFilePerLibraryThatDiffReadsThroughAtlasJson) {
+  const std::string atlas = std::string(OPMATRIX_SOURCE_DIR) + "/tests/atlas/atlas.yaml";
+  const std::string results = std::string(OPMATRIX_SOURCE_DIR) + "/tests/data/atlas/results";
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "opmatrix-cli-atlas-report";
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out / "evidence");
+  std::ofstream(out / "evidence" / "gone-library.json") << "{}";
+  CliRun r = cli({"atlas", "report", "--atlas", atlas, "--results", results, "--output", out.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(out / "evidence" / "torchao.json"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(out / "evidence" / "fbgemm-gpu-cpu.json"));
+  EXPECT_FALSE(std::filesystem::exists(out / "evidence" / "gone-library.json"));
+  std::ifstream in(out / "atlas.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["cells_files"].size(), 2u);
+  CliRun d = cli({"diff", (out / "atlas.json").string(), results});
+  EXPECT_EQ(d.status, 0) << d.out << d.err;
+  std::filesystem::remove_all(out);
+}
+
 // `opmatrix atlas runtimes`: the job matrix of .github/workflows/atlas.yml, one job per runtime in
 // the atlas's order, on one line (it goes to $GITHUB_OUTPUT); --runtime narrows it, an unknown one
 // is a usage error like run's.
