@@ -5,7 +5,7 @@
 #             fault-segfault crash (SIGSEGV), fault-hang timeout (smoke limit 5 s),
 #             fault-oom crash (SIGKILL, "out of memory": kind killed), fault-killed crash (kind killed: the test
 #             `podman kill`s its smoke container), fault-compile-error fail/compile_error
-#             naming broken.cpp:8, fault-missing-image error/image_error, fault-disk-full skip,
+#             naming broken.cpp:8, fault-missing-image error/image_error, fault-disk-full left out (not default),
 #             fault-wrong-meta fail: opcheck test_faketensor and compile red for the op whose
 #             Meta kernel gives the wrong size, green for the right one beside it.
 # disk-full — fault-disk-full alone, --work-dir on a 4 MiB tmpfs: fail with disk_full.
@@ -182,7 +182,11 @@ show cells
 [ -n "$killed_at" ] || { cat "$work/cells.stderr" >&2; fail "never saw $victim running"; }
 echo "  killed $victim at ${killed_at} s"
 [ "$rc" = 1 ] || { cat "$work/cells.stderr" >&2; fail "exit $rc, expected 1 (fault cells are not as expected)"; }
-grep -q "8 cells run, 1 skipped, 7 not as expected" "$work/cells.stdout" || fail "unexpected summary line"
+grep -q "8 cells run, 0 skipped, 7 not as expected" "$work/cells.stdout" || fail "unexpected summary line"
+# fault-disk-full is not in the default run (default: false): said once, never run, never a result.
+grep -q "the local default, 8 of the matrix's 9 cells" "$work/cells.stderr" ||
+  { tail -5 "$work/cells.stderr" >&2; fail "the default run did not say it leaves fault-disk-full out"; }
+[ ! -e "$results/fault-disk-full.json" ] || fail "fault-disk-full ran in the default run"
 assert_cell "$results" fault-pass pass -
 assert_cell "$results" fault-segfault crash smoke crash "SIGSEGV"
 assert_cell "$results" fault-hang timeout smoke timeout "limit of 5 s"
@@ -190,7 +194,6 @@ assert_cell "$results" fault-oom crash smoke killed "SIGKILL.*out of memory \(th
 assert_cell "$results" fault-killed crash smoke killed "SIGKILL"
 assert_cell "$results" fault-compile-error fail build compile_error "broken\.cpp:8"
 assert_cell "$results" fault-missing-image error build image_error "no-such-image"
-assert_cell "$results" fault-disk-full skip -
 assert_cell "$results" fault-wrong-meta fail opcheck opcheck_test_faketensor "Shapes torch.Size\(\[6\]\) and torch.Size\(\[7\]\)"
 # The wrong Meta kernel is red in opcheck's test_faketensor and in compile, naming the op and the
 # sub-test; the right op next to it is green in both.
