@@ -196,6 +196,10 @@ def main():
     print("+ (in %s)" % args.tree, " ".join(argv), file=sys.stderr, flush=True)
     try:
         rc = subprocess.run(argv, cwd=args.tree, env=env, stdout=sys.stderr, stderr=sys.stderr).returncode
+        # A command a signal killed (-N) exits as a shell's would, 128+N: the harness reads that as
+        # a crash with its signal (sys.exit(-11) would be the meaningless 245).
+        if rc < 0:
+            rc = 128 - rc
     except OSError as e:
         print("run_tests.py: cannot run %s: %s" % (argv[0], e), file=sys.stderr)
         rc = 127

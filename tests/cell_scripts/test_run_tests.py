@@ -71,6 +71,14 @@ def test_without_junit_the_commands_exit_status_is_the_result(library):
     assert r.returncode == 3, r.stderr
 
 
+def test_a_command_a_signal_kills_exits_as_a_shell_would(library):
+    # 128+N, which the harness reads as a crash with its signal (the faults test's segfaulting smoke).
+    src, site, tmp = library
+    r = run_script(SCRIPT, "--source", src, "--tree", tmp / "tree", "--site", site, "--", CELL_PYTHON, "-c",
+                   "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    assert r.returncode == 128 + 11, r.stderr
+
+
 def test_a_command_that_writes_no_junit_is_reported_so(library):
     src, site, tmp = library
     out, _ = run_json(SCRIPT, "--source", src, "--tree", tmp / "tree", "--site", site, "--junit", tmp / "j.xml",

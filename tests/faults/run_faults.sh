@@ -194,7 +194,7 @@ assert_cell "$results" fault-oom crash smoke killed "SIGKILL.*out of memory \(th
 assert_cell "$results" fault-killed crash smoke killed "SIGKILL"
 assert_cell "$results" fault-compile-error fail build compile_error "broken\.cpp:8"
 assert_cell "$results" fault-missing-image error build image_error "no-such-image"
-assert_cell "$results" fault-wrong-meta fail opcheck opcheck_test_faketensor "Shapes torch.Size\(\[6\]\) and torch.Size\(\[7\]\)"
+assert_cell "$results" fault-wrong-meta fail opcheck opcheck_test_faketensor_mismatch "Shapes torch.Size\(\[6\]\) and torch.Size\(\[7\]\)"
 # The wrong Meta kernel is red in opcheck's test_faketensor and in compile, naming the op and the
 # sub-test; the right op next to it is green in both.
 python3 - "$results/fault-wrong-meta.json" <<'PY' || fail "fault-wrong-meta: see above"
