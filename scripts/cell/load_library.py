@@ -36,6 +36,7 @@ is no error when MODULE is given: "libraries" is empty and the import is judged.
 import argparse
 import ctypes
 import filecmp
+import functools
 import json
 import os
 import re
@@ -188,15 +189,22 @@ def missing_libraries(dl, path):
     return sorted(set(missing), key=missing.index)
 
 
-def siblings_named(root, sonames):
-    """{soname: path} of the files under the package's folder named like the sonames."""
-    found = {}
+@functools.lru_cache(maxsize=None)
+def files_under(root):
+    """{name: path} of the files under root, each name's first in walk order (sorted), read once
+    per process: a library that does not load asks again for the same folders (its siblings',
+    recursively, and its requirements', which may hold NVIDIA's thousands of files). Read only."""
+    first = {}
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for f in sorted(files):
-            if f in sonames and f not in found:
-                found[f] = os.path.join(folder, f)
-    return found
+            first.setdefault(f, os.path.join(folder, f))
+    return first
+
+
+def siblings_named(root, sonames):
+    """{soname: path} of the files under the package's folder named like the sonames."""
+    return {f: path for f, path in files_under(root).items() if f in sonames}
 
 
 def requirement_roots(root):

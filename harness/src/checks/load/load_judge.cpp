@@ -1,6 +1,7 @@
 #include "checks/load/load_judge.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 
 #include <optional>
@@ -424,11 +425,7 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     // what pip picks where no binary wheel fits) whose import works: the ops its Python names are
     // defined by its compiled builds, or by modules the import does not load (triton's). Their
     // features are not here, by the way it was built: a limit, never a pass, and not a break.
-    const bool nothing_compiled = report.contains("libraries") && report["libraries"].is_array() &&
-                                  report["libraries"].empty();
-    const bool imported = report.contains("import") && report["import"].is_object() &&
-                          report["import"].value("ok", false);
-    if (!naming.empty() && nothing_compiled && imported) {
+    if (!naming.empty() && no_library_built(report) && json_flag(report["import"], "ok")) {
       CheckResult c = make_check(
           "", "registration", "", Status::skip,
           fmt::format("registers no op in namespace '{}': this build holds no compiled library (a pure-Python "
@@ -605,46 +602,49 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
   return c;
 }
 
+namespace {
+
+// The first `load` result of `earlier` diagnosed as one of `kinds`, or nullptr.
+const CheckResult* load_diagnosed(const std::vector<CheckResult>& earlier, std::initializer_list<const char*> kinds) {
+  for (const auto& c : earlier)
+    if (c.check == "load" && c.diagnosis &&
+        std::any_of(kinds.begin(), kinds.end(), [&](const char* k) { return c.diagnosis->kind == k; }))
+      return &c;
+  return nullptr;
+}
+
+// A result that follows from a load not checked here: not checked either, saying why (one cause).
+CheckResult not_checked_here(CheckResult c, const std::string& why) {
+  c.status = Status::skip;
+  c.message += " — not checked here: " + why;
+  c.diagnosis.reset();
+  return c;
+}
+
+}  // namespace
+
 CheckResult unregistered_for_want_of_load(CheckResult registration, const std::vector<CheckResult>& earlier) {
   if (registration.check != "registration" || !registration.op.empty() || !is_bad(registration.status) ||
       !registration.diagnosis || registration.diagnosis->kind != "not_registered")
     return registration;
-  const auto unchecked = std::find_if(earlier.begin(), earlier.end(), [](const CheckResult& c) {
-    return c.check == "load" && c.diagnosis &&
-           (c.diagnosis->kind == "needs_system_library" || c.diagnosis->kind == "needs_gpu_driver");
-  });
-  if (unchecked == earlier.end()) return registration;
-  registration.status = Status::skip;
-  registration.message += " — not checked here: its libraries were not loaded (" + unchecked->diagnosis->kind +
-                          ": see load)";
-  registration.diagnosis.reset();
-  return registration;
+  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver"});
+  if (!unchecked) return registration;
+  return not_checked_here(std::move(registration),
+                          "its libraries were not loaded (" + unchecked->diagnosis->kind + ": see load)");
 }
 
 CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier) {
   // An import that fails for a shared library, where a library of the package needs the GPU
   // driver this machine lacks: not checked here either (one cause: see load).
-  const bool needs_driver = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
-    return c.check == "load" && c.diagnosis && c.diagnosis->kind == "needs_gpu_driver";
-  });
-  if (needs_driver && is_bad(import.status) && import.message.find(".so") != std::string::npos) {
-    import.status = Status::skip;
-    import.message += " — not checked here: a library of it links the NVIDIA driver, which this machine lacks (see load)";
-    import.diagnosis.reset();
-    return import;
-  }
+  const bool names_a_library = import.message.find(".so") != std::string::npos;
+  if (load_diagnosed(earlier, {"needs_gpu_driver"}) && is_bad(import.status) && names_a_library)
+    return not_checked_here(std::move(import), "a library of it links the NVIDIA driver, which this machine lacks "
+                                               "(see load)");
   // The same where its libraries lack a system library its users install (torchcodec's "Could not
   // load libtorchcodec. Likely causes: 1. FFmpeg is not properly installed").
-  const auto prerequisite = std::find_if(earlier.begin(), earlier.end(), [](const CheckResult& c) {
-    return c.check == "load" && c.diagnosis && c.diagnosis->kind == "needs_system_library";
-  });
-  if (prerequisite != earlier.end() && is_bad(import.status) &&
-      (import.message.find(".so") != std::string::npos || names_system_prerequisite(import.message))) {
-    import.status = Status::skip;
-    import.message += " — not checked here: its libraries need a system library this runtime lacks (see load)";
-    import.diagnosis.reset();
-    return import;
-  }
+  if (load_diagnosed(earlier, {"needs_system_library"}) && is_bad(import.status) &&
+      (names_a_library || names_system_prerequisite(import.message)))
+    return not_checked_here(std::move(import), "its libraries need a system library this runtime lacks (see load)");
   if (!import.diagnosis || import.diagnosis->kind != "declined_extension") return import;
   const bool library_failed = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
     return c.check == "load" && c.subtest == "library" && is_bad(c.status);
