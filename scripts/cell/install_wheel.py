@@ -6,7 +6,8 @@ user's `pip install --no-deps` does, into BUILD/site, the folder later steps put
 The wheel is copied to BUILD/wheel/ first, so the `wheel` check (wheel_metadata.py) reads its
 tags and torch requirement as it does a built one's. pip's output goes to stderr (the step's
 log); stdout is one JSON object, build_wheel.py's: {"ok": true, "wheel", "site", "tags",
-"requires", "libraries": [.so files, relative to site]}, or {"ok": false, "error": KIND,
+"requires", "libraries": [.so files, relative to site], and "compiled_wheels" where it is a
+pure-Python wheel pip took because the release's compiled wheels do not fit}, or {"ok": false, "error": KIND,
 "message": ...} with exit status 1, KIND one of not_a_wheel, wrong_platform, install_failed."""
 import json
 import os
@@ -15,7 +16,8 @@ import sys
 import zipfile
 
 from build_wheel import fail, install, summary
-from wheel_tags import interpreter_tags, why_none_fits
+from fetch_pypi import LISTING
+from wheel_tags import compiled, interpreter_tags, wheels_for, why_none_fits
 
 
 def main():
@@ -39,8 +41,28 @@ def main():
         return fail("install_failed", "pip install --no-deps %s failed (exit %d)%s" % (
             name, rc, ": " + " ".join(errors[-3:]) if errors else "; its output is in the log"))
     beside_its_requirements(site, os.path.join(build, "deps"))
-    print(json.dumps(summary(copy, site)))
+    out = summary(copy, site)
+    elsewhere = compiled_wheels_elsewhere(wheel)
+    if elsewhere and not out["libraries"]:
+        out["compiled_wheels"] = elsewhere
+    print(json.dumps(out))
     return 0
+
+
+def compiled_wheels_elsewhere(wheel):
+    """Where pip took a release's pure-Python wheel (py3-none-any) because none of its compiled
+    wheels fits this Python or platform (torchdata 0.7.1 and torchopt 0.7.3 in Python 3.13: cp38-
+    cp311 wheels, and a py3-none-any one without their extension), what those compiled wheels are
+    for, from the release's file list fetch_pypi.py keeps beside the wheel; "" otherwise."""
+    if compiled(os.path.basename(wheel)):
+        return ""
+    try:
+        with open(os.path.join(os.path.dirname(wheel), LISTING)) as f:
+            files = [entry["filename"] for entry in json.load(f)["files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    others = [f for f in files if f.endswith(".whl") and compiled(f)]
+    return wheels_for(others) if others else ""
 
 
 def beside_its_requirements(site, deps):

@@ -68,7 +68,7 @@ def report(build):
         inside, requires = metadata(os.path.join(folder, w))
         tags = file_name_tags(w)
         platform = sorted({t.split("-")[-1] for t in tags})
-        note = "" if all(p.startswith(("manylinux", "musllinux")) for p in platform) else \
+        note = "" if all(p.startswith(("manylinux", "musllinux")) or p == "any" for p in platform) else \
             " (a local platform tag: PyPI takes manylinux wheels only, which auditwheel makes)"
         if inside and sorted(inside) != sorted(tags):
             # PyTorch's own wheels are renamed to manylinux after the build, their WHEEL file not.

@@ -50,14 +50,26 @@ def platform_family(platform):
     return "%s %s" % (family, arch) if family and arch else platform
 
 
+def wheels_for(filenames):
+    """What `filenames` are wheels for, in a few words: 'cp38/cp39 wheels for manylinux x86_64'."""
+    tags = [t.split("-") for f in filenames for t in wheel_tags(f)]
+    pys = sorted({t[0] for t in tags}, key=lambda p: (len(p), p))
+    return "%s wheels for %s" % ("/".join(pys), ", ".join(sorted({platform_family(t[2]) for t in tags})))
+
+
+def compiled(filename):
+    """The wheel names a CPython ABI (cp311, abi3): it may hold compiled code, where a py3-none
+    wheel holds none unless its platform tag says so."""
+    return any(t.split("-")[1] != "none" for t in wheel_tags(filename))
+
+
 def why_none_fits(filenames, accepted):
     """Plain words on why none of `filenames` installs here: what the wheels are for, against
     what this interpreter takes."""
     tags = [t.split("-") for f in filenames for t in wheel_tags(f)]
     if not tags:
         return "it has no wheels"
-    pys = sorted({t[0] for t in tags}, key=lambda p: (len(p), p))
-    have = "it has %s wheels for %s" % ("/".join(pys), ", ".join(sorted({platform_family(t[2]) for t in tags})))
+    have = "it has " + wheels_for(filenames)
     ours = "this cell's Python %d.%d" % sys.version_info[:2]
     best = accepted[0] if accepted else "none"
     platforms = [t.split("-")[2] for t in accepted if not t.endswith("-any")]

@@ -1,6 +1,7 @@
 """scripts/cell/install_wheel.py with tiny wheels made here (a dist-info and a stand-in .so):
 installed into BUILD/site and summarised; a wheel for another platform, a file that is no wheel."""
 import base64
+import json
 import hashlib
 import subprocess
 import zipfile
@@ -109,3 +110,26 @@ def test_a_wheel_that_compiles_its_sources_at_first_use_says_what_and_where(tmp_
     del jit["opm_tiny/_backend.py"]
     out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched2", "py3-none-any", members=jit), tmp_path / "b2")
     assert "jit" not in out
+
+
+def test_a_pure_wheel_taken_where_the_compiled_ones_do_not_fit_names_them(tmp_path):
+    # torchopt 0.7.3 and torchdata 0.7.1 in Python 3.13: cp38-cp311 wheels with the extension, and a
+    # py3-none-any one without it, which pip takes. fetch_pypi.py keeps the release's file list
+    # (release.json) beside the wheel it fetched.
+    fetched = tmp_path / "fetched"
+    wheel = make_wheel(fetched, "py3-none-any", members={})
+    listing = {"version": "1.0", "files": [
+        {"filename": n} for n in ("opm_tiny-1.0-cp38-cp38-manylinux2014_x86_64.whl",
+                                  "opm_tiny-1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                                  "opm_tiny-1.0-cp311-cp311-win_amd64.whl", "opm_tiny-1.0-py3-none-any.whl",
+                                  "opm_tiny-1.0.tar.gz")]}
+    (fetched / "release.json").write_text(json.dumps(listing))
+    out, _ = run_json(SCRIPT, wheel, tmp_path / "b")
+    assert out["libraries"] == []
+    assert out["compiled_wheels"] == "cp38/cp311 wheels for manylinux x86_64, win amd64"
+    # A release whose only wheel is the pure one (tensordict 0.15.3), or no list at all: nothing said.
+    listing["files"] = [{"filename": "opm_tiny-1.0-py3-none-any.whl"}]
+    (fetched / "release.json").write_text(json.dumps(listing))
+    assert "compiled_wheels" not in run_json(SCRIPT, wheel, tmp_path / "b2")[0]
+    (fetched / "release.json").unlink()
+    assert "compiled_wheels" not in run_json(SCRIPT, wheel, tmp_path / "b3")[0]

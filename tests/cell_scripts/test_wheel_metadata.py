@@ -54,6 +54,14 @@ def test_no_requirement_and_local_tag_are_said(tmp_path, torch_version):
     assert "local platform tag" in checks[0]["message"]
 
 
+def test_a_pure_python_wheel_has_no_local_platform_tag(tmp_path, torch_version):
+    # py3-none-any is what PyPI takes for pure Python (torchopt 0.7.3's): not a local tag.
+    wheel(tmp_path / "wheel", ["numpy"], tag="py3-none-any")
+    checks = checks_for(tmp_path)
+    assert "tags py3-none-any" in checks[0]["message"]
+    assert "local platform tag" not in checks[0]["message"]
+
+
 def test_no_wheel_is_a_skip(tmp_path):
     checks = checks_for(tmp_path / "cmake-build")
     assert [c["status"] for c in checks] == ["skip"]

@@ -107,6 +107,22 @@ TEST(ExtensionReach, APurePythonWheelHasNoLibraryToLoadByDesign) {
   EXPECT_EQ(c.status, Status::fail);
 }
 
+// torchdata 0.7.1 in Python 3.13: its compiled wheels are for cp38-cp311, so pip takes its
+// py3-none-any wheel, which lacks the extension: a limit naming those wheels, never "works".
+TEST(ExtensionReach, APureWheelTakenWhereTheCompiledOnesDoNotFitIsALimit) {
+  const auto fallback = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["py3-none-any"],
+    "wheel": "/build/wheel/torchdata-0.7.1-py3-none-any.whl",
+    "compiled_wheels": "cp38/cp39/cp310/cp311 wheels for macosx arm64, manylinux x86_64, win amd64"})");
+  const CheckResult c = no_library_result(fallback, false, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "compiled_wheel_elsewhere");
+  EXPECT_EQ(c.message, "this runtime gets the release's pure-Python wheel torchdata-0.7.1-py3-none-any.whl (tags "
+                       "py3-none-any), without the compiled extension its cp38/cp39/cp310/cp311 wheels for macosx "
+                       "arm64, manylinux x86_64, win amd64 hold: pip takes it because none of those fits this Python "
+                       "or platform; its import is what runs here, and what the extension brings is not here");
+}
+
 // gsplat 1.5.3's py3-none-any wheel ships its CUDA sources and builds them with
 // torch.utils.cpp_extension at first use: a limit (its ops are not measured by the import), with
 // what it ships and which module builds it.

@@ -248,6 +248,16 @@ TEST(Verdict, CompiledAtFirstUseIsALimit) {
                    "load: a release that compiles its C++/CUDA code at first use");
 }
 
+// pip's pure-Python fallback where the release's compiled wheels do not fit this Python (torchdata
+// 0.7.1 in Python 3.13): the import works without the extension; a limit, not a pass.
+TEST(Verdict, APureWheelInPlaceOfTheCompiledOnesIsALimit) {
+  CheckResult fallback = result("", "load", Status::skip, "this runtime gets the release's pure-Python wheel");
+  fallback.diagnosis = Diagnosis{};
+  fallback.diagnosis->kind = "compiled_wheel_elsewhere";
+  expect_one_limit(assess(cell("none", {fallback, result("", "load", Status::pass, "import torchdata: ok")})),
+                   "load: this runtime gets the release's pure-Python wheel");
+}
+
 // A build that needs a visible GPU, in a cell whose build sees none: a CUDA part gated on one is a
 // limit (the CPU part was judged); a setup.py that refuses outright leaves nothing to judge here.
 TEST(Verdict, BuildsThatNeedAVisibleGpuAreNotCheckedWhereNoneIs) {

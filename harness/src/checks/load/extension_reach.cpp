@@ -69,7 +69,18 @@ CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const
   if (const std::string wheel = pure_python_wheel(build); !wheel.empty() && why.empty()) {
     c.status = Status::skip;
     c.message = "a pure-Python release: its wheel " + wheel + " holds no compiled library; its import is what runs here";
-    if (const std::string jit = compiled_at_first_use(build); !jit.empty()) {
+    if (const std::string elsewhere = json_text(build, "compiled_wheels"); !elsewhere.empty()) {
+      // The release ships its extension, but not for this Python or platform: pip falls back to
+      // the pure-Python wheel, and the features the extension brings are missing here.
+      c.message = fmt::format("this runtime gets the release's pure-Python wheel {}, without the compiled extension "
+                              "its {} hold: pip takes it because none of those fits this Python or platform; its "
+                              "import is what runs here, and what the extension brings is not here",
+                              wheel, elsewhere);
+      c.diagnosis = make_diagnosis("compiled_wheel_elsewhere", c.message,
+                                   "where its compiled features are needed, use a Python its compiled wheels are for, "
+                                   "or a release with a compiled wheel for this one",
+                                   repro);
+    } else if (const std::string jit = compiled_at_first_use(build); !jit.empty()) {
       c.message = fmt::format("a release that compiles its C++/CUDA code at first use: its wheel {} {}; this pair "
                               "runs its import, not that build, so its ops are not measured here",
                               wheel, jit);
