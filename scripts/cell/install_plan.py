@@ -52,6 +52,13 @@ def no_wheel(out):
     return None
 
 
+def wanted_in(line):
+    """The requirement pip's no-wheel line names ("torch==2.0.1" of "... satisfies the requirement
+    torch==2.0.1 (from torchdata) ..."): the release itself, or one of its requirements."""
+    m = re.search(r"(?:satisfies the requirement|distribution found for)\s+([A-Za-z0-9._-]+)([^\s(]*)", line)
+    return (normalise(m.group(1)), m.group(1) + m.group(2)) if m else (None, None)
+
+
 def judged(requirement, install):
     """pip's install list, judged against what is installed: a replacement is a torch-family
     package installed here that would change version (with what comes along with it: triton, the
@@ -124,9 +131,15 @@ def plan(requirement, cache):
             raise Failure("network", "pip could not reach the index (exit %d): the infrastructure, not the library; "
                           "run again" % rc)
         line = no_wheel(out)
-        if line and name in normalise(line):
+        wanted, spelled = wanted_in(line) if line else (None, None)
+        if wanted == name:
             raise Failure("no_wheel", "pip finds no wheel of %s for this cell's Python %s and platform (pip: %s)" % (
                 requirement, python, line), python=python)
+        if wanted:
+            # torchdata 0.6.1 in Python 3.13: its wheel is there, the torch==2.0.1 it pins has none.
+            raise Failure("requirement_no_wheel", "pip cannot install %s here: it requires %s, which has no wheel "
+                          "for this cell's Python %s and platform (pip: %s)" % (requirement, spelled, python, line),
+                          python=python, requirement=spelled)
         conflict = [l.strip() for l in out.splitlines() if re.search(r"\bconflict|\brequires\b.*\bbut\b", l, re.I)]
         raise Failure("unresolvable", "pip cannot resolve %s next to this cell's packages for Python %s: %s" % (
             requirement, python, " ".join(conflict[:3]) or line or "pip exit %d; its words are in the log" % rc))

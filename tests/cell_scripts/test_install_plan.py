@@ -124,6 +124,21 @@ def test_a_refusal_both_pips_make_is_the_runtimes_words(pips, tmp_path):
     assert not os.path.exists(tmp_path / "plans" / (install_plan.cache_key(["libx==1.0"], install_plan.torch_family_pins()) + ".json"))
 
 
+def test_a_requirement_without_a_wheel_is_not_the_release_without_one(pips, tmp_path):
+    # torchdata 0.6.1 in Python 3.13: its py3-none-any wheel is there, the torch==2.0.1 it pins has
+    # no cp313 wheel; pip names the requirer in parentheses, which is not the missing one.
+    words = (1, "ERROR: Could not find a version that satisfies the requirement torch==2.0.1 (from libx) "
+                "(from versions: 2.5.0, 2.6.0)\nERROR: No matching distribution found for torch==2.0.1\n", [])
+    pips(fast=words, own=words)
+    with pytest.raises(install_plan.Failure) as refused:
+        install_plan.plan("libx==1.0", str(tmp_path))
+    assert refused.value.out["error"] == "requirement_no_wheel"
+    assert refused.value.out["requirement"] == "torch==2.0.1"
+    assert refused.value.out["message"].startswith("pip cannot install libx==1.0 here: it requires torch==2.0.1, "
+                                                   "which has no wheel for this cell's Python")
+    assert install_plan.wanted_in("ERROR: No matching distribution found for libx==1.0") == ("libx", "libx==1.0")
+
+
 def test_without_the_resolver_the_runtimes_pip_answers(pips, tmp_path):
     fake = pips(fast=RESOLVED, own=RESOLVED, fetched=False)
     answer = install_plan.plan("libx==1.0", str(tmp_path))

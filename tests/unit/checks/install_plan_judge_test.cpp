@@ -56,6 +56,14 @@ TEST(InstallPlanCheck, NoWheelIsTheReleasesAndTheNetworkIsTheRuns) {
   CheckResult c = install_plan_check(none, context());
   EXPECT_EQ(c.status, Status::fail);
   EXPECT_EQ(c.message, "pip finds no wheel of libx==1.0 for Python 3.13");
+  // A requirement without a wheel (torchdata 0.6.1's torch==2.0.1 in Python 3.13) is the release's
+  // too, with its own fix.
+  const json pinned = {{"ok", false}, {"error", "requirement_no_wheel"},
+                       {"message", "pip cannot install libx==1.0 here: it requires torch==2.0.1, which has no wheel"}};
+  c = install_plan_check(pinned, context());
+  EXPECT_EQ(c.status, Status::fail);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_NE(c.diagnosis->fix.find("a requirement the release names has no wheel"), std::string::npos) << c.diagnosis->fix;
   const json down = {{"ok", false}, {"error", "network"}, {"message", "pip could not reach the index"}};
   c = install_plan_check(down, context());
   EXPECT_EQ(c.status, Status::error);

@@ -33,6 +33,10 @@ std::string fix_for(const std::string& kind) {
   if (kind == "no_wheel")
     return "nothing to fix in this runtime: the release ships no wheel for its Python or platform (users here get "
            "the same 'No matching distribution')";
+  if (kind == "requirement_no_wheel")
+    return "nothing to fix in this runtime: a requirement the release names has no wheel for its Python or "
+           "platform (users here get the same 'No matching distribution'); use a release whose requirements have "
+           "wheels here";
   return "run the reproduction command: pip's own words say which requirement cannot be met";
 }
 
