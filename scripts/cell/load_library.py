@@ -440,6 +440,9 @@ def import_module(name, said):
         lines = traceback.format_exception(type(e), e, e.__traceback__)
         failed = {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
                   "traceback": "".join(lines)[-3000:], "missing_modules": missing_modules(e)}
+        where = failed_in(e, name)
+        if where:
+            failed["failed_in"] = where
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -465,6 +468,24 @@ def import_module(name, said):
     if declined:
         out["declined"] = declined
     return out
+
+
+def failed_in(error, package):
+    """The top-level module another than PACKAGE's (and torch's) whose own code raised ERROR: the
+    innermost frame under the folders PYTHONPATH names (the package's and its requirements'), or
+    None. vptq 0.0.5's import fails inside transformers 5, which pip picks for its
+    `transformers>=4.45` and which disables torch older than 2.6: the failure is that requirement's."""
+    import traceback
+    roots = [os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    top = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        path = os.path.realpath(frame.filename)
+        for root in roots:
+            if path.startswith(root + os.sep):
+                top = os.path.relpath(path, root).split(os.sep)[0]
+                top = top[:-3] if top.endswith(".py") else top
+                break
+    return top if top and top not in (package.split(".")[0], "torch") else None
 
 
 def missing_modules(error):

@@ -89,6 +89,27 @@ def test_an_upgrade_it_asks_for_before_failing_is_its_refusal(site):
                                         "upgrade to torch >= 2.11.0 (found 2.8.0+cu128)."]
 
 
+def test_a_refusal_raised_inside_a_requirement_names_that_requirement(site, build_root):
+    # vptq 0.0.5.post1 beside torch 2.5.1: `import vptq` imports transformers 5, which prints that
+    # it disables torch before 2.6, then fails inside itself (NameError: name 'nn' is not defined).
+    deps = build_root / "declined-deps"
+    (deps / "refusingdep").mkdir(parents=True, exist_ok=True)
+    (deps / "refusingdep" / "__init__.py").write_text(
+        'print("[refusingdep] Disabling PyTorch because PyTorch >= 2.6 is required but found 2.5.1")\n'
+        'class Model(nn.Module):\n    pass\n')
+    (site / "userpkg").mkdir(exist_ok=True)
+    (site / "userpkg" / "__init__.py").write_text("import refusingdep\n")
+    env = dict(os.environ, PYTHONPATH="%s:%s" % (site, deps), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "userpkg", "--find", str(site / "userpkg"), env=env)
+    assert out["import"]["ok"] is False and "NameError" in out["import"]["error"]
+    assert out["import"]["refused"] == ["[refusingdep] Disabling PyTorch because PyTorch >= 2.6 is required but "
+                                        "found 2.5.1"]
+    assert out["import"]["failed_in"] == "refusingdep"
+    # The package's own refusal names no other module.
+    own, _ = run_json("load_library.py", "--import", "refusingpkg", "--find", str(site / "refusingpkg"), env=env)
+    assert "failed_in" not in own["import"], own["import"]
+
+
 def test_an_import_that_kills_its_process_is_a_crash_and_the_report_survives(site):
     # The import is tried in a child first: the report (every library's load included) is still
     # printed, the import a crash with its signal and last words.

@@ -363,6 +363,20 @@ TEST(ImportCheck, AVersionCheckRefusingThisTorchIsTheCauseNotWhatItRaisedAfter) 
   EXPECT_NE(c.diagnosis->evidence.find("(then: AttributeError: module 'os' has no attribute 'exit')"), std::string::npos);
 }
 
+// vptq 0.0.5.post1 beside torch 2.5.1: the refusal is transformers', a requirement, whose code
+// raised; the package is not the one refusing.
+TEST(ImportCheck, ARefusalRaisedInsideARequirementIsThatRequirements) {
+  const nlohmann::json import = {
+      {"module", "vptq"}, {"ok", false}, {"error", "NameError: name 'nn' is not defined"}, {"failed_in", "transformers"},
+      {"refused", {"[transformers] Disabling PyTorch because PyTorch >= 2.6 is required but found 2.5.1"}}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_EQ(c.message, "import vptq fails inside transformers, which refuses this torch: \"[transformers] Disabling "
+                       "PyTorch because PyTorch >= 2.6 is required but found 2.5.1\"");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "requirement_refuses_torch");
+}
+
 // fbgemm-gpu-cpu 1.5.0 in Debian's torch 2.6: `import fbgemm_gpu` aborts (a static initialiser's
 // std::bad_alloc). load_library.py tried the import in a child, which died: a crash of the import,
 // with its signal and last words, never a missing report.

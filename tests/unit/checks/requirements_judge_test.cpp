@@ -5,6 +5,7 @@
 
 #include "checks/requirements/metadata_rule.h"
 #include "checks/requirements/missing_module.h"
+#include "checks/requirements/refusing_requirement.h"
 #include "checks/requirements/requirements_judge.h"
 
 namespace opmatrix {
@@ -132,6 +133,33 @@ TEST(MissingModule, ASubmoduleTheInstalledReleaseOfARequirementLacksNamesThatRel
                                           "pip installed that release for the requirement torchdata>=0.5.0, which does "
                                           "not rule it out");
   EXPECT_NE(checks[0].diagnosis->fix.find("bound the requirement"), std::string::npos);
+}
+
+// vptq 0.0.5.post1 beside torch 2.5.1: its import fails inside transformers, which pip picked at
+// 5.24.0 for `transformers>=4.45` and which disables torch before 2.6.
+TEST(RefusingRequirement, TheReleasePipPickedAndItsRequirementAreNamed) {
+  CheckResult import;
+  import.check = "load";
+  import.subtest = "import";
+  import.status = Status::fail;
+  import.message = "import vptq fails inside transformers, which refuses this torch: \"[transformers] Disabling "
+                   "PyTorch because PyTorch >= 2.6 is required but found 2.5.1\"";
+  import.diagnosis = Diagnosis{"requirement_refuses_torch", import.message, "x", "r", ""};
+  std::vector<CheckResult> checks{import};
+  name_refusing_release({{"ok", true},
+                         {"requirements", {"datasets", "transformers>=4.45"}},
+                         {"install", {{{"name", "datasets"}, {"version", "5.2.0"}}, {{"name", "transformers"}, {"version", "5.24.0"}}}}},
+                        checks);
+  EXPECT_EQ(checks[0].message, "import vptq fails inside transformers 5.24.0, which refuses this torch: \"[transformers] "
+                               "Disabling PyTorch because PyTorch >= 2.6 is required but found 2.5.1\" (pip picks "
+                               "transformers 5.24.0 for the requirement transformers>=4.45, which does not rule it out)");
+  EXPECT_EQ(checks[0].diagnosis->summary, checks[0].message);
+  EXPECT_EQ(checks[0].diagnosis->fix, "bound the requirement to the releases of transformers that support this torch "
+                                      "(5.24.0 does not), or install one of them beside it");
+  // Without the requirements step's report the load's words stand.
+  std::vector<CheckResult> alone{import};
+  name_refusing_release(nullptr, alone);
+  EXPECT_EQ(alone[0].message, import.message);
 }
 
 TEST(MissingModule, OtherImportFailuresAreLeftAlone) {

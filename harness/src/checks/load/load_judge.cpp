@@ -584,6 +584,20 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                                                              "its fallback: No module named '{}'",
                                                              missing.front(), missing.back());
   const auto refused = import.value("refused", std::vector<std::string>{});
+  if (const std::string in = json_text(import, "failed_in"); !refused.empty() && !in.empty()) {
+    // The refusal is a requirement's, not the package's: its code raised (vptq 0.0.5's import
+    // fails inside transformers 5, which disables torch before 2.6). The requirements rule names
+    // its release and the requirement that let pip pick it (checks/requirements).
+    CheckResult c = load_result("import", Status::fail,
+                                fmt::format("import {} fails inside {}, which refuses this torch: {}", module, in,
+                                            refusal_quote(refused.front())));
+    c.diagnosis = make_diagnosis("requirement_refuses_torch", c.message,
+                                 fmt::format("install a release of {} that supports this torch beside it, or the "
+                                             "torch {} asks for",
+                                             in, in),
+                                 repro, fmt::format("{}\n(then: {})", fmt::join(refused, "\n"), error));
+    return c;
+  }
   if (!refused.empty()) {
     // Its own version check refused this torch, in its words; what it raised after (IPEX 2.8.0's
     // `os.exit(127)`: an AttributeError) is not the cause.
