@@ -162,6 +162,28 @@ TEST(RefusingRequirement, TheReleasePipPickedAndItsRequirementAreNamed) {
   EXPECT_EQ(alone[0].message, import.message);
 }
 
+// torchrl 0.5.0 beside torch 2.5.1: `tensordict>=0.5.0` gets tensordict 0.14.3, whose
+// tensordict.nn.probabilistic has no interaction_mode. A name a torch module lacks is torch's (the
+// torch rules say it), not a requirement's.
+TEST(MissingModule, ANameTheInstalledReleaseOfARequirementLacksNamesThatRelease) {
+  const json resolved = {{"ok", true},
+                         {"requirements", {"numpy", "tensordict>=0.5.0"}},
+                         {"install", {{{"name", "tensordict"}, {"version", "0.14.3"}}}}};
+  auto checks = failed_import("ImportError: cannot import name 'interaction_mode' from 'tensordict.nn.probabilistic' "
+                              "(/build/site/tensordict/nn/probabilistic.py)");
+  name_missing_requirement("wheel torchrl==0.5.0", resolved, checks);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "requirement_lacks_module");
+  EXPECT_EQ(checks[0].diagnosis->summary, "the import needs 'interaction_mode' from 'tensordict.nn.probabilistic', "
+                                          "which tensordict 0.14.3 does not have: pip installed that release for the "
+                                          "requirement tensordict>=0.5.0, which does not rule it out");
+  EXPECT_EQ(checks[0].diagnosis->fix, "bound the requirement to the releases of tensordict that have 'interaction_mode' "
+                                      "(0.14.3 has not), or stop importing it");
+  auto torchs = failed_import("ImportError: cannot import name 'register_fake' from 'torch.library'");
+  name_missing_requirement("wheel x==1", resolved, torchs);
+  EXPECT_EQ(torchs[0].diagnosis->kind, "python_import_error");
+}
+
 TEST(MissingModule, OtherImportFailuresAreLeftAlone) {
   auto checks = failed_import("ImportError: libc10.so: cannot open shared object file");
   name_missing_requirement("p", nullptr, checks);

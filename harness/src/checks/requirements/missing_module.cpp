@@ -21,24 +21,48 @@ std::string missing_submodule(const std::string& text) {
   return std::regex_search(text, m, no_module) ? m[1].str() : "";
 }
 
-void name_release_lacking_submodule(const std::string& text, const nlohmann::json& resolved, Diagnosis& d) {
-  const std::string submodule = missing_submodule(text);
-  if (submodule.empty() || !resolved.is_object()) return;
-  const ModuleDistribution dist = distribution_of(submodule);
+// "interaction_mode' from 'tensordict.nn.probabilistic" of "cannot import name 'interaction_mode'
+// from 'tensordict.nn.probabilistic' (...)": {name, module}; empty where the text has none.
+std::pair<std::string, std::string> missing_name(const std::string& text) {
+  static const std::regex cannot(R"(cannot import name '(\w+)' from '([A-Za-z_][\w.]*)')");
+  std::smatch m;
+  return std::regex_search(text, m, cannot) ? std::make_pair(m[1].str(), m[2].str()) : std::make_pair(std::string(), std::string());
+}
+
+// What pip installed for the distribution providing `module`, and the requirement it was for:
+// {release version, requirement} ("" where the requirements step did not install it).
+std::pair<std::string, std::string> installed_for(const std::string& distribution, const nlohmann::json& resolved) {
   std::string version, requirement;
   for (const auto& i : resolved.value("install", nlohmann::json::array()))
-    if (i.is_object() && normalised_distribution(i.value("name", "")) == normalised_distribution(dist.distribution))
+    if (i.is_object() && normalised_distribution(i.value("name", "")) == normalised_distribution(distribution))
       version = i.value("version", "");
   for (const auto& r : resolved.value("requirements", nlohmann::json::array()))
-    if (r.is_string() && requirement_name(r.get<std::string>()) == normalised_distribution(dist.distribution))
+    if (r.is_string() && requirement_name(r.get<std::string>()) == normalised_distribution(distribution))
       requirement = r.get<std::string>();
+  return {version, requirement.empty() ? distribution : requirement};
+}
+
+// A submodule, or a name in a module, that the release pip picked for a requirement lacks (dgl
+// 2.1.0's torchdata.datapipes in torchdata 0.11.0; torchrl 0.5.0's interaction_mode from
+// tensordict.nn.probabilistic in tensordict 0.14.3): the requirement, unbounded, let pip pick it.
+void name_release_lacking(const std::string& text, const nlohmann::json& resolved, Diagnosis& d) {
+  if (!resolved.is_object()) return;
+  std::string wanted = missing_submodule(text), module = wanted;
+  const auto [name, from] = missing_name(text);
+  if (wanted.empty() && !name.empty()) {
+    wanted = fmt::format("{}' from '{}", name, from);
+    module = from;
+  }
+  if (wanted.empty() || module.rfind("torch.", 0) == 0 || module == "torch") return;
+  const ModuleDistribution dist = distribution_of(module);
+  const auto [version, requirement] = installed_for(dist.distribution, resolved);
   if (version.empty()) return;
   d.kind = "requirement_lacks_module";
   d.summary = fmt::format("the import needs '{}', which {} {} does not have: pip installed that release for the "
                           "requirement {}, which does not rule it out",
-                          submodule, dist.distribution, version, requirement.empty() ? dist.distribution : requirement);
+                          wanted, dist.distribution, version, requirement);
   d.fix = fmt::format("bound the requirement to the releases of {} that have '{}' ({} has not), or stop importing it",
-                      dist.distribution, submodule, version);
+                      dist.distribution, name.empty() ? wanted : name, version);
 }
 
 }  // namespace
@@ -74,16 +98,21 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
     return c.check == "load" && c.subtest == "import" && is_bad(c.status) && c.diagnosis;
   });
   if (import == checks.end()) return;
-  const std::string module = missing_module(import->message + "\n" + import->diagnosis->evidence);
-  if (module.empty()) return;
+  const std::string text = import->message + "\n" + import->diagnosis->evidence;
+  const std::string module = missing_module(text);
   Diagnosis& d = *import->diagnosis;
+  if (module.empty()) {
+    // Not a missing module; perhaps a name a requirement's installed release lacks.
+    name_release_lacking(text, resolved, d);
+    return;
+  }
   const CheckResult* req = failed_requirements(checks);
   const ModuleOrigin origin = module_origin(module, resolved, req != nullptr);
   if (origin == ModuleOrigin::required) {
     // A submodule a requirement's installed release lacks (dgl 2.1.0 imports torchdata.datapipes;
     // pip picks torchdata 0.11.0 for its `torchdata>=0.5.0`, and 0.11.0 has none): the
     // requirement, unbounded, lets pip install a release without it.
-    name_release_lacking_submodule(import->message + "\n" + import->diagnosis->evidence, resolved, d);
+    name_release_lacking(text, resolved, d);
     return;
   }
   if (origin == ModuleOrigin::requirements_failed) {
