@@ -20,7 +20,9 @@ and runtimes need it: an atlas's hundreds of pairs share NVIDIA's wheels), with 
 written last and atomically: a second run with the same key needs no network.
 
 `install` installs what resolved.json lists with `pip install --no-index --no-deps --target
-BUILD/deps` (the folder later steps put on PYTHONPATH after the project's own).
+BUILD/deps` (the folder later steps put on PYTHONPATH after the project's own); the shared
+libraries of their data schemes (tbb's libtbb.so.12, for <venv>/lib) go into BUILD/deps-data/lib,
+which later steps put on LD_LIBRARY_PATH: `--target` drops that folder.
 
 For a source project, `resolve` first fetches the build requirements ([build-system].requires)
 the cell's Python lacks and installs them into BUILD/build-deps (build_requires.py): the
@@ -30,7 +32,7 @@ stdout: one JSON object. resolve: {"ok": true, "requirements": [...], "left_out"
 "install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool,
 "build_requires": [name==version installed into BUILD/build-deps], "download_bytes": what a run
 with an empty cache downloads for them (build requirements included)}; install:
-{"ok": true, "installed": [...], "deps": BUILD/deps}; either: {"ok": false, "error": KIND,
+{"ok": true, "installed": [...], "deps": BUILD/deps, "data_libraries": [...] where some}; either: {"ok": false, "error": KIND,
 "message": ...} with exit status 1, KIND one of metadata, unresolvable, network, install_failed,
 usage, internal."""
 import argparse
@@ -40,6 +42,7 @@ import os
 import re
 import shutil
 import sys
+import zipfile
 
 import build_requires
 from build_wheel import Refused, prepare, run_captured
@@ -369,13 +372,40 @@ def install_files(files, target, what):
             what, rc, ": " + " ".join(errors[-2:]) if errors else "; its output is in the log"))
 
 
+# A wheel's shared libraries in its data scheme ("tbb-2023.2.0.data/data/lib/libtbb.so.12"): pip
+# puts them in the environment's lib folder (<venv>/lib), beside lib/pythonX.Y/site-packages.
+DATA_LIBRARY = re.compile(r"^[^/]+\.data/data/lib/[^/]+\.so(\.[0-9]+)*$")
+
+
+def install_data_libraries(files, prefix):
+    """`pip install --target` keeps no data-scheme lib folder: the shared libraries a wheel has there
+    are put in PREFIX/lib, as pip puts them in <venv>/lib for a user (fairseq2n loads tbb's
+    libtbb.so.12 from there, or by name), and later steps find them by name (LD_LIBRARY_PATH)."""
+    shutil.rmtree(prefix, ignore_errors=True)
+    kept = []
+    for wheel in (f for f in files if f.endswith(".whl")):
+        with zipfile.ZipFile(wheel) as z:
+            for member in (n for n in z.namelist() if DATA_LIBRARY.match(n)):
+                target = os.path.join(prefix, "lib", os.path.basename(member))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with z.open(member) as src, open(target, "wb") as out:
+                    shutil.copyfileobj(src, out)
+                kept.append(os.path.basename(member))
+    return sorted(kept)
+
+
 def install(args):
     with open(args.resolved) as f:
         kept = json.load(f)
     folder = os.path.dirname(args.resolved)
     deps = os.path.join(args.build, "deps")
-    install_files([os.path.join(folder, i["file"]) for i in kept["install"]], deps, "the project's requirements")
-    return {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
+    files = [os.path.join(folder, i["file"]) for i in kept["install"]]
+    install_files(files, deps, "the project's requirements")
+    out = {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
+    libraries = install_data_libraries(files, os.path.join(args.build, "deps-data"))
+    if libraries:
+        out["data_libraries"] = libraries
+    return out
 
 
 class Parser(argparse.ArgumentParser):

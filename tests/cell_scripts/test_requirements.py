@@ -21,11 +21,13 @@ def has_pip_and_numpy():
         pytest.skip("%s has no pip or numpy (python3-pip, python3-numpy)" % CELL_PYTHON)
 
 
-def make_wheel(folder, requires):
+def make_wheel(folder, requires, data=None):
+    """mylib 0.1 requiring REQUIRES; DATA ({path under mylib-0.1.data/data: bytes}): its data scheme."""
     name = "mylib-0.1-py3-none-any.whl"
     files = {"mylib/__init__.py": b"", "mylib-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: py3-none-any\n",
              "mylib-0.1.dist-info/METADATA": ("Metadata-Version: 2.1\nName: mylib\nVersion: 0.1\n" +
                                                "".join("Requires-Dist: %s\n" % r for r in requires)).encode()}
+    files.update({"mylib-0.1.data/data/" + p: b for p, b in (data or {}).items()})
     record = "".join("%s,sha256=%s,%d\n" % (p, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode(),
                                             len(b)) for p, b in files.items()) + "mylib-0.1.dist-info/RECORD,,\n"
     files["mylib-0.1.dist-info/RECORD"] = record.encode()
@@ -112,6 +114,24 @@ def test_what_an_earlier_run_installed_goes_when_nothing_is_needed(tmp_path):
     r = resolve(tmp_path, make_wheel(tmp_path, ["torch"]))
     assert r.returncode == 0 and r.json["requirements"] == [], r.stdout
     assert not stale.exists()
+
+
+def test_a_requirements_shared_libraries_for_the_environments_lib_folder_are_kept(tmp_path):
+    # tbb's wheel puts libtbb.so.12 in its data scheme (<venv>/lib), where fairseq2n loads it from;
+    # `pip install --target` drops that folder, so such wheels go again into BUILD/deps-data.
+    folder = tmp_path / "cache" / "set"
+    folder.mkdir(parents=True)
+    make_wheel(folder, [], data={"lib/libmydata.so.12": b"\x7fELF stand-in\n", "share/doc/x.txt": b"x"})
+    (folder / "resolved.json").write_text(json.dumps(
+        {"install": [{"name": "mylib", "version": "0.1", "file": "mylib-0.1-py3-none-any.whl"}]}))
+    build = tmp_path / "build"
+    r = run_script(SCRIPT, "install", "--resolved", folder / "resolved.json", "--build", build,
+                   env=cell_env(PIP_NO_INDEX="1"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.json["data_libraries"] == ["libmydata.so.12"]
+    assert (build / "deps-data" / "lib" / "libmydata.so.12").is_file()
+    assert (build / "deps" / "mylib" / "__init__.py").is_file()
+    assert not (build / "deps" / "lib").exists(), "pip --target keeps no lib folder: why deps-data exists"
 
 
 def make_project(folder, build_requires):

@@ -169,10 +169,13 @@ EnvList CellContext::wheel_build_env() const {
 
 EnvList CellContext::project_env() const {
   if (!cell.project) return {{"PYTHONPATH", paths.build + "/kernels"}};
-  // The project's own requirements (checks/requirements) come after the project itself.
+  // The project's own requirements (checks/requirements) come after the project itself; the
+  // shared libraries pip puts in an environment's lib folder (tbb's libtbb.so.12, which fairseq2n
+  // loads by name or from there) are found by name, as from <venv>/lib.
   const std::string deps = paths.build + "/deps";
-  if (cell.project->kind == "cmake") return {{"PYTHONPATH", deps}};
-  return {{"PYTHONPATH", project_output() + ":" + deps}};
+  const std::pair<std::string, std::string> data_libraries{"LD_LIBRARY_PATH", paths.build + "/deps-data/lib"};
+  if (cell.project->kind == "cmake") return {{"PYTHONPATH", deps}, data_libraries};
+  return {{"PYTHONPATH", project_output() + ":" + deps}, data_libraries};
 }
 
 std::string CellContext::import_module() const {

@@ -637,11 +637,31 @@ TEST(LoadChecks, ALibraryThatNeedsOnlyASystemLibraryItsUsersInstallIsNotCheckedW
   registration.diagnosis = Diagnosis{"not_registered", registration.message, "", "r", ""};
   EXPECT_EQ(unregistered_for_want_of_load(registration, out).status, Status::skip);
 
-  // A torch library among what it lacks: the red stands.
+  // A torch library among what it lacks: the red stands (and its sibling's with it).
   report["libraries"][0]["missing_libraries"].push_back("libc10_cuda.so");
   out = load_checks(report, "r");
   EXPECT_EQ(out[0].status, Status::fail);
   EXPECT_EQ(unregistered_for_want_of_load(registration, {out[0]}).status, Status::fail);
+}
+
+// torchaudio 2.4.1 beside torch 2.5.1 (its import fails for another reason, so nothing tells its
+// SoX backend optional): libtorchaudio_sox.so needs SoX's libsox.so, which torchaudio asks users to
+// install, and _torchaudio_sox.so needs only that sibling; fairseq2n's library needs libsndfile.
+TEST(LoadChecks, SoXAndLibsndfileAreSystemLibrariesItsUsersInstallAlsoThroughASibling) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.5.1", "torch_cuda": "12.4", "libraries": [
+    {"path": "/s/torchaudio/lib/libtorchaudio_sox.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libsox.so"]},
+    {"path": "/s/torchaudio/lib/_torchaudio_sox.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libtorchaudio_sox.so"]},
+    {"path": "/s/fairseq2n/lib/libfairseq2n.so.0", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libsndfile.so.1"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 3u);
+  for (const auto& c : out) EXPECT_EQ(c.diagnosis ? c.diagnosis->kind : "", "needs_system_library") << c.message;
+  EXPECT_EQ(out[1].message, "_torchaudio_sox.so not checked here: it needs SoX's libraries (libsox.so) through its package's "
+                            "libtorchaudio_sox.so, a system library its users install themselves (pip brings none), and "
+                            "this runtime has not that version of it");
+  EXPECT_NE(out[2].diagnosis->fix.find("apt install libsndfile1"), std::string::npos);
 }
 
 }  // namespace opmatrix

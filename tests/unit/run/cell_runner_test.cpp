@@ -1628,6 +1628,8 @@ TEST_F(RunCell, SetuptoolsCudaProjectStepsAndCommands) {
   ASSERT_NE(find, load->argv.end());
   EXPECT_EQ(*(find + 1), "/build/site");
   EXPECT_EQ(env_of(*load, "PYTHONPATH"), "/build/site:/build/deps");
+  // ... and finds by name the shared libraries pip would have put in the environment's lib folder.
+  EXPECT_EQ(env_of(*load, "LD_LIBRARY_PATH"), "/build/deps-data/lib");
   const StepCommand* smoke = engine_->command("smoke");
   EXPECT_EQ(env_of(*smoke, "OPMATRIX_PROJECT_BUILD"), "/build/site");
   EXPECT_EQ(env_of(*smoke, "PYTHONPATH"), "/build/site:/build/deps");

@@ -237,18 +237,39 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
 // load for the same want: not checked here, the prerequisite named; nullopt for any other failure.
 std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, const std::string& name,
                                                      const std::vector<std::string>& siblings,
-                                                     const std::string& repro) {
+                                                     const nlohmann::json& libraries, const std::string& repro) {
   if (json_text(lib, "error_kind") != "missing_library") return std::nullopt;
-  std::vector<std::string> absent;
-  for (const auto& m : lib.value("missing_libraries", std::vector<std::string>{}))
-    if (std::find(siblings.begin(), siblings.end(), m) == siblings.end()) absent.push_back(m);
+  // What it lacks outside its package, and the package's own libraries it lacks.
+  auto split = [&](const nlohmann::json& l, std::vector<std::string>& own) {
+    std::vector<std::string> absent;
+    for (const auto& m : l.value("missing_libraries", std::vector<std::string>{}))
+      (std::find(siblings.begin(), siblings.end(), m) == siblings.end() ? absent : own).push_back(m);
+    return absent;
+  };
+  std::vector<std::string> own;
+  std::vector<std::string> absent = split(lib, own);
+  std::string through;
+  if (absent.empty() && !own.empty()) {
+    // Only its package's own libraries, each lacking a system library its users install
+    // (torchaudio's _torchaudio_sox.so needs libtorchaudio_sox.so, which needs SoX's libsox.so).
+    for (const auto& sibling : own) {
+      const auto it = std::find_if(libraries.begin(), libraries.end(), [&](const nlohmann::json& l) {
+        return file_name(json_text(l, "path")) == sibling;
+      });
+      std::vector<std::string> theirs;
+      const auto sibling_absent = it == libraries.end() ? std::vector<std::string>{} : split(*it, theirs);
+      if (sibling_absent.empty() || !theirs.empty()) return std::nullopt;
+      absent.insert(absent.end(), sibling_absent.begin(), sibling_absent.end());
+    }
+    through = fmt::format(" through its package's {}", fmt::join(own, ", "));
+  }
   const SystemPrerequisite* p = system_prerequisite_of(absent);
   if (!p) return std::nullopt;
   CheckResult c = load_result(
       "library", Status::skip,
-      fmt::format("{} not checked here: it needs {}'s libraries ({}), a system library its users install themselves "
+      fmt::format("{} not checked here: it needs {}'s libraries ({}){}, a system library its users install themselves "
                   "(pip brings none), and this runtime has not that version of it",
-                  name, p->name, fmt::join(absent, ", ")));
+                  name, p->name, fmt::join(absent, ", "), through));
   c.diagnosis = make_diagnosis("needs_system_library", c.message,
                                fmt::format("where it runs: {}", p->install), repro, json_text(lib, "error"));
   return c;
@@ -305,7 +326,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       other_torch_builds[json_text(lib, "build_of")].push_back(&lib);
       continue;
     }
-    if (std::optional<CheckResult> c = needs_system_prerequisite(lib, name, siblings, repro)) {
+    if (std::optional<CheckResult> c = needs_system_prerequisite(lib, name, siblings, report["libraries"], repro)) {
       out.push_back(*c);
       continue;
     }

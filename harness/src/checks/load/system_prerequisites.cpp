@@ -11,6 +11,10 @@ const SystemPrerequisite kPrerequisites[] = {
      {"libavutil.so", "libavcodec.so", "libavformat.so", "libavdevice.so", "libavfilter.so", "libswscale.so",
       "libswresample.so", "libpostproc.so"},
      "apt install ffmpeg (FFmpeg 4 to 8, as the library's README says)"},
+    // torchaudio 2.1 on loads libsox at run time for its SoX backend and asks users to install it.
+    {"SoX", {"libsox.so"}, "apt install libsox-dev (its libsox.so; the library's SoX backend loads it)"},
+    // fairseq2n: "fairseq2 depends on libsndfile … sudo apt install libsndfile1" (its install guide).
+    {"libsndfile", {"libsndfile.so"}, "apt install libsndfile1"},
 };
 
 bool belongs(const SystemPrerequisite& p, const std::string& soname) {
