@@ -54,23 +54,35 @@ TEST(LoadChecks, NoLibraryIsAnError) {
   EXPECT_EQ(checks[0].status, Status::error);
 }
 
-// torch_npu 2.14.0 next to a torch of 2.5 on, without Ascend's CANN: torch runs its torch.backends
-// entry point at `import torch`, which fails, so installing it breaks torch itself: a finding of
-// the package (fail, with torch's cause and the switch that disables autoloading), not an error
-// of the infrastructure to run again.
-TEST(LoadChecks, APackageWhoseBackendAutoloadBreaksImportTorchIsRed) {
-  const auto report = nlohmann::json::parse(R"({"libraries": [],
+// torch_npu next to a torch of 2.5 on: torch runs its torch.backends entry point at `import
+// torch`. Where that fails for another cause, installing it breaks torch itself: a finding of the
+// package (fail, with torch's cause and the switch that disables autoloading), not an error of the
+// infrastructure to run again. Where it fails for want of Ascend's CANN (libhccl.so), which its
+// users install with the NPU, nothing of it can be checked here: not checked, CANN named.
+TEST(LoadChecks, APackageWhoseBackendAutoloadBreaksImportTorchIsRedUnlessItLacksItsDeviceRuntime) {
+  auto report = nlohmann::json::parse(R"({"libraries": [],
     "error": "import torch: RuntimeError: Failed to load the backend extension: torch_npu. You can disable extension auto-loading with TORCH_DEVICE_BACKEND_AUTOLOAD=0.",
-    "backend_autoload": {"entry_point": "torch_npu", "cause": "ImportError: libhccl.so: cannot open shared object file: No such file or directory"}})");
-  const auto checks = load_checks(report, "r");
+    "backend_autoload": {"entry_point": "torch_npu", "cause": "ImportError: libtorch_npu.so: undefined symbol: _ZN3c104impl8GPUTrace9haveStateE"}})");
+  auto checks = load_checks(report, "r");
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(checks[0].status, Status::fail);
   EXPECT_EQ(checks[0].subtest, "import");
   EXPECT_EQ(checks[0].message, "installing it breaks `import torch`: torch runs its device-backend entry point "
-                               "'torch_npu' (torch.backends) at import, and it fails here: ImportError: libhccl.so: "
-                               "cannot open shared object file: No such file or directory");
+                               "'torch_npu' (torch.backends) at import, and it fails here: ImportError: libtorch_npu.so: "
+                               "undefined symbol: _ZN3c104impl8GPUTrace9haveStateE");
   ASSERT_TRUE(checks[0].diagnosis);
   EXPECT_EQ(checks[0].diagnosis->kind, "breaks_import_torch");
+  EXPECT_NE(checks[0].diagnosis->fix.find("TORCH_DEVICE_BACKEND_AUTOLOAD=0"), std::string::npos);
+
+  report["backend_autoload"]["cause"] = "ImportError: libhccl.so: cannot open shared object file: No such file or directory";
+  checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "needs_system_library");
+  EXPECT_EQ(checks[0].message.rfind("not checked here: installing it makes `import torch` run its device-backend entry "
+                                    "point 'torch_npu' (torch.backends), which needs Ascend CANN's libhccl.so", 0), 0u)
+      << checks[0].message;
   EXPECT_NE(checks[0].diagnosis->fix.find("TORCH_DEVICE_BACKEND_AUTOLOAD=0"), std::string::npos);
 }
 

@@ -219,6 +219,25 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
 // infrastructure's error, and nothing else of it can run here.
 CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::string& repro) {
   const std::string entry = json_text(autoload, "entry_point"), cause = json_text(autoload, "cause");
+  // The entry point fails for want of its device runtime's libraries, which its users install
+  // themselves with the device (torch-npu 2.14.0: Ascend CANN's libhccl.so): not checked here.
+  static const std::regex cannot_open(R"(([\w.+-]+\.so[.\d]*): cannot open shared object file)");
+  std::smatch m;
+  if (std::regex_search(cause, m, cannot_open)) {
+    if (const SystemPrerequisite* p = system_prerequisite_of({m[1].str()})) {
+      CheckResult c = load_result(
+          "import", Status::skip,
+          fmt::format("not checked here: installing it makes `import torch` run its device-backend entry point '{}' "
+                      "(torch.backends), which needs {}'s {}, a system library its users install themselves (pip "
+                      "brings none) and this runtime has not; without it `import torch` fails ({})",
+                      entry, p->name, m[1].str(), cause));
+      c.diagnosis = make_diagnosis("needs_system_library", c.message,
+                                   fmt::format("where it runs: {}; elsewhere set TORCH_DEVICE_BACKEND_AUTOLOAD=0",
+                                               p->install),
+                                   repro, cause);
+      return c;
+    }
+  }
   CheckResult c = load_result("import", Status::fail,
                               fmt::format("installing it breaks `import torch`: torch runs its device-backend "
                                           "entry point '{}' (torch.backends) at import, and it fails here{}",
@@ -249,19 +268,28 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
   std::vector<std::string> own;
   std::vector<std::string> absent = split(lib, own);
   std::string through;
+  // Its package's own libraries it lacks must each lack nothing but such a system library too
+  // (torchaudio's _torchaudio_sox.so needs libtorchaudio_sox.so, which needs SoX's libsox.so); a
+  // sibling that fails otherwise (undefined symbols) keeps the red.
+  std::vector<std::string> theirs_absent;
+  for (const auto& sibling : own) {
+    const auto it = std::find_if(libraries.begin(), libraries.end(), [&](const nlohmann::json& l) {
+      return file_name(json_text(l, "path")) == sibling;
+    });
+    std::vector<std::string> theirs;
+    const auto sibling_absent = it == libraries.end() || json_text(*it, "error_kind") != "missing_library"
+                                    ? std::vector<std::string>{}
+                                    : split(*it, theirs);
+    if (sibling_absent.empty() || !theirs.empty()) return std::nullopt;
+    theirs_absent.insert(theirs_absent.end(), sibling_absent.begin(), sibling_absent.end());
+  }
   if (absent.empty() && !own.empty()) {
-    // Only its package's own libraries, each lacking a system library its users install
-    // (torchaudio's _torchaudio_sox.so needs libtorchaudio_sox.so, which needs SoX's libsox.so).
-    for (const auto& sibling : own) {
-      const auto it = std::find_if(libraries.begin(), libraries.end(), [&](const nlohmann::json& l) {
-        return file_name(json_text(l, "path")) == sibling;
-      });
-      std::vector<std::string> theirs;
-      const auto sibling_absent = it == libraries.end() ? std::vector<std::string>{} : split(*it, theirs);
-      if (sibling_absent.empty() || !theirs.empty()) return std::nullopt;
-      absent.insert(absent.end(), sibling_absent.begin(), sibling_absent.end());
-    }
+    absent = theirs_absent;
     through = fmt::format(" through its package's {}", fmt::join(own, ", "));
+  } else if (!theirs_absent.empty()) {
+    std::vector<std::string> all = absent;
+    all.insert(all.end(), theirs_absent.begin(), theirs_absent.end());
+    if (system_prerequisite_of(all) != system_prerequisite_of(absent)) return std::nullopt;
   }
   const SystemPrerequisite* p = system_prerequisite_of(absent);
   if (!p) return std::nullopt;

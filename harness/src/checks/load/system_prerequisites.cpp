@@ -15,6 +15,11 @@ const SystemPrerequisite kPrerequisites[] = {
     {"SoX", {"libsox.so"}, "apt install libsox-dev (its libsox.so; the library's SoX backend loads it)"},
     // fairseq2n: "fairseq2 depends on libsndfile … sudo apt install libsndfile1" (its install guide).
     {"libsndfile", {"libsndfile.so"}, "apt install libsndfile1"},
+    // torch-npu: Huawei's CANN toolkit, installed with an Ascend NPU's driver (its README's first step).
+    {"Ascend CANN",
+     {"libascendcl.so", "libhccl.so", "libge_runner.so", "libgraph.so", "libacl_op_compiler.so",
+      "libacl_tdt_channel.so", "libfmk_parser.so", "libascend_protobuf.so", "libatb.so"},
+     "install Ascend's CANN toolkit and source its set_env.sh, on a machine with an Ascend NPU"},
 };
 
 bool belongs(const SystemPrerequisite& p, const std::string& soname) {
