@@ -174,8 +174,13 @@ def dependency_groups(src):
     return [r for g in TEST_GROUPS for r in groups.get(g, []) if isinstance(r, str)]
 
 
-def wanted(requires, tests, extra_lines):
-    """(requirements for pip, left out with the reason) from Requires-Dist and the test ones."""
+def wanted(requires, tests, extra_lines, installed=None):
+    """(requirements for pip, left out with the reason) from Requires-Dist and the test ones. A
+    torch-family requirement is left out where the cell has that distribution (it is what the cell
+    judges, pinned); one the cell lacks is pip's to add, as it does for a user (triton beside
+    Debian's torch, which has none; nvidia-ml-py, which flashinfer imports as pynvml)."""
+    if installed is None:
+        installed = {pin.split("==")[0] for pin in torch_family_pins()}
     Requirement, InvalidRequirement, default_environment = packaging()
     keep, left_out, seen = [], [], set()
     candidates = [(r, "") for r in requires] + [(r, "test") for r in extra_lines]
@@ -189,7 +194,7 @@ def wanted(requires, tests, extra_lines):
             extras = [""] + (list(TEST_EXTRAS) if tests else [])
             if not any(req.marker.evaluate(dict(default_environment(), extra=x)) for x in extras):
                 continue  # another platform's, Python's or extra's: pip would not install it either
-        if TORCH_FAMILY.match(normalise(req.name)):
+        if TORCH_FAMILY.match(normalise(req.name)) and normalise(req.name) in installed:
             left_out.append({"requirement": text, "why": "the cell's own (the cell is there to judge it)"})
             continue
         if req.url:

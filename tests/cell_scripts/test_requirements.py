@@ -43,14 +43,27 @@ def resolve(tmp_path, wheel, *extra):
 
 
 def test_the_torch_family_is_left_out_and_what_the_cell_has_needs_nothing(tmp_path):
-    wheel = make_wheel(tmp_path, ["torch>=2.0", "nvidia-cublas-cu12==12.4.5.8", "numpy",
+    wheel = make_wheel(tmp_path, ["torch>=2.0", "torchvision", "numpy",
                                   "pywin32; sys_platform == 'win32'", "hypothesis; extra == 'docs'"])
     r = resolve(tmp_path, wheel)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.json["requirements"] == ["numpy"]
-    assert [x["requirement"] for x in r.json["left_out"]] == ["torch>=2.0", "nvidia-cublas-cu12==12.4.5.8"]
+    assert [x["requirement"] for x in r.json["left_out"]] == ["torch>=2.0", "torchvision"]
     assert r.json["install"] == []
     assert r.json["download_bytes"] == 0
+
+
+def test_a_torch_family_distribution_the_cell_lacks_is_pips_to_add():
+    # liger-kernel's triton beside Debian's torch (no triton there); flashinfer's nvidia-ml-py
+    # (its pynvml): a user's pip adds them, so the cell does; what the cell has stays its own.
+    import sys
+    from conftest import CELL
+    sys.path.insert(0, str(CELL))
+    import requirements
+    keep, left_out = requirements.wanted(["torch>=2.1", "triton>=2.3.1", "nvidia-ml-py", "numpy"], False, [],
+                                         installed={"torch"})
+    assert keep == ["triton>=2.3.1", "nvidia-ml-py", "numpy"]
+    assert [x["requirement"] for x in left_out] == ["torch>=2.1"]
 
 
 def test_what_is_downloaded_is_counted_for_the_dry_run(tmp_path):
