@@ -104,6 +104,26 @@ TEST(NamespaceChecks, MissingCudaKernelIsTheUsersBackendError) {
 
 // fbgemm-gpu-cpu 1.0.0 next to torch 2.15: its library does not load, `import fbgemm_gpu`
 // still succeeds, and its ops simply are not there. Said in words, one red per op, no Meta line.
+// torchao 0.7.0 in its own torch (PyPI 2.5.1, CUDA 12.4): marlin_24_gemm has CUDA and Meta
+// kernels and none for CPU, by its own registration: a CUDA-only op, not "no CPU kernel". In a CPU
+// runtime, or where the library declares its backends, CPU is still expected.
+TEST(NamespaceChecks, AnOpRegisteredForCudaAloneIsCudaOnlyWhereNothingIsDeclared) {
+  const auto report = nlohmann::json::parse(
+      R"({"ops": {"marlin_24_gemm": {"CPU": false, "CUDA": true, "Meta": true, "Autograd": false}}})");
+  const auto in_cuda = namespace_checks(report, "torchao", true, "r");
+  const CheckResult* reg = find(in_cuda, "registration", "", "marlin_24_gemm");
+  ASSERT_TRUE(reg);
+  EXPECT_EQ(reg->status, Status::pass) << reg->message;
+  EXPECT_EQ(reg->message, "torchao::marlin_24_gemm has CUDA, Meta kernels (no CPU kernel, as its library promises: it "
+                          "registers a CUDA kernel and none for CPU, a CUDA-only op)");
+  const auto in_cpu = namespace_checks(report, "torchao", false, "r");
+  EXPECT_EQ(find(in_cpu, "registration", "", "marlin_24_gemm")->status, Status::fail);
+  Promises both;
+  both.backends = {"cpu", "cuda"};
+  const auto declared = namespace_checks(report, "torchao", true, "r", &both);
+  EXPECT_EQ(find(declared, "registration", "", "marlin_24_gemm")->status, Status::fail);
+}
+
 TEST(NamespaceChecks, AnOpThatDoesNotExistIsSaidSo) {
   const auto report = nlohmann::json::parse(
       R"({"ops": {"tbe_input_combine": {"CPU": null, "CUDA": null, "Meta": null, "Autograd": null}}})");
