@@ -642,8 +642,12 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
 
 # A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so;
 # dgl's libgraphbolt_pytorch_2.2.1.so, one build per torch version (the "torch" group).
+# A build per torch version may name it with dots (dgl's _pytorch_2.2.1) or as major and minor run
+# together, and then the device it is for (torch-c-dlpack-ext's libtorch_c_dlpack_addon_torch26-cpu.so,
+# _torch26-cuda.so: the package loads the one for torch.__version__ and torch.cuda.is_available()).
 VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu\d*|mps)|"
-                     r"(?P<torch>(?:py)?torch_?\d+(?:\.\d+)+))(?=[._])", re.I)
+                     r"(?P<torch>(?:py)?torch_?\d+(?:\.\d+)*)(?:[_-](?P<device>cpu|cuda\d*|cu\d+|rocm\d*|xpu\d*))?)"
+                     r"(?=[._-])", re.I)
 
 
 def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
@@ -717,7 +721,11 @@ def torch_build_version(name):
     """The torch version a library's name says it is built for (dgl's libgraphbolt_pytorch_2.2.1.so:
     "2.2.1"), or None."""
     m = VARIANT.match(name)
-    return re.search(r"\d+(?:\.\d+)+", m.group("torch")).group(0) if m and m.group("torch") else None
+    if not m or not m.group("torch"):
+        return None
+    digits = re.search(r"\d+(?:\.\d+)*", m.group("torch")).group(0)
+    # "26" is 2.6 and "210" 2.10: torch's major version is one digit.
+    return digits if "." in digits or len(digits) < 2 else "%s.%s" % (digits[0], digits[1:])
 
 
 def mark_other_torch_builds(libraries, torch_version):
@@ -735,12 +743,20 @@ def mark_other_torch_builds(libraries, torch_version):
             stems.setdefault(VARIANT.match(name).group("stem"), []).append((name, lib))
     for stem, builds in stems.items():
         fitting = [name for name, _ in builds if fits(torch_build_version(name))]
+        loaded_fitting = [name for name, lib in builds if name in fitting and lib.get("loaded")]
         for name, lib in builds:
-            if lib.get("loaded") or fits(torch_build_version(name)):
+            if lib.get("loaded"):
+                continue
+            if fits(torch_build_version(name)):
+                # This torch's build for another device (its -cuda beside a CPU torch, whose -cpu
+                # loads): the package picks the one for the device it finds.
+                if loaded_fitting and VARIANT.match(name).group("device"):
+                    lib["variant_of"] = loaded_fitting[0]
+                    lib["optional"] = False
                 continue
             lib.update(for_torch=torch_build_version(name), build_of=stem)
             if fitting:
-                lib["variant_of"] = fitting[0]
+                lib["variant_of"] = loaded_fitting[0] if loaded_fitting else fitting[0]
 
 
 def same_library(a, b):

@@ -178,6 +178,26 @@ def test_builds_per_torch_version_say_which_torch_they_are_for(torch_version, ex
     assert "for_torch" not in libs[2]
 
 
+def test_builds_per_torch_version_and_device_named_compactly_are_variants():
+    # torch-c-dlpack-ext 0.1.5 ships libtorch_c_dlpack_addon_torch24-cpu.so ... _torch29-cuda.so and
+    # loads the one for torch.__version__ (major and minor run together) and the device it finds.
+    # In a CPU torch 2.6: torch26-cpu loads; torch26-cuda (no libtorch_cuda.so here) is the other
+    # device's; torch25-* are another torch's.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    assert load_library.torch_build_version("libtorch_c_dlpack_addon_torch26-cpu.so") == "2.6"
+    assert load_library.torch_build_version("libx_torch210-cuda.so") == "2.10"
+    libs = [{"path": "/x/libtorch_c_dlpack_addon_torch26-cpu.so", "loaded": True},
+            {"path": "/x/libtorch_c_dlpack_addon_torch26-cuda.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libtorch_cuda.so"]},
+            {"path": "/x/libtorch_c_dlpack_addon_torch25-cpu.so", "loaded": False, "error_kind": "undefined_symbol"}]
+    load_library.mark_other_torch_builds(libs, "2.6.0+debian")
+    assert [lib.get("variant_of") for lib in libs] == [None, "libtorch_c_dlpack_addon_torch26-cpu.so",
+                                                        "libtorch_c_dlpack_addon_torch26-cpu.so"]
+    assert libs[2]["for_torch"] == "2.5" and "for_torch" not in libs[1]
+
+
 def shared_library(cc, folder, name, source, *flags, map_text=None):
     """lib<name>.so built in `folder` from C `source` (and ver.map from `map_text`), with `flags`."""
     folder.mkdir(exist_ok=True)
