@@ -450,15 +450,6 @@ std::vector<std::string> promised_backends(const Promises* promises, const std::
 
 bool in(const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
-// Whether an Autograd kernel of the op serves CPU calls (it runs first for them: fbgemm's
-// jagged_slice); such an op is not CUDA-only for lack of a CPU kernel.
-bool autograd_serves_cpu(const nlohmann::json& keys, const nlohmann::json& served) {
-  const bool autograd = keys.contains("Autograd") && keys["Autograd"].is_boolean() && keys["Autograd"].get<bool>();
-  const std::string by = served.contains("Autograd") && served["Autograd"].is_string()
-                             ? served["Autograd"].get<std::string>() : "";
-  return autograd && (by == "Autograd" || by == "AutogradCPU");
-}
-
 }  // namespace
 
 std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const std::string& ns, bool expect_cuda,
@@ -525,16 +516,6 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     const bool exists = keys.contains("CPU") && !keys["CPU"].is_null();
     std::string why;
     std::vector<std::string> promised = promised_backends(promises, op, expect_cuda, &why);
-    // Where nothing is declared, an op its library registers for CUDA and not for CPU, in a CUDA
-    // runtime, is a CUDA-only op by its own registration (torchao 0.7.0's marlin_24_gemm and
-    // tensor-core layouts, xformers' cutlass kernels): users call it on CUDA tensors, and the CPU
-    // kernel it never had is no break. A CPU runtime still expects CPU: there it cannot run at all.
-    const bool declared = promises && ((promises->op(op) && !promises->op(op)->backends.empty()) ||
-                                       !promises->backends.empty());
-    if (!declared && expect_cuda && has("CUDA") && !has("CPU") && !autograd_serves_cpu(keys, served)) {
-      promised.erase(std::remove(promised.begin(), promised.end(), "cpu"), promised.end());
-      why = "it registers a CUDA kernel and none for CPU, a CUDA-only op";
-    }
     // A kernel registered for the Autograd key runs first for every call on CPU (AutogradCPU)
     // or CUDA (AutogradCUDA) tensors, requiring grad or not: an op whose only kernel is one
     // (fbgemm's jagged_slice, an autograd::Function that calls other ops) is served there.
@@ -543,6 +524,16 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     auto autograd_serves = [&](const std::string& key) {
       return has("Autograd") && (autograd == "Autograd" || autograd == "Autograd" + key);
     };
+    // Where nothing is declared, an op its library registers for CUDA and not for CPU, in a CUDA
+    // runtime, is a CUDA-only op by its own registration (torchao 0.7.0's marlin_24_gemm and
+    // tensor-core layouts, xformers' cutlass kernels): users call it on CUDA tensors, and the CPU
+    // kernel it never had is no break. A CPU runtime still expects CPU: there it cannot run at all.
+    const bool declared = promises && ((promises->op(op) && !promises->op(op)->backends.empty()) ||
+                                       !promises->backends.empty());
+    if (!declared && expect_cuda && has("CUDA") && !has("CPU") && !autograd_serves("CPU")) {
+      promised.erase(std::remove(promised.begin(), promised.end(), "cpu"), promised.end());
+      why = "it registers a CUDA kernel and none for CPU, a CUDA-only op";
+    }
     std::vector<std::string> missing, by_design, via_autograd;
     // Kernels registered from Python are registered when the package's code says so, and a
     // package may wait for a GPU (bitsandbytes imports its CUDA ops only where
