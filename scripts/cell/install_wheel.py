@@ -7,8 +7,9 @@ The wheel is copied to BUILD/wheel/ first, so the `wheel` check (wheel_metadata.
 tags and torch requirement as it does a built one's. pip's output goes to stderr (the step's
 log); stdout is one JSON object, build_wheel.py's: {"ok": true, "wheel", "site", "tags",
 "requires", "libraries": [.so files, relative to site], and "compiled_wheels" where it is a
-pure-Python wheel pip took because the release's compiled wheels do not fit}, or {"ok": false, "error": KIND,
-"message": ...} with exit status 1, KIND one of not_a_wheel, wrong_platform, install_failed."""
+pure-Python wheel pip took because the release's compiled wheels do not fit}, or {"ok": false,
+"error": KIND, "message": ...} with exit status 1, KIND one of not_a_wheel, wrong_platform,
+install_failed."""
 import json
 import os
 import shutil

@@ -471,9 +471,9 @@ def import_module(name, said):
 
 
 def failed_in(error, package):
-    """The top-level module another than PACKAGE's (and torch's) whose own code raised ERROR: the
-    innermost frame under the folders PYTHONPATH names (the package's and its requirements'), or
-    None. vptq 0.0.5's import fails inside transformers 5, which pip picks for its
+    """The top-level module, other than PACKAGE's own and torch, whose code raised ERROR: that of
+    the innermost frame under the folders PYTHONPATH names (the package's and its requirements'),
+    or None. vptq 0.0.5's import fails inside transformers 5, which pip picks for its
     `transformers>=4.45` and which disables torch older than 2.6: the failure is that requirement's."""
     import traceback
     roots = [os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
