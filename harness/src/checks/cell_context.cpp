@@ -173,7 +173,10 @@ EnvList CellContext::project_env() const {
   // shared libraries pip puts in an environment's lib folder (tbb's libtbb.so.12, which fairseq2n
   // loads by name or from there) are found by name, as from <venv>/lib.
   const std::string deps = paths.build + "/deps";
-  const std::pair<std::string, std::string> data_libraries{"LD_LIBRARY_PATH", paths.build + "/deps-data/lib"};
+  // On the host engine the machine's own LD_LIBRARY_PATH (a CUDA toolkit's) stays after it.
+  const char* host_paths = engine.name() == "host" ? std::getenv("LD_LIBRARY_PATH") : nullptr;
+  const std::pair<std::string, std::string> data_libraries{
+      "LD_LIBRARY_PATH", paths.build + "/deps-data/lib" + (host_paths && *host_paths ? std::string(":") + host_paths : "")};
   if (cell.project->kind == "cmake") return {{"PYTHONPATH", deps}, data_libraries};
   return {{"PYTHONPATH", project_output() + ":" + deps}, data_libraries};
 }
