@@ -85,9 +85,11 @@ bool nothing_built_skip(const CheckResult& c) {
   return skip_of(c, std::begin(kNothingBuiltSkips), std::end(kNothingBuiltSkips));
 }
 
+// A step the machine failed (a full disk, a kill from outside) says nothing of the library,
+// whatever status its check got: the build step that ran out of disk is `fail` with disk_full
+// (xformers 0.0.28.post3 in an atlas pair read "✘ broken: the build step ran out of disk space").
 bool infrastructure(const CheckResult& c) {
-  return (c.status == Status::error || c.status == Status::timeout) && c.diagnosis &&
-         is_infrastructure(c.check, c.diagnosis->kind);
+  return is_bad(c.status) && c.diagnosis && is_infrastructure(c.check, c.diagnosis->kind);
 }
 
 // Each verdict's words, in rank order (the worse the verdict, the later): its symbol for people,

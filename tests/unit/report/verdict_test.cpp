@@ -193,6 +193,16 @@ TEST(Verdict, AnInfrastructureFailureIsNotRunNotBroken) {
   EXPECT_NE(v.not_run.find("build not checked"), std::string::npos) << v.not_run;
 }
 
+// The build step that ran out of disk gets `fail` with disk_full (xformers 0.0.28.post3 in an atlas
+// pair, while an image was being built beside it): the machine's, not the library's.
+TEST(Verdict, AStepTheMachineFailedIsNotRunWhateverItsStatus) {
+  CheckResult build = result("", "build", Status::fail, "the build step ran out of disk space");
+  build.diagnosis = Diagnosis{"disk_full", "the build step ran out of disk space", "", "", ""};
+  EXPECT_EQ(assess(cell("12.4", {build})).verdict, Verdict::not_run);
+  build.diagnosis->kind = "compile_error";
+  EXPECT_EQ(assess(cell("12.4", {build})).verdict, Verdict::broken);
+}
+
 TEST(Verdict, ASkippedCellSaysWhy) {
   CellResult r = cell("13.0", {result("", "cell", Status::skip, "runs in a GPU machine's own environment")});
   r.status = Status::skip;
