@@ -717,6 +717,25 @@ def mark_loaded_as_dependency(libraries):
                 break
 
 
+def mark_failing_siblings_needed(libraries):
+    """A library whose undefined symbols may be a sibling's: one of the package's own libraries it
+    NEEDs does not load either (IPEX 2.8.0 beside another torch: _C.so lacks InitIpexBindings, which
+    its libintel-ext-pt-python.so defines, and that one does not load for want of torch's symbols).
+    "needs_failing": those siblings, whose failure comes first."""
+    failing = {}
+    for lib in libraries:
+        if not lib.get("loaded"):
+            for name in {os.path.basename(lib["path"])} | set(dynamic_entries(lib["path"], "SONAME")):
+                failing[name] = os.path.basename(lib["path"])
+    for lib in libraries:
+        if lib.get("loaded") or lib.get("error_kind") != "undefined_symbol":
+            continue
+        needs = sorted({failing[n] for n in needed_sonames(lib["path"]) if n in failing} -
+                       {os.path.basename(lib["path"])})
+        if needs:
+            lib["needs_failing"] = needs
+
+
 def torch_build_version(name):
     """The torch version a library's name says it is built for (dgl's libgraphbolt_pytorch_2.2.1.so:
     "2.2.1"), or None."""
@@ -880,6 +899,7 @@ def main():
         out["libraries"] = load_all_isolated(zygote, paths, args.find or None)
         mark_other_torch_builds(out["libraries"], out["torch"])
         mark_loaded_as_dependency(out["libraries"])
+        mark_failing_siblings_needed(out["libraries"])
         if args.module:
             # As users get it: the import alone chooses which libraries to load (in a child of this
             # process: an import that kills its process must not take this report with it).

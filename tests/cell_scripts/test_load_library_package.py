@@ -225,6 +225,21 @@ def test_a_library_that_loads_as_a_dependency_of_one_that_loads_says_so(cc, buil
     assert "loaded_as_dependency_of" not in libs["libprov.so"]
 
 
+def test_a_library_whose_needed_sibling_does_not_load_names_it(cc, build_root):
+    # IPEX 2.8.0 beside another torch: _C.so lacks InitIpexBindings, which the sibling it NEEDs
+    # (libintel-ext-pt-python.so) defines, and that one does not load for want of a symbol no
+    # library here has. Here: libpy.so lacks opm_absent; libc_ext.so needs libpy.so's opm_init.
+    d = build_root / "needs-failing-sibling"
+    shared_library(cc, d, "py", "extern int opm_absent(void);\nint opm_init(void) { return opm_absent(); }\n")
+    shared_library(cc, d, "c_ext", "extern int opm_init(void);\nint opm_c(void) { return opm_init(); }\n",
+                   "-L.", "-Wl,--no-as-needed", "-lpy", "-Wl,-rpath,$ORIGIN")
+    out, _ = run_json("load_library.py", "--find", str(d))
+    libs = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
+    assert not libs["libc_ext.so"]["loaded"] and not libs["libpy.so"]["loaded"]
+    assert libs["libc_ext.so"]["needs_failing"] == ["libpy.so"]
+    assert "needs_failing" not in libs["libpy.so"]
+
+
 def test_a_symbol_of_a_newer_system_runtime_is_marked_as_the_systems(cc, build_root):
     # A library built against a newer libstdc++/glibc than the system's: its missing symbols carry
     # the runtime's version (std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm image). Here a

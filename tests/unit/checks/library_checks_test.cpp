@@ -676,6 +676,25 @@ TEST(LoadChecks, ALibraryThatNeedsOnlyASystemLibraryItsUsersInstallIsNotCheckedW
   EXPECT_EQ(unregistered_for_want_of_load(registration, {out[0]}).status, Status::fail);
 }
 
+// IPEX 2.8.0 beside torch 2.5.1: _C.so lacks InitIpexBindings because the sibling it needs,
+// libintel-ext-pt-python.so, does not load (torch's symbols). The sibling's red comes first, and
+// _C.so's names it, never "symbols this torch does not define".
+TEST(LoadChecks, ALibraryWhoseNeededSiblingFailsNamesItAndComesAfterIt) {
+  const auto report = nlohmann::json::parse(R"json({"torch": "2.5.1", "libraries": [
+    {"path": "/s/ipex/_C.so", "loaded": false, "error_kind": "undefined_symbol", "needs_failing": ["libintel-ext-pt-python.so"],
+     "undefined": [{"symbol": "_Z16InitIpexBindings", "demangled": "InitIpexBindings(pybind11::module_&)"}]},
+    {"path": "/s/ipex/libintel-ext-pt-python.so", "loaded": false, "error_kind": "undefined_symbol",
+     "undefined": [{"symbol": "x", "demangled": "at::RecordFunction::before()"}]}]})json");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].message, "libintel-ext-pt-python.so: undefined symbol: at::RecordFunction::before()");
+  EXPECT_EQ(out[1].message, "_C.so: needs libintel-ext-pt-python.so (its package's own, which does not load here), "
+                            "and so: undefined symbol: InitIpexBindings(pybind11::module_&)");
+  ASSERT_TRUE(out[1].diagnosis);
+  EXPECT_EQ(out[1].diagnosis->summary.rfind("_C.so needs its package's libintel-ext-pt-python.so, which does not load "
+                                            "here", 0), 0u) << out[1].diagnosis->summary;
+}
+
 // torchaudio 2.4.1 beside torch 2.5.1 (its import fails for another reason, so nothing tells its
 // SoX backend optional): libtorchaudio_sox.so needs SoX's libsox.so, which torchaudio asks users to
 // install, and _torchaudio_sox.so needs only that sibling; fairseq2n's library needs libsndfile.

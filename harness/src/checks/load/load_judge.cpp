@@ -92,8 +92,15 @@ std::string load_failure_summary(const nlohmann::json& lib, const std::vector<st
   if (kind == "undefined_symbol" && lib.contains("undefined") && !lib["undefined"].empty()) {
     const auto& first = lib["undefined"][0];
     const int count = lib.value("undefined_count", static_cast<int>(lib["undefined"].size()));
-    return fmt::format("undefined symbol: {}{}", json_text(first, "demangled").empty() ? json_text(first, "symbol") : json_text(first, "demangled"),
-                       count > 1 ? fmt::format(" (+{} more)", count - 1) : "");
+    const std::string symbols =
+        fmt::format("undefined symbol: {}{}", json_text(first, "demangled").empty() ? json_text(first, "symbol") : json_text(first, "demangled"),
+                    count > 1 ? fmt::format(" (+{} more)", count - 1) : "");
+    // A library of its package it needs does not load: that failure comes first (IPEX's _C.so
+    // lacks InitIpexBindings, its libintel-ext-pt-python.so's, which does not load here).
+    const auto needs = lib.value("needs_failing", std::vector<std::string>{});
+    return needs.empty() ? symbols
+                         : fmt::format("needs {} (its package's own, which does not load here), and so: {}",
+                                       fmt::join(needs, ", "), symbols);
   }
   if (kind == "missing_library" && lib.contains("missing_libraries") && !lib["missing_libraries"].empty()) {
     // A library of the package itself is there: it is "missing" because it does not load.
@@ -316,6 +323,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     return out;
   }
   std::vector<const nlohmann::json*> optional, variants;
+  std::vector<CheckResult> consequences;
   std::map<std::string, std::vector<const nlohmann::json*>> other_torch_builds;  // by build_of
   std::vector<std::string> siblings, loaded_siblings;
   for (const auto& lib : report["libraries"]) {
@@ -367,11 +375,18 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     } else if (kind == "undefined_symbol") {
       std::vector<std::string> symbols;
       for (const auto& s : lib["undefined"]) symbols.push_back(json_text(s, "demangled"));
+      const auto needs = lib.value("needs_failing", std::vector<std::string>{});
       c.diagnosis = make_diagnosis(
           "undefined_symbol",
-          fmt::format("{} needs {} symbol(s) this torch {} does not define, e.g. {}", name,
-                      lib.value("undefined_count", static_cast<int>(symbols.size())), json_text(report, "torch"),
-                      symbols.empty() ? "?" : symbols.front()),
+          needs.empty()
+              ? fmt::format("{} needs {} symbol(s) this torch {} does not define, e.g. {}", name,
+                            lib.value("undefined_count", static_cast<int>(symbols.size())),
+                            json_text(report, "torch"), symbols.empty() ? "?" : symbols.front())
+              : fmt::format("{} needs its package's {}, which does not load here (its own red comes first); "
+                            "without it, {} symbol(s) are undefined, e.g. {}",
+                            name, fmt::join(needs, ", "),
+                            lib.value("undefined_count", static_cast<int>(symbols.size())),
+                            symbols.empty() ? "?" : symbols.front()),
           "rebuild the library against this torch (an extension built for one torch version does not load "
           "in another; C++ ABI and internal symbols change between releases)",
           repro, fmt::format("{}", fmt::join(symbols, "\n")));
@@ -416,8 +431,11 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     } else {
       c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
     }
-    out.push_back(c);
+    // A library that fails because a sibling it needs does not load comes after that sibling's
+    // red, so that a page's first reason is the cause.
+    (lib.value("needs_failing", std::vector<std::string>{}).empty() ? out : consequences).push_back(c);
   }
+  out.insert(out.end(), consequences.begin(), consequences.end());
   if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
   if (!variants.empty()) out.push_back(runtime_variants_result(variants));
   for (const auto& [stem, builds] : other_torch_builds) out.push_back(no_build_for_this_torch(stem, builds, report, repro));
