@@ -174,13 +174,12 @@ def dependency_groups(src):
     return [r for g in TEST_GROUPS for r in groups.get(g, []) if isinstance(r, str)]
 
 
-def wanted(requires, tests, extra_lines, installed=None):
+def wanted(requires, tests, extra_lines, installed):
     """(requirements for pip, left out with the reason) from Requires-Dist and the test ones. A
-    torch-family requirement is left out where the cell has that distribution (it is what the cell
-    judges, pinned); one the cell lacks is pip's to add, as it does for a user (triton beside
-    Debian's torch, which has none; nvidia-ml-py, which flashinfer imports as pynvml)."""
-    if installed is None:
-        installed = {pin.split("==")[0] for pin in torch_family_pins()}
+    torch-family requirement is left out where the cell has that distribution (INSTALLED: the names
+    torch_family_pins() pins; it is what the cell judges); one the cell lacks is pip's to add, as it
+    does for a user (triton beside Debian's torch, which has none; nvidia-ml-py, which flashinfer
+    imports as pynvml)."""
     Requirement, InvalidRequirement, default_environment = packaging()
     keep, left_out, seen = [], [], set()
     candidates = [(r, "") for r in requires] + [(r, "test") for r in extra_lines]
@@ -289,10 +288,11 @@ def file_release(filename):
     return None
 
 
-def fetch(requirements, what, cache):
-    """Resolves REQUIREMENTS against the cell's packages (torch family pinned) and downloads
-    what is missing into CACHE/<key>/; (that folder, [{name, version, file}], cached)."""
-    pins = torch_family_pins()
+def fetch(requirements, what, cache, pins=None):
+    """Resolves REQUIREMENTS against the cell's packages (torch family pinned: PINS, else
+    torch_family_pins()) and downloads what is missing into CACHE/<key>/; (that folder,
+    [{name, version, file}], cached)."""
+    pins = torch_family_pins() if pins is None else pins
     folder = os.path.join(cache, cache_key(requirements, pins))
     resolved = os.path.join(folder, "resolved.json")
     if os.path.isfile(resolved):
@@ -355,13 +355,14 @@ def resolve(args):
             extra += files + dependency_groups(src)
             left_out += [{"requirement": s, "why": "a pip option in a requirements file, not a requirement"} for s in skipped]
     extra += args.require
-    requirements, more = wanted(requires, args.tests, extra)
+    pins = torch_family_pins()
+    requirements, more = wanted(requires, args.tests, extra, {pin.split("==")[0] for pin in pins})
     left_out += more
     out = {"ok": True, "requirements": requirements, "left_out": left_out, "install": [], "resolved": "", "cached": False,
            "build_requires": backend, "download_bytes": backend_bytes}
     if not requirements:
         return out
-    folder, install_list, cached = fetch(requirements, ", ".join(requirements), args.cache)
+    folder, install_list, cached = fetch(requirements, ", ".join(requirements), args.cache, pins)
     return dict(out, install=install_list, resolved=os.path.join(folder, "resolved.json"), cached=cached,
                 download_bytes=backend_bytes + files_bytes(folder, install_list))
 

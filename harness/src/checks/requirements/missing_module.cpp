@@ -29,19 +29,6 @@ std::pair<std::string, std::string> missing_name(const std::string& text) {
   return std::regex_search(text, m, cannot) ? std::make_pair(m[1].str(), m[2].str()) : std::make_pair(std::string(), std::string());
 }
 
-// What pip installed for the distribution providing `module`, and the requirement it was for:
-// {release version, requirement} ("" where the requirements step did not install it).
-std::pair<std::string, std::string> installed_for(const std::string& distribution, const nlohmann::json& resolved) {
-  std::string version, requirement;
-  for (const auto& i : resolved.value("install", nlohmann::json::array()))
-    if (i.is_object() && normalised_distribution(i.value("name", "")) == normalised_distribution(distribution))
-      version = i.value("version", "");
-  for (const auto& r : resolved.value("requirements", nlohmann::json::array()))
-    if (r.is_string() && requirement_name(r.get<std::string>()) == normalised_distribution(distribution))
-      requirement = r.get<std::string>();
-  return {version, requirement.empty() ? distribution : requirement};
-}
-
 // A submodule, or a name in a module, that the release pip picked for a requirement lacks (dgl
 // 2.1.0's torchdata.datapipes in torchdata 0.11.0; torchrl 0.5.0's interaction_mode from
 // tensordict.nn.probabilistic in tensordict 0.14.3): the requirement, unbounded, let pip pick it.
@@ -66,6 +53,17 @@ void name_release_lacking(const std::string& text, const nlohmann::json& resolve
 }
 
 }  // namespace
+
+std::pair<std::string, std::string> installed_for(const std::string& distribution, const nlohmann::json& resolved) {
+  std::string version, requirement;
+  for (const auto& i : resolved.value("install", nlohmann::json::array()))
+    if (i.is_object() && normalised_distribution(i.value("name", "")) == normalised_distribution(distribution))
+      version = i.value("version", "");
+  for (const auto& r : resolved.value("requirements", nlohmann::json::array()))
+    if (r.is_string() && requirement_name(r.get<std::string>()) == normalised_distribution(distribution))
+      requirement = r.get<std::string>();
+  return {version, requirement.empty() ? distribution : requirement};
+}
 
 std::string missing_module(const std::string& text) {
   static const std::regex no_module(R"(No module named '([A-Za-z_][\w]*)(\.[\w.]*)?')");

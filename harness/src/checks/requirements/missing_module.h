@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,11 @@ enum class ModuleOrigin {
   not_required,         // nothing the project requires (its test requirements and test_requires included) provides it
 };
 ModuleOrigin module_origin(const std::string& module, const nlohmann::json& resolved, bool requirements_failed);
+
+// What pip installed for `distribution` and the requirement it was installed for, from
+// requirements.py's report: {release version ("" where the step did not install it), the
+// requirement as written (the distribution's name where none names it)}.
+std::pair<std::string, std::string> installed_for(const std::string& distribution, const nlohmann::json& resolved);
 
 // The requirements check's failed result among a cell's results, or null.
 const CheckResult* failed_requirements(const std::vector<CheckResult>& checks);

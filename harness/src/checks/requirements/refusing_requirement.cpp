@@ -11,6 +11,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
+#include "checks/requirements/missing_module.h"
 #include "util/python_distributions.h"
 
 namespace opmatrix {
@@ -25,19 +26,13 @@ void name_refusing_release(const nlohmann::json& resolved, std::vector<CheckResu
     if (!std::regex_search(c.message, m, inside)) return;
     const std::string module = m[1];
     const std::string dist = distribution_of(module).distribution;
-    std::string version, requirement;
-    for (const auto& i : resolved.value("install", nlohmann::json::array()))
-      if (i.is_object() && normalised_distribution(i.value("name", "")) == normalised_distribution(dist))
-        version = i.value("version", "");
-    for (const auto& r : resolved.value("requirements", nlohmann::json::array()))
-      if (r.is_string() && requirement_name(r.get<std::string>()) == normalised_distribution(dist))
-        requirement = r.get<std::string>();
+    const auto [version, requirement] = installed_for(dist, resolved);
     if (version.empty()) return;
     const std::string release = fmt::format("{} {}", dist, version);
     c.message = std::regex_replace(c.message, inside, fmt::format("fails inside {}, which", release),
                                    std::regex_constants::format_first_only);
     c.message += fmt::format(" (pip picks {} for the requirement {}, which does not rule it out)", release,
-                             requirement.empty() ? dist : requirement);
+                             requirement);
     c.diagnosis->summary = c.message;
     c.diagnosis->fix = fmt::format("bound the requirement to the releases of {} that support this torch ({} does "
                                    "not), or install one of them beside it",
