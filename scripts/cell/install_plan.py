@@ -32,7 +32,8 @@ import sys
 import fetch_pypi
 from fetch_pypi import normalise, write_atomic
 from metadata_index import MetadataIndex
-from requirements import NETWORK_WORDS, PIP, TORCH_FAMILY, Failure, cache_key, run, torch_family_pins
+from requirements import (NETWORK_WORDS, PIP, TORCH_FAMILY, Failure, cache_key, refuse_index_elsewhere, run,
+                          torch_family_pins)
 
 # The pip that resolves first (see above): one whose dry run downloads no wheel where the index
 # serves METADATA, and that runs on every runtime's Python (>= 3.9).
@@ -130,6 +131,7 @@ def plan(requirement, cache):
         if any(w in out for w in NETWORK_WORDS):
             raise Failure("network", "pip could not reach the index (exit %d): the infrastructure, not the library; "
                           "run again" % rc)
+        refuse_index_elsewhere(out, "resolving " + requirement)
         line = no_wheel(out)
         wanted, spelled = wanted_in(line) if line else (None, None)
         if wanted == name:

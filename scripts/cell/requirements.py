@@ -244,6 +244,29 @@ NETWORK_WORDS = ("NewConnectionError", "Temporary failure in name resolution", "
                  "ConnectionError", "Network is unreachable", "timed out")
 
 
+# NVIDIA's wheel-stub: a placeholder sdist on PyPI whose build downloads the real wheel from
+# another index (tensorrt-cu13-libs from pypi.nvidia.com). Its own words, which name that index.
+PLACEHOLDER = re.compile(r"installation of (\S+) for version (\S+) failed\.?\s+This is a special placeholder package "
+                         r"which downloads a real wheel package\s+from (\S+?)/?\.\s")
+
+
+def index_elsewhere(out):
+    """Where pip failed on a placeholder that fetches its wheel from another index: (package,
+    version, index URL), else None. Only the indexes a run reaches are checked: that index's
+    wheel is not the package's fault when this run cannot reach it, nor the library's."""
+    m = PLACEHOLDER.search(re.sub(r"\s+", " ", out))
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def refuse_index_elsewhere(out, what):
+    found = index_elsewhere(out)
+    if found:
+        package, version, url = found
+        raise Failure("index_elsewhere", "%s %s is a placeholder on PyPI that downloads its wheel from %s, which "
+                      "this run does not reach: what needs it is not checked here (pip, %s)" % (
+                          package, version, url, what), package=package, version=version, index=url)
+
+
 def without_wheel(requirements, constraints):
     """Where pip failed inside a source distribution it had to build (no wheel for this Python):
     which requirement that was, as pip says with --only-binary (its 'No matching distribution')."""
@@ -260,6 +283,7 @@ def refuse(rc, out, what, requirements=None, constraints=None):
     if any(w in out for w in NETWORK_WORDS):
         raise Failure("network", "%s could not reach the index (pip exit %d). This is the infrastructure, not the "
                       "project: check the fetch step's network and run again" % (what, rc))
+    refuse_index_elsewhere(out, what)
     # pip built an sdist to read its metadata (torch-points-kernels' numpy<1.20 has no wheel for
     # Python 3.13) and that build failed: name the requirement and the build's own last words.
     exceptions = [l.strip() for l in out.splitlines() if re.match(r"^\s*[\w.]+(Error|Exception|Unavailable): ", l)]

@@ -202,3 +202,38 @@ def test_a_requirement_with_no_wheel_whose_source_build_fails_is_named(tmp_path)
     assert r.json["error"] == "unresolvable", r.json
     assert r.json["message"].startswith("opmbroken>=1 has no wheel for the cell's Python"), r.json["message"]
     assert "source distribution fails here" in r.json["message"]
+
+
+# pip's words when a requirement is NVIDIA's wheel-stub placeholder and pypi.nvidia.com cannot be
+# reached (torch-tensorrt 2.14.0's tensorrt-cu13-libs, as the install-plan step logged them).
+WHEEL_STUB_OUTPUT = """\
+      wheel_stub.error.InstallFailedError:
+      *******************************************************************************
+
+      The installation of tensorrt-cu13-libs for version 11.1.0.106 failed.
+
+      This is a special placeholder package which downloads a real wheel package
+      from https://pypi.nvidia.com/. If https://pypi.nvidia.com/ is not reachable, we
+      cannot download the real wheel file to install.
+
+      [end of output]
+error: metadata-generation-failed
+"""
+
+
+def test_a_placeholder_fetching_its_wheel_from_an_index_the_run_does_not_reach_is_the_runs(monkeypatch):
+    import sys
+    from conftest import CELL
+    sys.path.insert(0, str(CELL))
+    import requirements
+    assert requirements.index_elsewhere(WHEEL_STUB_OUTPUT) == ("tensorrt-cu13-libs", "11.1.0.106",
+                                                               "https://pypi.nvidia.com")
+    assert requirements.index_elsewhere("error: metadata-generation-failed\nNo module named 'setuptools'") is None
+    # Named before the source build is blamed (which would read "has no wheel for the cell's Python").
+    monkeypatch.setattr(requirements, "without_wheel", lambda *a: pytest.fail("the source build was blamed"))
+    with pytest.raises(requirements.Failure) as refused:
+        requirements.refuse(1, WHEEL_STUB_OUTPUT, "resolving torch-tensorrt==2.14.0", ["torch-tensorrt==2.14.0"], "c.txt")
+    assert refused.value.out["error"] == "index_elsewhere"
+    assert refused.value.out["index"] == "https://pypi.nvidia.com"
+    assert refused.value.out["message"].startswith("tensorrt-cu13-libs 11.1.0.106 is a placeholder on PyPI that "
+                                                   "downloads its wheel from https://pypi.nvidia.com")

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/install_plan/install_plan_judge.h"
+#include "checks/registry.h"
 
 namespace opmatrix {
 namespace {
@@ -70,6 +71,22 @@ TEST(InstallPlanCheck, NoWheelIsTheReleasesAndTheNetworkIsTheRuns) {
   c = install_plan_check(json(), InstallPlanContext{{"", "", "", 300}, true, -1});
   EXPECT_EQ(c.status, Status::error);
   EXPECT_EQ(c.message, "pip's dry run ran past its time limit");
+}
+
+// A placeholder that fetches its wheel from another index this run does not reach (NVIDIA's
+// wheel-stub: torch-tensorrt's tensorrt-cu13-libs) is the run's limit, never the library's red,
+// and the fix names that index.
+TEST(InstallPlanCheck, AWheelOnAnIndexTheRunDoesNotReachIsTheRuns) {
+  const json stub = {{"ok", false}, {"error", "index_elsewhere"},
+                     {"message", "tensorrt-cu13-libs 11.1.0.106 is a placeholder on PyPI that downloads its wheel from "
+                                 "https://pypi.nvidia.com, which this run does not reach: not checked here"},
+                     {"package", "tensorrt-cu13-libs"}, {"version", "11.1.0.106"}, {"index", "https://pypi.nvidia.com"}};
+  const CheckResult c = install_plan_check(stub, context());
+  EXPECT_EQ(c.status, Status::error);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_TRUE(is_infrastructure("install-plan", c.diagnosis->kind));
+  EXPECT_EQ(c.diagnosis->fix, "run where https://pypi.nvidia.com is reachable (a GitHub runner reaches it); by hand: pip "
+                              "install --extra-index-url https://pypi.nvidia.com tensorrt-cu13-libs==11.1.0.106");
 }
 
 }  // namespace opmatrix

@@ -3,6 +3,7 @@
 // own failures (network).
 #include <gtest/gtest.h>
 
+#include "checks/registry.h"
 #include "checks/requirements/metadata_rule.h"
 #include "checks/requirements/missing_module.h"
 #include "checks/requirements/refusing_requirement.h"
@@ -59,6 +60,14 @@ TEST(RequirementsCheck, TheNetworkAndNoAnswerAreTheRunsNotTheLibrarys) {
   const CheckResult silent = requirements_check(json(json::value_t::discarded), nullptr, context());
   EXPECT_EQ(silent.status, Status::error);
   EXPECT_EQ(silent.message, "requirements.py printed no result (see the log)");
+  const json stub = {{"ok", false}, {"error", "index_elsewhere"}, {"message", "tensorrt-cu13-libs 11.1.0.106 is a placeholder"},
+                     {"package", "tensorrt-cu13-libs"}, {"version", "11.1.0.106"}, {"index", "https://pypi.nvidia.com"}};
+  const CheckResult elsewhere = requirements_check(stub, nullptr, context());
+  EXPECT_EQ(elsewhere.status, Status::error);
+  ASSERT_TRUE(elsewhere.diagnosis);
+  EXPECT_TRUE(is_infrastructure("requirements", elsewhere.diagnosis->kind));
+  EXPECT_NE(elsewhere.diagnosis->fix.find("--extra-index-url https://pypi.nvidia.com tensorrt-cu13-libs==11.1.0.106"),
+            std::string::npos) << elsewhere.diagnosis->fix;
 }
 
 TEST(RequirementsCheck, AFailedOfflineInstallIsReportedAfterAGoodResolve) {

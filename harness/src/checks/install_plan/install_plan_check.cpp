@@ -4,6 +4,7 @@
 #include "checks/cell_context.h"
 #include "checks/install_plan/install_plan_judge.h"
 #include "checks/registry.h"
+#include "checks/requirements/index_elsewhere.h"
 #include "util/atomic_write.h"
 
 namespace opmatrix {
@@ -17,7 +18,7 @@ const bool kRegistered =
                          "what `pip install NAME==VERSION` does next to the runtime's torch: installs it as it is, "
                          "replaces torch (from -> to), or finds no wheel for its Python and platform",
                          "Successfully uninstalled torch-2.5.1 ... Successfully installed torch-2.8.0",
-                         {"network", "internal"}, false, false, {}, false, false, Weighs::limits}),
+                         {"network", "internal", kIndexElsewhere}, false, false, {}, false, false, Weighs::limits}),
      register_step(32, atlas_step({"install-plan", "install_plan.py", "", 300, StepWhen::atlas_pair,
                         "asks pip's resolver what `pip install NAME==VERSION` does next to the cell's torch (network)",
                         false, install_plan})),

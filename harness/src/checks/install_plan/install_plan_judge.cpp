@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/requirements/index_elsewhere.h"
 #include "checks/script_failure.h"
 #include "util/json_fields.h"
 
@@ -28,8 +29,9 @@ std::string replacements(const nlohmann::json& family) {
   return out;
 }
 
-std::string fix_for(const std::string& kind) {
+std::string fix_for(const std::string& kind, const nlohmann::json& report) {
   if (kind == "network") return "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again";
+  if (kind == kIndexElsewhere) return index_elsewhere_fix(report);
   if (kind == "no_wheel")
     return "nothing to fix in this runtime: the release ships no wheel for its Python or platform (users here get "
            "the same 'No matching distribution')";
@@ -71,8 +73,8 @@ CheckResult install_plan_check(const nlohmann::json& report, const InstallPlanCo
   }
   Diagnosis d = script_failure(report, ctx, ctx.timed_out, ctx.exit_code,
                                {"install_plan.py", "network", "pip's dry run ran past its time limit", "internal"});
-  c.status = d.kind == "network" || d.kind == "internal" ? Status::error : Status::fail;
-  d.fix = fix_for(d.kind);
+  c.status = pip_infrastructure(d.kind) ? Status::error : Status::fail;
+  d.fix = fix_for(d.kind, report.is_object() ? report : nlohmann::json::object());
   c.message = d.summary;
   c.diagnosis = d;
   return c;

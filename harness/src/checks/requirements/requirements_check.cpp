@@ -5,6 +5,7 @@
 
 #include "checks/cell_context.h"
 #include "checks/registry.h"
+#include "checks/requirements/index_elsewhere.h"
 #include "checks/requirements/requirements_judge.h"
 #include "util/atomic_write.h"
 #include "util/json_fields.h"
@@ -77,7 +78,7 @@ const bool kRegistered =
                          "the project's own requirements (its Requires-Dist, its tests') install in the cell as a "
                          "user's pip install brings them, without replacing the cell's torch",
                          "ModuleNotFoundError: No module named 'scipy'",
-                         {"network", "internal"}, true}),
+                         {"network", "internal", kIndexElsewhere}, true}),
      true);
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/requirements/index_elsewhere.h"
 #include "util/json_fields.h"
 
 namespace opmatrix {
@@ -11,6 +12,7 @@ namespace {
 
 std::string fix_for(const std::string& kind, const nlohmann::json& report) {
   if (kind == "network") return "check the connection to PyPI (or --extra-ca behind a re-signing proxy) and run again";
+  if (kind == kIndexElsewhere) return index_elsewhere_fix(report);
   if (kind == "unresolvable")
     return fmt::format("users of this cell get the same refusal from pip install: require a release of it that "
                        "exists for Python {} (or a marker that leaves it out there) in the project's metadata",
@@ -61,7 +63,7 @@ CheckResult requirements_check(const nlohmann::json& resolved, const nlohmann::j
   d.summary = failed.is_object() ? json_text(failed, "message") : "";
   if (d.kind.empty()) d.kind = "internal";
   if (d.summary.empty()) d.summary = "requirements.py printed no result (see the log)";
-  c.status = d.kind == "network" || d.kind == "internal" ? Status::error : Status::fail;
+  c.status = pip_infrastructure(d.kind) ? Status::error : Status::fail;
   d.fix = fix_for(d.kind, failed.is_object() ? failed : nlohmann::json::object());
   d.repro = ctx.repro;
   d.evidence = ctx.log.size() > 2000 ? ctx.log.substr(ctx.log.size() - 2000) : ctx.log;
