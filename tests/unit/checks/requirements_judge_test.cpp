@@ -127,6 +127,25 @@ TEST(MissingModule, ARequirementTheCellCouldNotGetIsTheOneCause) {
   EXPECT_EQ(checks[0].diagnosis->fix, "require a release of it that exists for Python 3.9");
 }
 
+// torch-tensorrt 2.14.0: its requirements could not be had because one is a placeholder on an
+// index this run does not reach, so its import's "No module named 'packaging'" is not checked.
+TEST(MissingModule, ARequirementTheRunCouldNotGetLeavesTheImportUnchecked) {
+  auto checks = failed_import("ModuleNotFoundError: No module named 'packaging'");
+  CheckResult req;
+  req.check = "requirements";
+  req.status = Status::error;
+  req.message = "tensorrt-cu13-libs 11.1.0.106 is a placeholder on PyPI that downloads its wheel from https://pypi.nvidia.com";
+  req.diagnosis = Diagnosis{"index_elsewhere", req.message, "run where https://pypi.nvidia.com is reachable", "", ""};
+  checks.push_back(req);
+  name_missing_requirement("wheel torch-tensorrt==2.14.0", nullptr, checks);
+  EXPECT_EQ(checks[0].status, Status::error);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_TRUE(is_infrastructure("load", checks[0].diagnosis->kind));
+  EXPECT_EQ(checks[0].diagnosis->summary.rfind("not checked here: the import needs the module 'packaging'", 0), 0u)
+      << checks[0].diagnosis->summary;
+  EXPECT_EQ(checks[0].diagnosis->fix, "run where https://pypi.nvidia.com is reachable");
+}
+
 // dgl 2.1.0 next to torch 2.1.2: `torchdata>=0.5.0` gets torchdata 0.11.0, which has no
 // torchdata.datapipes. The requirement is there; the release pip picked for it lacks the module.
 TEST(MissingModule, ASubmoduleTheInstalledReleaseOfARequirementLacksNamesThatRelease) {

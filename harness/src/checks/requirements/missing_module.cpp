@@ -113,6 +113,16 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
     name_release_lacking(text, resolved, d);
     return;
   }
+  if (origin == ModuleOrigin::requirements_failed && req->diagnosis && is_infrastructure("requirements", req->diagnosis->kind)) {
+    // The run could not get them (the network, an index it does not reach): nor can it judge an
+    // import that needs them. Not checked, never the library's red.
+    import->status = Status::error;
+    d.kind = kRequirementsNotHad;
+    d.summary = fmt::format("not checked here: the import needs the module '{}', and this run could not get the "
+                            "project's requirements ({})", module, req->message.substr(0, 200));
+    d.fix = req->diagnosis->fix;
+    return;
+  }
   if (origin == ModuleOrigin::requirements_failed) {
     d.kind = "requirement_not_installed";
     d.summary = fmt::format("the import needs the module '{}', and the cell could not get the project's requirements "

@@ -19,6 +19,11 @@ namespace opmatrix {
 // or names torch's own (torch.export: a torch too old, the torch rules' to say).
 std::string missing_module(const std::string& text);
 
+// The load check's kind for an import that needs a requirement the run itself could not get
+// (the requirements check failed for a reason of the run's: the network, an index it does not
+// reach): an infrastructure kind of the load check, so the import is not checked, not red.
+inline constexpr const char* kRequirementsNotHad = "requirements_not_had";
+
 // Where a module the cell lacks should have come from, by what the requirements step got: the
 // one rule for the library's import (below) and for its test files (checks/tests).
 enum class ModuleOrigin {
