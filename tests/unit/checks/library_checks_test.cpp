@@ -395,6 +395,24 @@ TEST(ImportCheck, AVersionCheckRefusingThisTorchIsTheCauseNotWhatItRaisedAfter) 
   EXPECT_NE(c.diagnosis->evidence.find("(then: AttributeError: module 'os' has no attribute 'exit')"), std::string::npos);
 }
 
+// exllamav2 0.3.2 in PyPI torch 2.9.1 (CUDA 12.8), no GPU: its first import compiles its CUDA code,
+// and torch.utils.cpp_extension takes the archs from the visible GPUs, failing on an empty list.
+TEST(ImportCheck, AFirstUseCompileForTheVisibleGpusOnAMachineWithoutOneIsNotChecked) {
+  const nlohmann::json import = {
+      {"module", "exllamav2"}, {"ok", false}, {"error", "IndexError: list index out of range"},
+      {"traceback", "  File \"/opt/venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py\", line 2438, in "
+                    "_get_cuda_arch_flags\n    arch_list[-1] += '+PTX'\nIndexError: list index out of range\n"}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, kJitNeedsVisibleGpu);
+  EXPECT_NE(c.diagnosis->fix.find("TORCH_CUDA_ARCH_LIST"), std::string::npos);
+  // The same IndexError raised anywhere else is the library's.
+  const nlohmann::json own = {{"module", "x"}, {"ok", false}, {"error", "IndexError: list index out of range"},
+                              {"traceback", "  File \"/build/site/x/__init__.py\", line 3, in <module>\n"}};
+  EXPECT_EQ(import_check(own, "r").status, Status::fail);
+}
+
 // vptq 0.0.5.post1 beside torch 2.5.1: the refusal is transformers', a requirement, whose code
 // raised; the package is not the one refusing.
 TEST(ImportCheck, ARefusalRaisedInsideARequirementIsThatRequirements) {

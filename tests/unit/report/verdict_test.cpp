@@ -95,6 +95,17 @@ TEST(Verdict, ALibraryThatNeedsTheGpuDriverLeavesTheCellNotRun) {
   EXPECT_EQ(v.verdict, Verdict::not_run);
 }
 
+// An import that compiles its CUDA code for the visible GPUs, on a machine with none (exllamav2):
+// nothing of it is judged here either.
+TEST(Verdict, AFirstUseCompileThatNeedsAVisibleGpuLeavesTheCellNotRun) {
+  CheckResult import = result("", "load", Status::skip, "exllamav2 not checked here: its first import compiles its CUDA code");
+  import.subtest = "import";
+  import.diagnosis = Diagnosis{"jit_needs_visible_gpu", import.message, "", "", ""};
+  const CellVerdict v = assess(cell("12.8", {result("", "fetch", Status::pass), import}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+  EXPECT_EQ(v.not_run.rfind("load import exllamav2 not checked here", 0), 0u) << v.not_run;
+}
+
 TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
   const CellVerdict v = assess(cell("none", {result("nms", "device", Status::skip, "the cell does not promise CUDA")}));
   EXPECT_EQ(v.verdict, Verdict::works);

@@ -685,8 +685,23 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                                  fmt::format("{}\n(then: {})", fmt::join(refused, "\n"), error));
     return c;
   }
+  const std::string traceback = json_text(import, "traceback");
+  if (traceback.find("in _get_cuda_arch_flags") != std::string::npos && error.rfind("IndexError", 0) == 0) {
+    // Compiling at first use (exllamav2 0.3.2), torch.utils.cpp_extension takes the archs from the
+    // visible GPUs where TORCH_CUDA_ARCH_LIST is unset; with none it fails on an empty list. A
+    // user's GPU machine has one: nothing of the library can be judged on this one.
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("{} not checked here: its first import compiles its CUDA code for the "
+                                            "archs of the visible GPUs, and this machine has none ({})",
+                                            module, error));
+    c.diagnosis = make_diagnosis(kJitNeedsVisibleGpu, c.message,
+                                 "nothing to fix in the library: on a machine with a GPU it compiles for that GPU; "
+                                 "where none is visible, set TORCH_CUDA_ARCH_LIST (\"8.0;9.0\") before the first import",
+                                 repro, traceback);
+    return c;
+  }
   CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));
-  StepFailure f{"load", json_text(import, "traceback"), 1, 0, false, 0, repro};
+  StepFailure f{"load", traceback, 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
   c.diagnosis->summary = c.message + (c.diagnosis->summary.empty() ? "" : "; " + c.diagnosis->summary);
   if (c.diagnosis->evidence.empty()) c.diagnosis->evidence = error;

@@ -56,6 +56,9 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 // that succeeds while the package declines its own compiled extension (load_library.py's
 // "declined": a warning and a Python fallback) fails: declined_extension, quoting its words.
 CheckResult import_check(const nlohmann::json& import, const std::string& repro);
+// An import that compiles its CUDA code (torch.utils.cpp_extension) for the visible GPUs, on a
+// machine with none: a skip that leaves nothing of the library to judge here.
+inline constexpr const char* kJitNeedsVisibleGpu = "jit_needs_visible_gpu";
 
 // An empty namespace where the package's libraries were not checked here (they need the GPU
 // driver or a system library this runtime lacks: see load): its registration is not checked
