@@ -13,6 +13,32 @@
 
 namespace opmatrix {
 
+namespace {
+
+// What a step's `when` asks of the cell, given what the steps before it left.
+bool applies(const CellContext& ctx, StepWhen when) {
+  const bool built = ctx.build.built;
+  switch (when) {
+    case StepWhen::every_cell: return true;
+    case StepWhen::cuda_cell: return ctx.cell.has_cuda();
+    case StepWhen::built: return built;
+    case StepWhen::built_cuda: return built && ctx.cell.has_cuda() && !ctx.build.libraries.empty();
+    case StepWhen::own_kernels: return built && !ctx.cell.project;
+    case StepWhen::project_smoke: return built && ctx.cell.project && !ctx.cell.project->smoke.empty();
+    case StepWhen::project_tests: return built && ctx.cell.project && !ctx.cell.project->tests.empty();
+    case StepWhen::project: return ctx.cell.project.has_value();
+    case StepWhen::pypi_project: return ctx.cell.project && ctx.cell.project->from_pypi();
+    case StepWhen::atlas_pair: return ctx.cell.atlas_pair;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool step_runs(const CellContext& ctx, const StepSpec& spec) {
+  return applies(ctx, spec.when) && (!ctx.cell.atlas_pair || spec.in_atlas);
+}
+
 Status status_of_process(const ProcessResult& r) {
   if (r.timed_out) return Status::timeout;
   if (r.interrupted) return Status::error;
@@ -63,7 +89,11 @@ ProcessResult CellContext::run_step(const StepCommand& cmd, const std::string& c
                                     const std::function<bool(const ProcessResult&)>& output_is_data) {
   say(fmt::format("{} ...", cmd.step));
   ProcessResult r;
-  {
+  if (const auto shared = ran_shared.find(cmd.step); shared != ran_shared.end()) {
+    r = shared->second.process;
+    write_file_atomically(cmd.log_path, shared->second.log);
+    ran_shared.erase(shared);
+  } else {
     // A step that runs long says every 10 s what it is doing (a compile's N of M, the test).
     LogTicker ticker(cmd.log_path, kStepProgressSeconds, [&](const std::string& line) { say(cmd.step + ": " + line); },
                      LogTicker::ReadFrom::end, step_reader());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,13 @@ struct CellContext {
   // Python view for the torchvision-cpp step).
   nlohmann::json notes = nlohmann::json::object();
   CellResult result;
+  // Steps that already ran in a container they share (StepSpec::shares_container): what each
+  // did, taken by run_step in its turn in place of starting a container of its own.
+  struct SharedRun {
+    ProcessResult process;
+    std::string log;
+  };
+  std::map<std::string, SharedRun> ran_shared;
 
   const Project* project() const { return cell.project ? &*cell.project : nullptr; }
   void say(const std::string& line) const;
@@ -109,6 +117,10 @@ struct CellContext {
   StepCommand against_installed(const std::string& step, const std::vector<std::string>& argv,
                                 const std::string& junit = "") const;
 };
+
+// Does `spec` run in this cell, given what the steps before it left (its `when`; an atlas pair
+// runs only the steps marked for it)?
+bool step_runs(const CellContext& ctx, const StepSpec& spec);
 
 // The status a finished process gives its step.
 Status status_of_process(const ProcessResult& r);

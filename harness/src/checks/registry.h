@@ -45,6 +45,11 @@ struct StepSpec {
   // install it next to a torch (fetch, install, load, its metadata and ABI), not the checks of a
   // build or of our kernels.
   bool in_atlas = false;
+  // It only reads files the build left (a wheel's metadata, a library's symbols) and leaves no
+  // state a later step could meet: the cell's steps with this flag run in one container, each as
+  // its own process with its own timeout and log (scripts/cell/run_steps.py), which saves a
+  // container start per step (checks/script/script_step.cpp).
+  bool shares_container = false;
 };
 
 // What one check result is about.

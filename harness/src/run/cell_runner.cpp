@@ -17,24 +17,6 @@ namespace opmatrix {
 
 namespace {
 
-// Does a step run in this cell, given what the steps before it left?
-bool applies(const CellContext& ctx, StepWhen when) {
-  const bool built = ctx.build.built;
-  switch (when) {
-    case StepWhen::every_cell: return true;
-    case StepWhen::cuda_cell: return ctx.cell.has_cuda();
-    case StepWhen::built: return built;
-    case StepWhen::built_cuda: return built && ctx.cell.has_cuda() && !ctx.build.libraries.empty();
-    case StepWhen::own_kernels: return built && !ctx.cell.project;
-    case StepWhen::project_smoke: return built && ctx.cell.project && !ctx.cell.project->smoke.empty();
-    case StepWhen::project_tests: return built && ctx.cell.project && !ctx.cell.project->tests.empty();
-    case StepWhen::project: return ctx.cell.project.has_value();
-    case StepWhen::pypi_project: return ctx.cell.project && ctx.cell.project->from_pypi();
-    case StepWhen::atlas_pair: return ctx.cell.atlas_pair;
-  }
-  return false;
-}
-
 // The last run's logs go; an image log the look-ahead wrote in this run stays.
 void clear_log_folder(const CellContext& ctx) {
   const std::string dir = ctx.settings.results_dir + "/logs/" + ctx.cell.id;
@@ -86,7 +68,7 @@ CellResult run_cell(const Matrix& matrix, const Cell& cell, Engine& engine, cons
   fs::create_directories(engine.host_ccache_dir());
   fs::create_directories(engine.host_downloads_dir());
   for (const StepSpec& spec : step_registry()) {
-    if (!applies(ctx, spec.when) || (cell.atlas_pair && !spec.in_atlas)) continue;
+    if (!step_runs(ctx, spec)) continue;
     if (!spec.run(ctx, spec) && spec.ends_cell) break;
   }
   for (const CellRule& rule : cell_rule_registry()) rule.apply(ctx);

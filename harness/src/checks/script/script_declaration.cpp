@@ -108,6 +108,7 @@ StepSpec read_step(const YamlNode& node, Diagnostics& diag) {
   s.when = r.one_of("when", when_names(), StepWhen::built);
   s.does = r.text("does");
   s.in_atlas = r.flag("atlas");
+  s.shares_container = r.flag("shares_container");
   r.done();
   return s;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -31,6 +32,61 @@ EnvList script_env(const CellContext& ctx) {
   return env;
 }
 
+StepCommand script_check_command(const CellContext& ctx, const StepSpec& spec) {
+  StepCommand cmd = ctx.script_command(spec.name, spec.script, ctx.build.libraries);
+  const EnvList env = script_env(ctx);
+  cmd.env.insert(cmd.env.end(), env.begin(), env.end());
+  return cmd;
+}
+
+// At the first step of the cell that shares a container (StepSpec::shares_container), runs it
+// and every later one that runs in this cell in one container (scripts/cell/run_steps.py): each
+// step then takes its own result in its turn (CellContext::ran_shared), its log and repro
+// command its own as before. Where that container fails as a whole, each step runs alone.
+void run_shared_steps(CellContext& ctx, const StepSpec& first) {
+  if (!first.shares_container || ctx.ran_shared.count(first.name)) return;
+  std::vector<StepCommand> members;
+  bool from_first = false;
+  for (const auto& sc : script_check_registry()) {
+    from_first = from_first || sc.step.name == first.name;
+    if (from_first && sc.step.shares_container && step_runs(ctx, sc.step))
+      members.push_back(script_check_command(ctx, sc.step));
+  }
+  if (members.size() < 2) return;
+  nlohmann::json steps = nlohmann::json::array();
+  double timeout = 60;  // the container's own start and stop
+  for (const auto& m : members) {
+    steps.push_back({{"step", m.step}, {"argv", m.argv}, {"timeout_s", m.timeout_s}});
+    timeout += m.timeout_s;
+  }
+  StepCommand shared = ctx.script_command("shared-steps", "run_steps.py", {steps.dump()});
+  shared.env = members.front().env;
+  shared.timeout_s = timeout;
+  shared.capture_stdout = true;
+  std::vector<std::string> names;
+  for (const auto& m : members) names.push_back(m.step);
+  ctx.say(fmt::format("{}: in one container ...", fmt::join(names, ", ")));
+  const ProcessResult r = ctx.engine.run_step(ctx.image, ctx.cell, shared);
+  const nlohmann::json out = r.ok() ? nlohmann::json::parse(r.stdout_text, nullptr, false) : nlohmann::json();
+  if (!out.is_object()) return;
+  for (const auto& s : out.value("steps", nlohmann::json::array())) {
+    ProcessResult p;
+    p.started = true;
+    p.exit_code = s.value("exit_code", -1);
+    p.signal = s.value("signal", 0);
+    p.timed_out = s.value("timed_out", false);
+    p.seconds = s.value("seconds", 0.0);
+    p.stdout_text = s.value("stdout", "");
+    ctx.ran_shared[s.value("step", "")] = {p, s.value("log", "")};
+  }
+  // The container's start and stop, which the steps no longer pay one by one, go to the first.
+  if (auto it = ctx.ran_shared.find(first.name); it != ctx.ran_shared.end()) {
+    double steps_seconds = 0;
+    for (const auto& [name, run] : ctx.ran_shared) steps_seconds += run.process.seconds;
+    it->second.process.seconds += std::max(0.0, r.seconds - steps_seconds);
+  }
+}
+
 // The script reports its own results about the libraries the build made. False: one is bad.
 bool run_script_check(CellContext& ctx, const StepSpec& spec) {
   const CheckSpec* check = nullptr;
@@ -40,6 +96,7 @@ bool run_script_check(CellContext& ctx, const StepSpec& spec) {
     ctx.add_error("build", "the harness has no runner for step " + spec.name);
     return false;
   }
+  run_shared_steps(ctx, spec);
   std::string repro;
   nlohmann::json j = ctx.script_json(spec.name, spec.script, ctx.build.libraries, check->name, &repro, script_env(ctx));
   if (!j.is_object()) return false;
