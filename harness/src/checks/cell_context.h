@@ -59,6 +59,7 @@ struct CellContext {
     std::string log;
   };
   std::map<std::string, SharedRun> ran_shared;
+  bool shared_container_tried = false;  // once a cell: where it failed, each step runs alone
 
   const Project* project() const { return cell.project ? &*cell.project : nullptr; }
   void say(const std::string& line) const;

@@ -1655,8 +1655,9 @@ TEST_F(RunCell, SetuptoolsCudaProjectStepsAndCommands) {
 }
 
 // Every script check of the registry runs once per built cell where it applies (stable-abi:
-// our kernels only), in registry order, after the built-in steps and before the closing ones
-// (fatbin, torchvision-cpp); none without a build.
+// our kernels only), recorded in registry order (those that share a container run together at
+// the first one's turn), after the built-in steps and before the closing ones (fatbin,
+// torchvision-cpp); none without a build.
 TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
   Steps scripts = script_check_steps();
   auto positions = [&](const Steps& all) {
@@ -1674,8 +1675,7 @@ TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
   {
     const Cell c = cuda_cell();
     script_passing(c);
-    run(c);
-    const Steps all = engine_->step_names();
+    const Steps all = testbed::members_of(run(c).steps, &StepResult::name);
     for (std::size_t at : positions(all)) {
       EXPECT_GT(at, index(all, "test"));
       EXPECT_LT(at, index(all, "fatbin"));
@@ -1685,8 +1685,7 @@ TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
   {
     const Cell c = setuptools_project_cell();
     script_passing_project(c, {"/build/site/boxops/_C.cpython-311-x86_64-linux-gnu.so"});
-    run(c);
-    const Steps all = engine_->step_names();
+    const Steps all = testbed::members_of(run(c).steps, &StepResult::name);
     EXPECT_EQ(std::count(all.begin(), all.end(), "stable-abi"), 0);
     scripts = script_check_steps(/*project=*/true);
     for (std::size_t at : positions(all)) {
@@ -1701,6 +1700,39 @@ TEST_F(RunCell, ScriptChecksRunAfterTheBuildBeforeTheClosingSteps) {
     run(c);
     for (const auto& name : script_check_steps()) EXPECT_FALSE(engine_->command(name)) << name;
   }
+}
+
+// The steps that only read what the build left (shares_container) run in one container: one
+// run_steps.py command naming each with its own argv and timeout; each step's result, log and
+// reproduction command stay its own. Where that container fails, each runs alone, once.
+TEST_F(RunCell, StepsThatShareAContainerRunInOneAndKeepTheirOwnResults) {
+  const Cell c = cpu_cell();
+  script_passing(c);
+  engine_->on("wheel", CannedStep::prints(R"({"checks": []})", "wheel: read 1 wheel\n"));
+  const CellResult r = run(c);
+  ASSERT_EQ(engine_->shared_commands.size(), 1u);
+  const StepCommand& shared = engine_->shared_commands.front();
+  EXPECT_TRUE(argv_mentions(shared, "run_steps.py"));
+  std::vector<std::string> members;
+  for (const auto& m : json::parse(shared.argv.back())) {
+    members.push_back(m["step"].get<std::string>());
+    EXPECT_EQ(m["timeout_s"].get<double>(), step_timeout(c, members.back())) << members.back();
+  }
+  EXPECT_EQ(members, (std::vector<std::string>{"duplicate-extensions", "cxx11-abi", "wheel", "abi3"}));
+  EXPECT_EQ(read_text_file(settings_.results_dir + "/logs/" + c.id + "/wheel.log"), "wheel: read 1 wheel\n");
+  const StepResult* wheel = step(r, "wheel");
+  ASSERT_TRUE(wheel);
+  EXPECT_EQ(wheel->status, Status::pass);
+  EXPECT_TRUE(wheel->command.find("wheel_metadata.py") != std::string::npos) << wheel->command;
+  EXPECT_TRUE(wheel->command.find("run_steps.py") == std::string::npos) << wheel->command;
+
+  // A shared container that fails as a whole (it prints no JSON): each step runs alone.
+  engine_->clear_records();
+  engine_->shared_commands.clear();
+  engine_->fail_shared_steps = true;
+  run(c);
+  EXPECT_EQ(engine_->shared_commands.size(), 1u);
+  for (const auto& name : members) EXPECT_EQ(engine_->commands_for(name).size(), 1u) << name;
 }
 
 // setup.py enables CUDA only when a GPU is visible: on a build machine the "CUDA" build holds

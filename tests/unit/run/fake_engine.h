@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/engine.h"
 #include "engine/process.h"
 
@@ -196,6 +198,7 @@ class FakeEngine : public Engine {
   }
 
   ProcessResult run_step(const std::string& image_tag, const Cell& cell, const StepCommand& cmd) override {
+    if (cmd.step == "shared-steps") return run_shared_steps(image_tag, cell, cmd);
     commands.push_back(cmd);
     images_used.push_back(image_tag);
     if (before_step) before_step(cmd);
@@ -214,6 +217,34 @@ class FakeEngine : public Engine {
     }
     ProcessResult r = canned.result;
     if (!cmd.capture_stdout) r.stdout_text.clear();  // as run_process: stdout went to the log
+    return r;
+  }
+
+  // What scripts/cell/run_steps.py does in one container: each step it is given, replayed as
+  // if it had run alone (recorded in `commands` as that step, its canned output), answered as
+  // the driver's JSON. The shared command itself is recorded in `shared_commands`.
+  std::vector<StepCommand> shared_commands;
+  bool fail_shared_steps = false;  // the shared container fails as a whole (exit 125, no JSON)
+  ProcessResult run_shared_steps(const std::string& image_tag, const Cell& cell, const StepCommand& cmd) {
+    shared_commands.push_back(cmd);
+    if (fail_shared_steps) return CannedStep::exits(125, "").result;
+    nlohmann::json out = {{"steps", nlohmann::json::array()}};
+    for (const auto& s : nlohmann::json::parse(cmd.argv.back())) {
+      StepCommand member = cmd;
+      member.step = s["step"].get<std::string>();
+      member.argv = s["argv"].get<std::vector<std::string>>();
+      member.timeout_s = s["timeout_s"].get<double>();
+      member.log_path = (std::filesystem::path(cmd.log_path).parent_path() / (member.step + ".log")).string();
+      const ProcessResult r = run_step(image_tag, cell, member);
+      std::ifstream log(member.log_path, std::ios::binary);
+      const std::string log_text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+      std::filesystem::remove(member.log_path);
+      out["steps"].push_back({{"step", member.step}, {"exit_code", r.exit_code}, {"signal", r.signal},
+                              {"timed_out", r.timed_out}, {"seconds", r.seconds}, {"stdout", r.stdout_text},
+                              {"log", log_text}});
+    }
+    ProcessResult r = CannedStep::ok_result();
+    r.stdout_text = out.dump();
     return r;
   }
 

@@ -44,7 +44,8 @@ StepCommand script_check_command(const CellContext& ctx, const StepSpec& spec) {
 // step then takes its own result in its turn (CellContext::ran_shared), its log and repro
 // command its own as before. Where that container fails as a whole, each step runs alone.
 void run_shared_steps(CellContext& ctx, const StepSpec& first) {
-  if (!first.shares_container || ctx.ran_shared.count(first.name)) return;
+  if (!first.shares_container || ctx.shared_container_tried) return;
+  ctx.shared_container_tried = true;
   std::vector<StepCommand> members;
   bool from_first = false;
   for (const auto& sc : script_check_registry()) {
