@@ -1797,15 +1797,21 @@ TEST_F(RunCell, SetupPyThatRefusesWithoutAGpuIsNotCheckedWhereTheBuildSeesNone) 
   EXPECT_TRUE(r.meets_expectations) << all_checks(r);
 }
 
-// Pointnet2_PyTorch's pointnet2_ops (a CUDAExtension only) and causal-conv1d (its nvcc version
-// probe) in a CPU runtime: a CUDA-only build, not checked here; any other failure stays red.
+// Pointnet2_PyTorch's pointnet2_ops (a CUDAExtension only), causal-conv1d (its nvcc version
+// probe) and warp-rnnt (its setup.py refuses a CPU build) in a CPU runtime: a CUDA-only build,
+// not checked here; any other failure stays red.
 TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
   Cell c = cpu_cell();
   c.project = project("setuptools", {});
   const std::pair<const char*, Status> cases[] = {
       {"      OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n", Status::skip},
       {"      NameError: name 'bare_metal_version' is not defined\n", Status::skip},
-      {"      ModuleNotFoundError: No module named 'ninja'\n", Status::fail}};
+      // warp-rnnt 0.7.0's setup.py: `raise Exception("CPU version is not implemented")`.
+      {"      Exception: CPU version is not implemented\n", Status::skip},
+      {"      ModuleNotFoundError: No module named 'ninja'\n", Status::fail},
+      // A CPU source that does not compile stays red, whatever its file is called.
+      {"      subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1. "
+       "(src/rnnt_cpu.cpp)\n", Status::fail}};
   for (const auto& [exception, status] : cases) {
     const CellResult r = run_project_with_failing_build(c, std::string("Traceback (most recent call last):\n"
                                                           "  File \"<string>\", line 182, in <module>\n") +

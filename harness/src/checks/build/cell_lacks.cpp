@@ -15,7 +15,8 @@ namespace {
 // The last exception line of a Python traceback in the build's log ("OSError: CUDA_HOME
 // environment variable is not set…", "NameError: name 'bare_metal_version' is not defined").
 std::string last_exception(const std::string& log) {
-  static const std::regex exception(R"(^\s*([A-Za-z_][\w.]*(?:Error|Exception): .*)$)");
+  // A bare `Exception: …` too (warp-rnnt's `raise Exception(...)`).
+  static const std::regex exception(R"(^\s*((?:[A-Za-z_][\w.]*)?(?:Error|Exception): .*)$)");
   std::string last;
   std::size_t at = 0;
   while (at < log.size()) {
@@ -29,11 +30,13 @@ std::string last_exception(const std::string& log) {
 }
 
 // A setup.py that stops on CUDA's absence: torch's own "CUDA_HOME environment variable is not
-// set" (a CUDAExtension), or its own probe of nvcc's version (flash-attn's and causal-conv1d's
-// get_cuda_bare_metal_version) failing.
+// set" (a CUDAExtension), its own probe of nvcc's version (flash-attn's and causal-conv1d's
+// get_cuda_bare_metal_version) failing, or its own refusal of a CPU build (warp-rnnt 0.7.0:
+// "Exception: CPU version is not implemented"). A compile that fails is none of these.
 bool stopped_for_cuda(const std::string& exception) {
   static const std::regex cuda(R"(cuda|nvcc|bare_metal)", std::regex::icase);
-  return std::regex_search(exception, cuda);
+  static const std::regex no_cpu(R"(\bCPU\b.*\bnot (?:implemented|supported|available)\b)", std::regex::icase);
+  return std::regex_search(exception, cuda) || std::regex_search(exception, no_cpu);
 }
 
 // The header a compile error says is missing ("google/dense_hash_map: No such file or directory").
