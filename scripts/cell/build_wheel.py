@@ -176,6 +176,10 @@ def install(wheel, site):
 
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c")
 JIT_BUILD = re.compile(r"\btorch\.utils\.cpp_extension\b|\bcpp_extension\s+import\b")
+# A setup script shipped in the package (hqq 0.2.8's hqq/kernels/setup_cuda.py, which users or its
+# setup.py run as `python setup_cuda.py install`): it builds an extension at install, by hand,
+# never when the package is first used.
+SETUP_SCRIPT = re.compile(r"^\s*setup\s*\(", re.M)
 
 
 def jit_sources(site):
@@ -192,7 +196,8 @@ def jit_sources(site):
                 counts[suffix] = counts.get(suffix, 0) + 1
             elif suffix == ".py":
                 with open(path, encoding="utf-8", errors="replace") as text:
-                    if JIT_BUILD.search(text.read()):
+                    code = text.read()
+                    if JIT_BUILD.search(code) and not SETUP_SCRIPT.search(code):
                         builders.append(os.path.relpath(path, site))
     if not counts or not builders:
         return None

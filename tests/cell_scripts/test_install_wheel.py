@@ -106,8 +106,17 @@ def test_a_wheel_that_compiles_its_sources_at_first_use_says_what_and_where(tmp_
     out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched", "py3-none-any", members=jit), tmp_path / "b")
     assert out["libraries"] == []
     assert out["jit"] == {"sources": {".cpp": 2, ".cu": 1}, "builders": ["opm_tiny/_backend.py"]}
-    # Sources without a module that builds them (headers shipped for others to compile against).
+    # A setup script shipped beside them builds them at install, by hand (hqq 0.2.8's
+    # hqq/kernels/setup_cuda.py): not a compile at first use.
     del jit["opm_tiny/_backend.py"]
+    jit["opm_tiny/csrc/setup_cuda.py"] = (b"from setuptools import setup\n"
+                                          b"from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+                                          b"setup(name='opm_aten', ext_modules=[CUDAExtension('opm_aten', ['ops.cu'])],\n"
+                                          b"      cmdclass={'build_ext': BuildExtension})\n")
+    out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched3", "py3-none-any", members=jit), tmp_path / "b3")
+    assert "jit" not in out
+    # Sources without a module that builds them (headers shipped for others to compile against).
+    del jit["opm_tiny/csrc/setup_cuda.py"]
     out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched2", "py3-none-any", members=jit), tmp_path / "b2")
     assert "jit" not in out
 
