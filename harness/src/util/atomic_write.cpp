@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +16,11 @@ namespace opmatrix {
 void write_file_atomically(const std::string& path, const std::string& content) {
   const std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // Unique per call, not only per process: two threads of one run (an atlas's two lanes, each
+  // probing the same new image) write the same file at once, and with one temporary name the
+  // second rename found nothing to rename and ended the run. The last rename wins, whole.
+  static std::atomic<unsigned long> serial{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
   std::size_t done = 0;
