@@ -191,7 +191,9 @@ TEST(ExtensionReach, ASiblingThatDoesNotLoadIsNotSaidToBeAbsent) {
                    "undefined": [{"symbol": "x", "demangled": "c10::x()"}]}]})json");
   const auto checks = load_checks(report, "r");
   ASSERT_EQ(checks.size(), 2u);
-  EXPECT_EQ(checks[0].message, "_torchaudio.so: needs libsox.so (not in this runtime); libtorchaudio.so (its "
+  // The sibling's own red first (the cause), then the library that needs it.
+  EXPECT_EQ(checks[0].message, "libtorchaudio.so: undefined symbol: c10::x()");
+  EXPECT_EQ(checks[1].message, "_torchaudio.so: needs libsox.so (not in this runtime); libtorchaudio.so (its "
                                "package's own, which does not load here)");
 }
 

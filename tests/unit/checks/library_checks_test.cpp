@@ -713,6 +713,20 @@ TEST(LoadChecks, ALibraryWhoseNeededSiblingFailsNamesItAndComesAfterIt) {
                                             "here", 0), 0u) << out[1].diagnosis->summary;
 }
 
+// torchaudio 2.9.1 beside torch 2.10: _torchaudio.so NEEDs libtorchaudio.so, which is there and
+// lacks a symbol of this torch; the sibling's red comes first, whatever the files' order.
+TEST(LoadChecks, ALibraryThatNeedsASiblingThatDoesNotLoadComesAfterIt) {
+  const auto report = nlohmann::json::parse(R"json({"torch": "2.10.0", "libraries": [
+    {"path": "/s/torchaudio/lib/_torchaudio.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libtorchaudio.so"]},
+    {"path": "/s/torchaudio/lib/libtorchaudio.so", "loaded": false, "error_kind": "undefined_symbol",
+     "undefined": [{"symbol": "x", "demangled": "c10::MessageLogger::MessageLogger(char const*, int, int)"}]}]})json");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].message, "libtorchaudio.so: undefined symbol: c10::MessageLogger::MessageLogger(char const*, int, int)");
+  EXPECT_EQ(out[1].message, "_torchaudio.so: needs libtorchaudio.so (its package's own, which does not load here)");
+}
+
 // torchaudio 2.4.1 beside torch 2.5.1 (its import fails for another reason, so nothing tells its
 // SoX backend optional): libtorchaudio_sox.so needs SoX's libsox.so, which torchaudio asks users to
 // install, and _torchaudio_sox.so needs only that sibling; fairseq2n's library needs libsndfile.

@@ -86,6 +86,21 @@ std::optional<OtherCuda> other_cuda_runtime(const nlohmann::json& lib, const std
 
 }  // namespace
 
+namespace {
+
+// Does it NEED a library of its own package that is there and does not load?
+bool needs_failing_sibling(const nlohmann::json& lib, const std::vector<std::string>& siblings,
+                           const std::vector<std::string>& loaded_siblings) {
+  if (json_text(lib, "error_kind") != "missing_library") return false;
+  const auto missing = lib.value("missing_libraries", std::vector<std::string>{});
+  return std::any_of(missing.begin(), missing.end(), [&](const std::string& m) {
+    return std::find(siblings.begin(), siblings.end(), m) != siblings.end() &&
+           std::find(loaded_siblings.begin(), loaded_siblings.end(), m) == loaded_siblings.end();
+  });
+}
+
+}  // namespace
+
 std::string load_failure_summary(const nlohmann::json& lib, const std::vector<std::string>& siblings,
                                  const std::vector<std::string>& loaded_siblings) {
   const std::string kind = json_text(lib, "error_kind");
@@ -431,9 +446,12 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     } else {
       c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
     }
-    // A library that fails because a sibling it needs does not load comes after that sibling's
-    // red, so that a page's first reason is the cause.
-    (lib.value("needs_failing", std::vector<std::string>{}).empty() ? out : consequences).push_back(c);
+    // A library that fails because a sibling it needs does not load (its symbols, or the sibling
+    // itself: torchaudio 2.9.1's _torchaudio.so NEEDs libtorchaudio.so, which lacks a symbol of
+    // torch 2.10) comes after that sibling's red, so that a page's first reason is the cause.
+    const bool follows_sibling = !lib.value("needs_failing", std::vector<std::string>{}).empty() ||
+                                 needs_failing_sibling(lib, siblings, loaded_siblings);
+    (follows_sibling ? consequences : out).push_back(c);
   }
   out.insert(out.end(), consequences.begin(), consequences.end());
   if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
