@@ -263,6 +263,15 @@ def load_one(dl, path, root=None):
         if after:
             out.update(loaded=True, loaded_after=after)
             return out
+        # With the siblings its package loads first in the process, it may find them and fail for
+        # another reason, its own (executorch 1.3.1's libcustom_ops_aot_lib.so finds
+        # _portable_lib by its soname, then lacks a torch::Library symbol of this torch): that one
+        # is the cause its users meet.
+        if not dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL):
+            retry = (dl.dlerror() or b"").decode("utf-8", "replace")
+            if retry and "cannot open shared object file" not in retry:
+                message = retry
+                out["found_siblings_first"] = True
     out["error"] = message
     m = re.search(r"undefined symbol: (\S+)", message)
     # The loader's own words for a library built against a newer libstdc++ or glibc.

@@ -240,6 +240,26 @@ def test_a_library_whose_needed_sibling_does_not_load_names_it(cc, build_root):
     assert "needs_failing" not in libs["libpy.so"]
 
 
+def test_a_library_that_finds_its_sibling_once_loaded_names_what_it_lacks_then(cc, build_root):
+    # executorch 1.3.1 beside torch 2.11: libcustom_ops_aot_lib.so NEEDs _portable_lib (no RUNPATH
+    # to it; found by its soname once the package has loaded it), then lacks a torch symbol. Here
+    # libopm_ops.so NEEDs libopm_portable.so (in another folder of the package) and opm_absent.
+    d = build_root / "found-once-loaded"
+    d.mkdir(exist_ok=True)
+    shared_library(cc, d / "pybindings", "opm_portable", "int opm_portable(void) { return 1; }\n")
+    shared_library(cc, d / "custom_ops", "opm_ops",
+                   "extern int opm_portable(void);\nextern int opm_absent(void);\n"
+                   "int opm_ops(void) { return opm_portable() + opm_absent(); }\n",
+                   "-L../pybindings", "-Wl,--no-as-needed", "-lopm_portable", "-Wl,--unresolved-symbols=ignore-all")
+    out, _ = run_json("load_library.py", "--find", str(d))
+    libs = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
+    assert libs["libopm_portable.so"]["loaded"] is True
+    ops = libs["libopm_ops.so"]
+    assert ops["loaded"] is False and ops["error_kind"] == "undefined_symbol", ops
+    assert [u["symbol"] for u in ops["undefined"]] == ["opm_absent"], ops
+    assert ops["found_siblings_first"] is True
+
+
 def test_a_symbol_of_a_newer_system_runtime_is_marked_as_the_systems(cc, build_root):
     # A library built against a newer libstdc++/glibc than the system's: its missing symbols carry
     # the runtime's version (std::ios_base_library_init@GLIBCXX_3.4.32 in a bookworm image). Here a
