@@ -75,10 +75,12 @@ StepCommand CellContext::command(const std::string& step, std::vector<std::strin
 }
 
 StepCommand CellContext::script_command(const std::string& step, const std::string& script,
-                                        std::vector<std::string> args) const {
+                                        std::vector<std::string> args, const EnvList& env) const {
   std::vector<std::string> argv = {paths.scripts + "/python.sh", paths.scripts + "/" + script};
   argv.insert(argv.end(), args.begin(), args.end());
-  return command(step, argv, timeout_of(step));
+  StepCommand cmd = command(step, argv, timeout_of(step));
+  cmd.env.insert(cmd.env.end(), env.begin(), env.end());
+  return cmd;
 }
 
 void CellContext::add_error(const std::string& check, const std::string& message, double seconds) {
@@ -159,8 +161,7 @@ ProcessResult CellContext::run_pypi_script(const StepSpec& spec, std::vector<std
 nlohmann::json CellContext::script_json(const std::string& step, const std::string& script,
                                         std::vector<std::string> args, const std::string& check, std::string* repro,
                                         const EnvList& env) {
-  StepCommand cmd = script_command(step, script, std::move(args));
-  cmd.env.insert(cmd.env.end(), env.begin(), env.end());
+  StepCommand cmd = script_command(step, script, std::move(args), env);
   cmd.capture_stdout = true;
   if (repro) *repro = display(cmd);
   ProcessResult r = run_step(cmd, check);

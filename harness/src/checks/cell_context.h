@@ -70,7 +70,8 @@ struct CellContext {
   // A step's command with the environment every step gets.
   StepCommand command(const std::string& step, std::vector<std::string> argv, double timeout) const;
   // python.sh scripts/cell/<script> ARGS..., timed as `step`.
-  StepCommand script_command(const std::string& step, const std::string& script, std::vector<std::string> args) const;
+  StepCommand script_command(const std::string& step, const std::string& script, std::vector<std::string> args,
+                             const EnvList& env = {}) const;
 
   // Runs a step, records it, and on failure records the diagnosis as the `check` it stands for.
   // `output_is_data`: a non-zero exit that only reports findings (judged later), so the step

@@ -33,10 +33,7 @@ EnvList script_env(const CellContext& ctx) {
 }
 
 StepCommand script_check_command(const CellContext& ctx, const StepSpec& spec) {
-  StepCommand cmd = ctx.script_command(spec.name, spec.script, ctx.build.libraries);
-  const EnvList env = script_env(ctx);
-  cmd.env.insert(cmd.env.end(), env.begin(), env.end());
-  return cmd;
+  return ctx.script_command(spec.name, spec.script, ctx.build.libraries, script_env(ctx));
 }
 
 // At the first step of the cell that shares a container (StepSpec::shares_container), runs it
