@@ -40,11 +40,12 @@ endfunction()
 
 # Even with the PCH, each TU re-instantiates and optimises the torch inline code it uses
 # (Tensor methods, the dispatcher's call path, autograd's Function machinery): about 4 s per
-# TU at -O3. One op's schema, CPU, Meta and Autograd sources (ops/<op>.cpp,
+# TU at -O3. One op's schema, CPU, Meta, Autograd and CUDA host sources (ops/<op>.cpp,
 # ops/<backend>/<op>_kernel.cpp) compile as one unity TU: they share those instantiations,
 # and their file-local names were written apart (anonymous namespaces per file would clash
-# across ops, e.g. each op's `Geometry`, so ops never share a TU). CUDA sources and helpers
-# such as cpu/gemm.cpp stay on their own. OPMATRIX_UNITY=OFF compiles every file alone.
+# across ops, e.g. each op's `Geometry`, so ops never share a TU). The device code
+# (ops/cuda/<op>_device.cu) and helpers such as cpu/gemm.cpp stay on their own.
+# OPMATRIX_UNITY=OFF compiles every file alone.
 option(OPMATRIX_UNITY "compile the sources of one op (kernels) and of one helper library (cases) as one TU" ON)
 function(opmatrix_kernels_unity_by_op target)
   if(NOT OPMATRIX_UNITY)
@@ -56,7 +57,7 @@ function(opmatrix_kernels_unity_by_op target)
     set(_op "")
     if(_source MATCHES "/ops/([a-z0-9_]+)\\.cpp$")
       set(_op "${CMAKE_MATCH_1}")
-    elseif(_source MATCHES "/ops/(cpu|meta|autograd)/([a-z0-9_]+)_kernel\\.cpp$")
+    elseif(_source MATCHES "/ops/(cpu|meta|autograd|cuda)/([a-z0-9_]+)_kernel\\.cpp$")
       set(_op "${CMAKE_MATCH_2}")
     endif()
     if(_op)

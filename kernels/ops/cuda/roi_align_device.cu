@@ -1,25 +1,19 @@
-// CUDA kernels of opmatrix::roi_align and _roi_align_backward (torchvision's algorithm):
-// forward, one thread per output element (n, c, ph, pw) averaging its bilinear samples;
-// backward, one thread per grad element scattering into grad_input with atomics.
-// float, double, half and bfloat16; arithmetic in at::opmath_type. Current stream, and a
-// device guard on the input's device.
-#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-#include <ATen/core/Tensor.h>
-#include <ATen/Dispatch.h>
+// The device code of opmatrix::roi_align and _roi_align_backward on CUDA (torchvision's
+// algorithm; tensors, checks and registration in roi_align_kernel.cpp): forward, one thread
+// per output element (n, c, ph, pw) averaging its bilinear samples; backward, one thread per
+// grad element scattering into grad_input with atomics. Arithmetic in at::opmath_type.
+// Only CUDA's and c10's scalar headers here (nms_device.cu says why).
 #include <ATen/OpMathType.h>
 #include <ATen/cuda/Atomic.cuh>
-#include <ATen/cuda/CUDAContext.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/zeros.h>
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <torch/library.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
 
 #include <algorithm>
 
-#include "ops/roi_align_check.h"
+#include "ops/cuda/roi_align_device.h"
 
 namespace opmatrix {
+namespace cuda {
 namespace {
 
 constexpr int kThreads = 256;
@@ -161,60 +155,35 @@ __global__ void roi_align_backward_kernel(int64_t total, const T* grad, const T*
   }
 }
 
-at::Tensor roi_align_cuda(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
-                          int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                          bool aligned) {
-  TORCH_CHECK(input.is_cuda(), "input must be a CUDA tensor");
-  TORCH_CHECK(rois.is_cuda(), "rois must be a CUDA tensor");
-  roi_align_check(input, rois, pooled_height, pooled_width);
-  c10::cuda::CUDAGuard device_guard(input.device());
-  at::Tensor output = at::empty({rois.size(0), input.size(1), pooled_height, pooled_width},
-                                input.options());
-  if (output.numel() == 0) return output;
-  if (input.numel() == 0) return output.zero_();
-  const at::Tensor input_c = input.contiguous();
-  const at::Tensor rois_c = rois.contiguous();
-  cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "opmatrix::roi_align_cuda", [&] {
-    roi_align_forward_kernel<scalar_t><<<grid_for(output.numel()), kThreads, 0, stream>>>(
-        output.numel(), input_c.data_ptr<scalar_t>(), rois_c.data_ptr<scalar_t>(), spatial_scale,
-        input.size(1), input.size(2), input.size(3), pooled_height, pooled_width, sampling_ratio,
-        aligned, output.data_ptr<scalar_t>());
-  });
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return output;
-}
-
-at::Tensor roi_align_backward_cuda(const at::Tensor& grad, const at::Tensor& rois,
-                                   double spatial_scale, int64_t pooled_height,
-                                   int64_t pooled_width, int64_t batch_size, int64_t channels,
-                                   int64_t height, int64_t width, int64_t sampling_ratio,
-                                   bool aligned) {
-  TORCH_CHECK(grad.is_cuda(), "grad must be a CUDA tensor");
-  TORCH_CHECK(rois.is_cuda(), "rois must be a CUDA tensor");
-  roi_align_backward_check(grad, rois, pooled_height, pooled_width, batch_size, channels, height,
-                           width);
-  c10::cuda::CUDAGuard device_guard(grad.device());
-  at::Tensor grad_input = at::zeros({batch_size, channels, height, width}, grad.options());
-  if (grad.numel() == 0 || grad_input.numel() == 0) return grad_input;
-  const at::Tensor grad_c = grad.contiguous();
-  const at::Tensor rois_c = rois.contiguous();
-  cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, grad.scalar_type(), "opmatrix::roi_align_backward_cuda", [&] {
-    roi_align_backward_kernel<scalar_t><<<grid_for(grad.numel()), kThreads, 0, stream>>>(
-        grad.numel(), grad_c.data_ptr<scalar_t>(), rois_c.data_ptr<scalar_t>(), spatial_scale,
-        channels, height, width, pooled_height, pooled_width, sampling_ratio, aligned,
-        grad_input.data_ptr<scalar_t>());
-  });
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return grad_input;
-}
-
 }  // namespace
 
-TORCH_LIBRARY_IMPL(opmatrix, CUDA, m) {
-  m.impl(TORCH_SELECTIVE_NAME("opmatrix::roi_align"), TORCH_FN(roi_align_cuda));
-  m.impl(TORCH_SELECTIVE_NAME("opmatrix::_roi_align_backward"), TORCH_FN(roi_align_backward_cuda));
+template <typename T>
+void roi_align_forward(int64_t total, const T* input, const T* rois, double spatial_scale, int64_t channels,
+                       int64_t height, int64_t width, int64_t pooled_height, int64_t pooled_width,
+                       int64_t sampling_ratio, bool aligned, T* output, cudaStream_t stream) {
+  roi_align_forward_kernel<T><<<grid_for(total), kThreads, 0, stream>>>(
+      total, input, rois, spatial_scale, channels, height, width, pooled_height, pooled_width,
+      sampling_ratio, aligned, output);
 }
 
+template <typename T>
+void roi_align_backward(int64_t total, const T* grad, const T* rois, double spatial_scale, int64_t channels,
+                        int64_t height, int64_t width, int64_t pooled_height, int64_t pooled_width,
+                        int64_t sampling_ratio, bool aligned, T* grad_input, cudaStream_t stream) {
+  roi_align_backward_kernel<T><<<grid_for(total), kThreads, 0, stream>>>(
+      total, grad, rois, spatial_scale, channels, height, width, pooled_height, pooled_width,
+      sampling_ratio, aligned, grad_input);
+}
+
+#define OPMATRIX_ROI_ALIGN_INSTANTIATE(T)                                                              \
+  template void roi_align_forward<T>(int64_t, const T*, const T*, double, int64_t, int64_t, int64_t,  \
+                                     int64_t, int64_t, int64_t, bool, T*, cudaStream_t);               \
+  template void roi_align_backward<T>(int64_t, const T*, const T*, double, int64_t, int64_t, int64_t, \
+                                      int64_t, int64_t, int64_t, bool, T*, cudaStream_t);
+OPMATRIX_ROI_ALIGN_INSTANTIATE(float)
+OPMATRIX_ROI_ALIGN_INSTANTIATE(double)
+OPMATRIX_ROI_ALIGN_INSTANTIATE(c10::Half)
+OPMATRIX_ROI_ALIGN_INSTANTIATE(c10::BFloat16)
+
+}  // namespace cuda
 }  // namespace opmatrix
