@@ -509,6 +509,42 @@ def missing_modules(error):
     return names
 
 
+def package_modules(root):
+    """The top-level modules the package installed under ROOT holds, by the files its RECORD lists
+    (top_level.txt can name modules the wheel does not have: deepspeed-kernels names three, ships
+    one): what an import of it can name. Sorted; [] where ROOT has no dist-info."""
+    import glob
+    import importlib.machinery
+    suffixes = sorted(importlib.machinery.EXTENSION_SUFFIXES, key=len, reverse=True) + [".py"]
+    names = set()
+    for record in glob.glob(os.path.join(root, "*.dist-info", "RECORD")):
+        with open(record, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                path = line.rsplit(",", 2)[0]
+                top, _, rest = path.partition("/")
+                if top in ("", "..", "__pycache__") or top.endswith((".dist-info", ".data")):
+                    continue
+                if rest:  # a package folder
+                    names.add(top)
+                    continue
+                for suffix in suffixes:  # a module file: foo.py, foo.cpython-311-x86_64-linux-gnu.so
+                    if top.endswith(suffix):
+                        names.add(top[:-len(suffix)])
+                        break
+    return sorted(names)
+
+
+def import_not_in_package(failed, module, root):
+    """Where the import failed for want of the very module it names, and the package under ROOT
+    holds other modules and not that one: those modules (the import named is wrong, the package
+    is not at fault), else None."""
+    top = module.split(".")[0]
+    if failed.get("ok", True) or top not in [m.split(".")[0] for m in failed.get("missing_modules") or []]:
+        return None
+    held = package_modules(root)
+    return held if held and top not in held else None
+
+
 def exports_pyinit(path, name):
     """Whether the library defines PyInit_<name>: Python can import it as module `name`."""
     lines = tool_lines(["nm", "-D", "--defined-only", path])
@@ -915,6 +951,9 @@ def main():
             said = tempfile.TemporaryFile(mode="w+b")
             crashed = survive_import(zygote, said)
             out["import"] = dict(crashed, module=args.module) if crashed else import_module(args.module, said)
+            held = import_not_in_package(out["import"], args.module, args.find) if args.find else None
+            if held:
+                out["import"]["package_modules"] = held
             by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
             if out["import"]["ok"]:
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))

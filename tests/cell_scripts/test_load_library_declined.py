@@ -121,3 +121,34 @@ def test_an_import_that_kills_its_process_is_a_crash_and_the_report_survives(sit
     assert out["import"]["error"] == "the import killed its process (SIGABRT): what():  std::bad_alloc"
     assert "FBGEMM-PyTorch compatibility table" in out["import"]["traceback"]
     assert out["ops"] == {}
+
+
+def installed_site(root, dist, files):
+    """A folder as pip leaves a wheel installed in it: FILES (path -> text) and the dist-info
+    whose RECORD lists them."""
+    root.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    info = root / (dist + "-1.0.dist-info")
+    info.mkdir(exist_ok=True)
+    (info / "top_level.txt").write_text(dist + "\n")  # as deepspeed-kernels': a name it does not ship
+    (info / "RECORD").write_text("".join("%s,sha256=x,1\n" % p for p in list(files) + [info.name + "/RECORD"]))
+    return root
+
+
+def test_an_import_naming_a_module_the_package_lacks_lists_the_modules_it_holds(build_root):
+    # deepspeed-kernels 0.0.1: its wheel holds `dskernels`; an import of `deepspeed_kernels` fails
+    # for want of the very module it names, and the package is not at fault.
+    site = installed_site(build_root / "misnamed-site", "opmatrix_misnamed_kernels", {
+        "opmatrixdsk/__init__.py": "VALUE = 1\n", "opmatrix_top_mod.py": "VALUE = 2\n", "LICENSE": "x\n"})
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "opmatrix_misnamed_kernels", "--find", str(site), env=env)
+    assert out["import"]["ok"] is False
+    assert out["import"]["package_modules"] == ["opmatrix_top_mod", "opmatrixdsk"]
+    # Its real module imports; a module missing inside it is its own failure, with no such list.
+    good, _ = run_json("load_library.py", "--import", "opmatrixdsk", "--find", str(site), env=env)
+    assert good["import"]["ok"] is True, good["import"]
+    (site / "opmatrixdsk" / "broken.py").write_text("import opmatrix_absent_dependency\n")
+    broken, _ = run_json("load_library.py", "--import", "opmatrixdsk.broken", "--find", str(site), env=env)
+    assert broken["import"]["ok"] is False and "package_modules" not in broken["import"], broken["import"]

@@ -2,6 +2,7 @@
 
 #include "crossload/cross_load.h"
 #include "checks/load/load_judge.h"
+#include "checks/registry.h"
 #include "checks/requirements/missing_module.h"
 #include "checks/nvrtc/nvrtc_judge.h"
 #include "checks/fatbin/fatbin_judge.h"
@@ -409,6 +410,59 @@ TEST(ImportCheck, AFirstUseCompileForTheVisibleGpusOnAMachineWithoutOneIsNotChec
   EXPECT_NE(c.diagnosis->fix.find("TORCH_CUDA_ARCH_LIST"), std::string::npos);
   // The same IndexError raised anywhere else is the library's.
   const nlohmann::json own = {{"module", "x"}, {"ok", false}, {"error", "IndexError: list index out of range"},
+                              {"traceback", "  File \"/build/site/x/__init__.py\", line 3, in <module>\n"}};
+  EXPECT_EQ(import_check(own, "r").status, Status::fail);
+}
+
+// deepspeed-kernels 0.0.1's wheel holds `dskernels`: an import of `deepspeed_kernels` (the
+// distribution's name) is the run's input at fault, not the package: not checked, never red.
+TEST(ImportCheck, AnImportNamingAModuleThePackageLacksIsTheRunsInputNotARed) {
+  const nlohmann::json import = {{"module", "deepspeed_kernels"}, {"ok", false},
+                                 {"error", "ModuleNotFoundError: No module named 'deepspeed_kernels'"},
+                                 {"missing_modules", {"deepspeed_kernels"}},
+                                 {"package_modules", {"dskernels"}}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::error);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, kImportNotInPackage);
+  EXPECT_TRUE(is_infrastructure("load", c.diagnosis->kind));
+  EXPECT_NE(c.message.find("its modules: dskernels"), std::string::npos) << c.message;
+  EXPECT_NE(c.diagnosis->fix.find("`import: dskernels`"), std::string::npos) << c.diagnosis->fix;
+}
+
+// exllamav3 1.6.5 in PyPI torch 2.9.1, no GPU: the package stops before torch would, and asks
+// for the arch list in its own words.
+TEST(ImportCheck, APackageAskingForTorchCudaArchListOnAMachineWithoutAGpuIsNotChecked) {
+  const nlohmann::json import = {
+      {"module", "exllamav3"}, {"ok", false},
+      {"error", "RuntimeError: No CUDA device is visible to determine the architectures to build exllamav3_ext for. "
+                "Set TORCH_CUDA_ARCH_LIST to the target architectures, e.g. TORCH_CUDA_ARCH_LIST=\"8.6;8.9+PTX\""},
+      {"traceback", "  File \"/build/site/exllamav3/ext.py\", line 188, in <module>\n    raise RuntimeError(\n"}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, kJitNeedsVisibleGpu);
+  // A RuntimeError that names no arch list is the package's.
+  const nlohmann::json other = {{"module", "x"}, {"ok", false}, {"error", "RuntimeError: No CUDA device is visible"},
+                                {"traceback", "  File \"/build/site/x/__init__.py\", line 3, in <module>\n"}};
+  EXPECT_EQ(import_check(other, "r").status, Status::fail);
+}
+
+// exllamav3 1.6.5 beside Debian's CPU torch 2.6: its first import compiles CUDA code, and torch's
+// cpp_extension finds no toolkit. CUDA_HOME unset elsewhere (the package's own code) stays a red.
+TEST(ImportCheck, AFirstUseCudaCompileWithoutACudaToolkitIsNotChecked) {
+  const nlohmann::json import = {
+      {"module", "exllamav3"}, {"ok", false},
+      {"error", "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root."},
+      {"traceback", "  File \"/usr/lib/python3/dist-packages/torch/utils/cpp_extension.py\", line 2525, in "
+                    "_join_cuda_home\n    raise OSError('CUDA_HOME environment variable is not set. '\n"}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, kJitNeedsCuda);
+  EXPECT_NE(c.message.find("no CUDA toolkit"), std::string::npos) << c.message;
+  const nlohmann::json own = {{"module", "x"}, {"ok", false},
+                              {"error", "OSError: CUDA_HOME environment variable is not set."},
                               {"traceback", "  File \"/build/site/x/__init__.py\", line 3, in <module>\n"}};
   EXPECT_EQ(import_check(own, "r").status, Status::fail);
 }

@@ -106,6 +106,15 @@ TEST(Verdict, AFirstUseCompileThatNeedsAVisibleGpuLeavesTheCellNotRun) {
   EXPECT_EQ(v.not_run.rfind("load import exllamav2 not checked here", 0), 0u) << v.not_run;
 }
 
+// The same import without a CUDA toolkit, beside a CPU torch (exllamav3): a CUDA-only library.
+TEST(Verdict, AFirstUseCudaCompileWithoutAToolkitLeavesTheCellNotRun) {
+  CheckResult import = result("", "load", Status::skip, "exllamav3 not checked here: its first import compiles CUDA code");
+  import.subtest = "import";
+  import.diagnosis = Diagnosis{"jit_needs_cuda", import.message, "", "", ""};
+  const CellVerdict v = assess(cell("none", {result("", "fetch", Status::pass), import}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+}
+
 TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
   const CellVerdict v = assess(cell("none", {result("nms", "device", Status::skip, "the cell does not promise CUDA")}));
   EXPECT_EQ(v.verdict, Verdict::works);

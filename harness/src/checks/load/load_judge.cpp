@@ -671,6 +671,20 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                                  repro, json_text(import, "traceback"));
     return c;
   }
+  if (const auto held = import.value("package_modules", std::vector<std::string>{}); !held.empty()) {
+    // deepspeed-kernels' wheel holds `dskernels`: an atlas that names `deepspeed_kernels` asks
+    // for a module no user of the package imports.
+    CheckResult c = load_result("import", Status::error,
+                                fmt::format("import {} not checked: the package holds no module of that name (its "
+                                            "modules: {})",
+                                            module, fmt::join(held, ", ")));
+    c.diagnosis = make_diagnosis(kImportNotInPackage, c.message,
+                                 fmt::format("name one of its modules as the import to check (`import: {}` in the "
+                                             "atlas file, `import:` of the project in opmatrix.yaml)",
+                                             held.front()),
+                                 repro, json_text(import, "error"));
+    return c;
+  }
   // A missing module it fell back from is the one it wanted (dgl 2.1.0: `packaging`, then
   // setuptools' vendored copy): named first, where the requirement rules read it.
   const auto missing = import.value("missing_modules", std::vector<std::string>{});
@@ -704,10 +718,13 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
     return c;
   }
   const std::string traceback = json_text(import, "traceback");
-  if (traceback.find("in _get_cuda_arch_flags") != std::string::npos && error.rfind("IndexError", 0) == 0) {
+  const bool torch_on_empty_arch_list =
+      traceback.find("in _get_cuda_arch_flags") != std::string::npos && error.rfind("IndexError", 0) == 0;
+  if (torch_on_empty_arch_list || error.find("TORCH_CUDA_ARCH_LIST") != std::string::npos) {
     // Compiling at first use (exllamav2 0.3.2), torch.utils.cpp_extension takes the archs from the
-    // visible GPUs where TORCH_CUDA_ARCH_LIST is unset; with none it fails on an empty list. A
-    // user's GPU machine has one: nothing of the library can be judged on this one.
+    // visible GPUs where TORCH_CUDA_ARCH_LIST is unset; with none it fails on an empty list, or the
+    // package stops first and asks for the list (exllamav3 1.6.5). A user's GPU machine has one:
+    // nothing of the library can be judged on this one.
     CheckResult c = load_result("import", Status::skip,
                                 fmt::format("{} not checked here: its first import compiles its CUDA code for the "
                                             "archs of the visible GPUs, and this machine has none ({})",
@@ -715,6 +732,21 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
     c.diagnosis = make_diagnosis(kJitNeedsVisibleGpu, c.message,
                                  "nothing to fix in the library: on a machine with a GPU it compiles for that GPU; "
                                  "where none is visible, set TORCH_CUDA_ARCH_LIST (\"8.0;9.0\") before the first import",
+                                 repro, traceback);
+    return c;
+  }
+  if (error.find("CUDA_HOME environment variable is not set") != std::string::npos &&
+      traceback.find("cpp_extension.py") != std::string::npos) {
+    // Compiling CUDA code at first use (exllamav3 1.6.5 beside Debian's CPU torch): torch's
+    // cpp_extension looks for the toolkit, which a runtime without CUDA does not have. The
+    // library is CUDA-only: its users run it beside a CUDA torch.
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("{} not checked here: its first import compiles CUDA code, and this "
+                                            "runtime has no CUDA toolkit ({})",
+                                            module, error));
+    c.diagnosis = make_diagnosis(kJitNeedsCuda, c.message,
+                                 "nothing to fix in the library: it is CUDA-only; use it beside a CUDA build of torch "
+                                 "with a CUDA toolkit (CUDA_HOME)",
                                  repro, traceback);
     return c;
   }

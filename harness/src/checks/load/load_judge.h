@@ -57,8 +57,18 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 // "declined": a warning and a Python fallback) fails: declined_extension, quoting its words.
 CheckResult import_check(const nlohmann::json& import, const std::string& repro);
 // An import that compiles its CUDA code (torch.utils.cpp_extension) for the visible GPUs, on a
-// machine with none: a skip that leaves nothing of the library to judge here.
+// machine with none: a skip that leaves nothing of the library to judge here. Told by torch's
+// own failure on the empty arch list, or by the package's own words asking for
+// TORCH_CUDA_ARCH_LIST (exllamav3: "No CUDA device is visible to determine the architectures").
 inline constexpr const char* kJitNeedsVisibleGpu = "jit_needs_visible_gpu";
+// An import naming a module the package does not hold (load_library.py's "package_modules": the
+// modules its RECORD lists): the run's input is wrong, not the package. An infrastructure kind
+// of the load check: the import is not checked, never red.
+inline constexpr const char* kImportNotInPackage = "import_not_in_package";
+// An import that compiles CUDA code (torch.utils.cpp_extension) in a runtime without a CUDA
+// toolkit (torch's "CUDA_HOME environment variable is not set"): a CUDA-only library beside a
+// torch without CUDA, as an sdist's CUDA-only build is (needs_cuda_to_build): nothing to judge.
+inline constexpr const char* kJitNeedsCuda = "jit_needs_cuda";
 
 // An empty namespace where the package's libraries were not checked here (they need the GPU
 // driver or a system library this runtime lacks: see load): its registration is not checked

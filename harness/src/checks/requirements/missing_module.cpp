@@ -95,7 +95,9 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
   const auto import = std::find_if(checks.begin(), checks.end(), [](const CheckResult& c) {
     return c.check == "load" && c.subtest == "import" && is_bad(c.status) && c.diagnosis;
   });
-  if (import == checks.end()) return;
+  // An import the run could not check (load's infrastructure kinds: its module not in the package)
+  // says nothing of the requirements.
+  if (import == checks.end() || is_infrastructure("load", import->diagnosis->kind)) return;
   const std::string text = import->message + "\n" + import->diagnosis->evidence;
   const std::string module = missing_module(text);
   Diagnosis& d = *import->diagnosis;
