@@ -315,10 +315,53 @@ def last_json_line(stdout):
         return None
 
 
-def load_report(path, ended):
+# Instruction set extensions a library's code can use that a CPU may lack: their name, the
+# /proc/cpuinfo flag of a CPU that has them, and how objdump writes an instruction of theirs
+# (AVX-512: the zmm registers, or an opmask; AMX: the tile registers).
+CPU_EXTENSIONS = [("AVX-512", "avx512f", re.compile(r"%zmm|\{%k[1-7]\}")), ("AMX", "amx_tile", re.compile(r"%tmm"))]
+
+
+def cpu_flags():
+    """The flags of this machine's CPU (/proc/cpuinfo), or None where it cannot tell."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
+def code_uses(path, pattern):
+    """Whether objdump's disassembly of PATH has an instruction matching PATTERN (read until the
+    first one)."""
+    try:
+        proc = subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", path], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, errors="replace")
+    except OSError:
+        return False
+    try:
+        return any(pattern.search(line) for line in proc.stdout)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def extensions_this_cpu_lacks(paths, flags):
+    """The instruction set extensions (CPU_EXTENSIONS) the code of PATHS uses and a CPU with FLAGS
+    does not have: why a library dies of SIGILL on this machine and not on its users' CPUs."""
+    if flags is None:
+        return []
+    return [name for name, flag, pattern in CPU_EXTENSIONS
+            if flag not in flags and any(code_uses(p, pattern) for p in paths)]
+
+
+def load_report(path, ended, root=None):
     """What the child that loaded `path` alone (load_one) reported, or how it died: a library whose
     load aborts (a duplicate registration, a static initialiser that throws) is reported as such,
-    with the line that says why."""
+    with the line that says why. One that dies of SIGILL where its code (or that of the package's
+    libraries it needs) uses instructions this CPU lacks says which ("cpu_lacks")."""
     report = last_json_line(ended["stdout"])
     if report is not None:
         return report
@@ -326,9 +369,21 @@ def load_report(path, ended):
     code = ended["returncode"]
     died = code < 0
     how = signal.Signals(-code).name if died else "exit %d" % code
-    return {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
-            "undefined": [], "undefined_count": 0, "missing_libraries": [], "loaded_after": [],
-            "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
+    out = {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
+           "undefined": [], "undefined_count": 0, "missing_libraries": [], "loaded_after": [],
+           "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
+    if how == "SIGILL":
+        flags = cpu_flags()
+        lacks, through = extensions_this_cpu_lacks([path], flags), None
+        for needed in (libraries_named(root, needed_sonames(path)).values() if root and not lacks else []):
+            lacks, through = extensions_this_cpu_lacks([needed], flags), os.path.basename(needed)
+            if lacks:
+                break
+        if lacks:
+            out["cpu_lacks"] = lacks
+            out["error"] += ": %s uses %s instructions, which this machine's CPU does not have" % (
+                "the code of %s, which it needs," % through if through else "its code", " and ".join(lacks))
+    return out
 
 
 def load_all_isolated(zygote, paths, root=None):
@@ -336,7 +391,7 @@ def load_all_isolated(zygote, paths, root=None):
     cores), in the order given. `root`: the package's folder, where its sibling libraries are
     looked for."""
     jobs = [["--just-load", p] + (["--find", root] if root else []) for p in paths]
-    return [load_report(p, ended) for p, ended in zip(paths, zygote.run(jobs))]
+    return [load_report(p, ended, root) for p, ended in zip(paths, zygote.run(jobs))]
 
 
 def loaded_under(roots):

@@ -214,3 +214,54 @@ def test_a_backend_autoload_that_breaks_import_torch_is_named_with_its_cause():
     assert found == {"entry_point": "torch_npu",
                      "cause": "ImportError: libhccl.so: cannot open shared object file: No such file or directory"}
     assert load_library.backend_autoload_failure(RuntimeError("CUDA error: no kernel image")) is None
+
+
+AVX512_CTOR = """
+__attribute__((constructor)) static void uses_avx512(void) {
+  /* what a library built for newer CPUs runs as it loads (intel-extension-for-transformers 1.4.2) */
+  __asm__ volatile("vpxord %%zmm0, %%zmm0, %%zmm0" ::: "xmm0");
+}
+void opm_avx512_marker(void) {}
+"""
+
+
+@pytest.fixture(scope="module")
+def avx512_libs(cc, build_root):
+    """libavx512.so runs an AVX-512 instruction in a constructor; libneeds_avx512.so only NEEDs it."""
+    d = build_root / "avx512"
+    d.mkdir(exist_ok=True)
+    (d / "avx512.c").write_text(AVX512_CTOR)
+    (d / "needs.c").write_text("extern void opm_avx512_marker(void);\nvoid opm_use(void) { opm_avx512_marker(); }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "avx512.c", "-o", "libavx512.so", "-Wl,-soname,libavx512.so"], "avx512", cwd=d)
+    compile_or_fail([cc, "-shared", "-fPIC", "needs.c", "-o", "libneeds_avx512.so", "-L.", "-lavx512",
+                     "-Wl,-rpath,$ORIGIN"], "needs_avx512", cwd=d)
+    return d
+
+
+def test_the_instruction_set_extensions_a_library_uses_are_read_from_its_code(avx512_libs, c_libs):
+    import importlib.util
+    import sys
+    cell = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "cell")
+    sys.path.insert(0, cell)  # its own imports (dispatcher, zygote) sit beside it
+    spec = importlib.util.spec_from_file_location("load_library", os.path.join(cell, "load_library.py"))
+    ll = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ll)
+    lib = str(avx512_libs / "libavx512.so")
+    assert ll.extensions_this_cpu_lacks([lib], {"avx", "avx2"}) == ["AVX-512"]
+    assert ll.extensions_this_cpu_lacks([lib], {"avx", "avx2", "avx512f"}) == [], "a CPU with AVX-512 lacks nothing"
+    assert ll.extensions_this_cpu_lacks([c_libs["plain"]], {"avx"}) == [], "plain code uses no AVX-512"
+    assert ll.extensions_this_cpu_lacks([lib], None) == [], "where the CPU's flags are unknown, nothing is claimed"
+
+
+def test_a_library_dying_of_sigill_on_a_cpu_without_its_instructions_says_which(avx512_libs):
+    flags = open("/proc/cpuinfo").read()
+    if " avx512f" in flags:
+        pytest.skip("this machine's CPU has AVX-512: the library loads here, and nothing dies of SIGILL")
+    out, r = run_json("load_library.py", "--find", str(avx512_libs))
+    assert r.returncode == 0
+    by_name = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
+    own, needs = by_name["libavx512.so"], by_name["libneeds_avx512.so"]
+    assert own["signal"] == "SIGILL" and own["cpu_lacks"] == ["AVX-512"], own
+    assert "its code uses AVX-512 instructions, which this machine's CPU does not have" in own["error"]
+    assert needs["cpu_lacks"] == ["AVX-512"], needs
+    assert "the code of libavx512.so, which it needs," in needs["error"], needs["error"]

@@ -414,6 +414,36 @@ TEST(ImportCheck, AFirstUseCompileForTheVisibleGpusOnAMachineWithoutOneIsNotChec
   EXPECT_EQ(import_check(own, "r").status, Status::fail);
 }
 
+// intel-extension-for-transformers 1.4.2 beside torch 2.9.1 on a CPU without AVX-512: its
+// libkernellibs.so dies of SIGILL as it loads (AVX-512 code in a constructor); qbits_py's
+// undefined symbol of an older torch is the pair's red.
+TEST(LoadChecks, ALibraryDyingOfSigillForInstructionsThisCpuLacksIsNotCheckedHere) {
+  const nlohmann::json report = {
+      {"torch", "2.9.1+cu128"},
+      {"libraries",
+       {{{"path", "/site/itrex/libkernellibs.so"}, {"loaded", false}, {"error_kind", "crash"}, {"signal", "SIGILL"},
+         {"cpu_lacks", {"AVX-512"}},
+         {"error", "the process died while loading it (SIGILL): its code uses AVX-512 instructions, which this "
+                   "machine's CPU does not have"}},
+        {{"path", "/site/itrex/libcrash.so"}, {"loaded", false}, {"error_kind", "crash"}, {"signal", "SIGILL"},
+         {"error", "the process died while loading it (SIGILL)"}}}}};
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, kCpuLacksInstructions);
+  EXPECT_NE(checks[0].diagnosis->fix.find("a CPU with AVX-512"), std::string::npos) << checks[0].diagnosis->fix;
+  // A SIGILL whose code uses nothing this CPU lacks (a trap: ud2) stays the library's crash.
+  EXPECT_EQ(checks[1].status, Status::crash);
+  CheckResult import;
+  import.check = "load";
+  import.subtest = "import";
+  import.status = Status::crash;
+  import.message = "import itrex: the import killed its process (SIGILL)";
+  EXPECT_EQ(explained_by_library_failure(import, {checks[0]}).status, Status::skip);
+  EXPECT_EQ(explained_by_library_failure(import, {checks[1]}).status, Status::crash);
+}
+
 // deepspeed-kernels 0.0.1's wheel holds `dskernels`: an import of `deepspeed_kernels` (the
 // distribution's name) is the run's input at fault, not the package: not checked, never red.
 TEST(ImportCheck, AnImportNamingAModuleThePackageLacksIsTheRunsInputNotARed) {

@@ -405,6 +405,17 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
           "rebuild the library against this torch (an extension built for one torch version does not load "
           "in another; C++ ABI and internal symbols change between releases)",
           repro, fmt::format("{}", fmt::join(symbols, "\n")));
+    } else if (kind == "crash" && lib.contains("cpu_lacks")) {
+      // intel-extension-for-transformers 1.4.2's libkernellibs.so runs AVX-512 code as it loads:
+      // on a CPU without AVX-512 it dies of SIGILL, on its users' Xeons it loads.
+      const auto lacks = lib.value("cpu_lacks", std::vector<std::string>{});
+      c.status = Status::skip;
+      c.message = fmt::format("{} not checked here: {}", name, json_text(lib, "error"));
+      c.diagnosis = make_diagnosis(kCpuLacksInstructions, c.message,
+                                   fmt::format("nothing to fix for this torch: check it on a CPU with {} (for the "
+                                               "library: choose its code by the CPU's features at run time)",
+                                               fmt::join(lacks, " and ")),
+                                   repro, json_text(lib, "error"));
     } else if (kind == "crash") {
       // The library kills the process that loads it (a static initialiser that throws, an
       // op registered twice): every user's `import` dies the same way.
@@ -783,7 +794,7 @@ CheckResult unregistered_for_want_of_load(CheckResult registration, const std::v
   if (registration.check != "registration" || !registration.op.empty() || !is_bad(registration.status) ||
       !registration.diagnosis || registration.diagnosis->kind != "not_registered")
     return registration;
-  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver"});
+  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver", kCpuLacksInstructions});
   if (!unchecked) return registration;
   return not_checked_here(std::move(registration),
                           "its libraries were not loaded (" + unchecked->diagnosis->kind + ": see load)");
@@ -801,6 +812,10 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
   if (load_diagnosed(earlier, {"needs_system_library"}) && is_bad(import.status) &&
       (names_a_library || names_system_prerequisite(import.message)))
     return not_checked_here(std::move(import), "its libraries need a system library this runtime lacks (see load)");
+  // An import that dies of SIGILL, where a library of the package uses instructions this CPU lacks.
+  if (load_diagnosed(earlier, {kCpuLacksInstructions}) && import.status == Status::crash &&
+      import.message.find("SIGILL") != std::string::npos)
+    return not_checked_here(std::move(import), "a library of it uses instructions this machine's CPU lacks (see load)");
   if (!import.diagnosis || import.diagnosis->kind != "declined_extension") return import;
   const bool library_failed = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
     return c.check == "load" && c.subtest == "library" && is_bad(c.status);

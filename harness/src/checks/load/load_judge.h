@@ -61,6 +61,10 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
 // own failure on the empty arch list, or by the package's own words asking for
 // TORCH_CUDA_ARCH_LIST (exllamav3: "No CUDA device is visible to determine the architectures").
 inline constexpr const char* kJitNeedsVisibleGpu = "jit_needs_visible_gpu";
+// A library that dies of SIGILL while loading, whose code (or that of a library of its package it
+// needs) uses instruction set extensions this machine's CPU lacks (load_library.py's "cpu_lacks":
+// AVX-512, AMX): its users' CPUs have them; nothing of it can be judged on this one.
+inline constexpr const char* kCpuLacksInstructions = "cpu_lacks_instructions";
 // An import naming a module the package does not hold (load_library.py's "package_modules": the
 // modules its RECORD lists): the run's input is wrong, not the package. An infrastructure kind
 // of the load check: the import is not checked, never red.
