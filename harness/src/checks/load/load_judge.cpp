@@ -686,8 +686,7 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
     // deepspeed-kernels' wheel holds `dskernels`: an atlas that names `deepspeed_kernels` asks
     // for a module no user of the package imports.
     CheckResult c = load_result("import", Status::error,
-                                fmt::format("import {} not checked: the package holds no module of that name (its "
-                                            "modules: {})",
+                                fmt::format("import {}: the package holds no module of that name (its modules: {})",
                                             module, fmt::join(held, ", ")));
     c.diagnosis = make_diagnosis(kImportNotInPackage, c.message,
                                  fmt::format("name one of its modules as the import to check (`import: {}` in the "
