@@ -38,6 +38,29 @@ def ops_in_namespace(torch, namespace):
     return sorted(names)
 
 
+def registered_ops(torch):
+    """Every op this process's dispatcher knows, "namespace::name" without overloads, or None when
+    this torch cannot list them."""
+    list_all = getattr(torch._C, "_dispatch_get_all_op_names", None)
+    if list_all is not None:
+        return {q.split(".")[0] for q in list_all()}
+    schemas = getattr(torch._C, "_jit_get_all_schemas", None)  # torch 1.13: every op with a schema
+    return None if schemas is None else {s.name for s in schemas()}
+
+
+def namespaces_added(torch, before):
+    """{namespace: [op names]} of the ops registered since `before` (registered_ops() then): what a
+    package registers where nobody declared its namespace. {} where this torch cannot tell."""
+    after = registered_ops(torch)
+    if before is None or after is None:
+        return {}
+    added = {}
+    for qualified in sorted(after - before):
+        namespace, _, name = qualified.partition("::")
+        added.setdefault(namespace, []).append(name)
+    return added
+
+
 _MISSING = object()  # the op does not exist, or this torch cannot tell
 _UNKNOWN = object()  # the key is not one this torch knows
 

@@ -46,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 
-from dispatcher import kernel_table, ops_in_namespace, served_by
+from dispatcher import kernel_table, namespaces_added, ops_in_namespace, registered_ops, served_by
 from zygote import Zygote
 
 RTLD_LAZY, RTLD_NOW, RTLD_GLOBAL, RTLD_NOLOAD = 0x1, 0x2, 0x100, 0x4
@@ -985,6 +985,7 @@ def main():
         try:
             import torch
             out["torch"], out["torch_cuda"] = torch.__version__, torch.version.cuda
+            ops_before = registered_ops(torch)  # torch's own: what the package adds is the rest
         except Exception as e:  # noqa: BLE001
             out["error"] = "import torch: %s: %s" % (type(e).__name__, e)
             autoload = backend_autoload_failure(e)
@@ -1023,6 +1024,10 @@ def main():
             reached = reach_ops(zygote, torch, args, paths)
             if reached:
                 out["reached"] = reached
+        if not args.namespace:
+            # Nobody declared its namespace: what it registered is said, so that a package with ops
+            # (torch-cluster's `torch_cluster::fps`, …) is never taken for a plain Python extension.
+            out["namespaces_added"] = namespaces_added(torch, ops_before)
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)

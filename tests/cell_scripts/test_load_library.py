@@ -265,3 +265,15 @@ def test_a_library_dying_of_sigill_on_a_cpu_without_its_instructions_says_which(
     assert "its code uses AVX-512 instructions, which this machine's CPU does not have" in own["error"]
     assert needs["cpu_lacks"] == ["AVX-512"], needs
     assert "the code of libavx512.so, which it needs," in needs["error"], needs["error"]
+
+
+def test_the_namespaces_a_library_registers_are_said_where_none_was_declared(torch_info, op_library, c_libs):
+    # torch-cluster's sdist with no namespace declared: what its load registered is listed, so the
+    # report never calls an op library a plain Python extension.
+    out, r = run_json("load_library.py", op_library, c_libs["plain"])
+    assert r.returncode == 0
+    added = out["namespaces_added"]
+    assert OPS_NAMESPACE in added, added
+    assert "cpu_only" in added[OPS_NAMESPACE] and "aten" not in added, added
+    declared, _ = run_json("load_library.py", "--namespace", OPS_NAMESPACE, op_library)
+    assert "namespaces_added" not in declared, "a declared namespace is judged, not listed"

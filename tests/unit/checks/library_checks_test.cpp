@@ -444,6 +444,22 @@ TEST(LoadChecks, ALibraryDyingOfSigillForInstructionsThisCpuLacksIsNotCheckedHer
   EXPECT_EQ(explained_by_library_failure(import, {checks[1]}).status, Status::crash);
 }
 
+// torch-cluster 1.6.3 (its sdist, no namespace declared) registers torch_cluster::fps, … with
+// torch::RegisterOperators: an op library whose namespace nobody named, never "a pybind11 extension".
+TEST(LoadChecks, APackageThatRegisteredOpsNobodyDeclaredIsNotCalledAPlainExtension) {
+  const nlohmann::json with_ops = {
+      {"import", {{"ok", true}, {"module", "torch_cluster"}, {"functions", {"fps"}}}},
+      {"namespaces_added", {{"torch_cluster", {"fps", "graclus", "grid", "knn", "knn_graph", "nearest", "radius"}}}}};
+  const CheckResult c = not_a_dispatcher_library(with_ops, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  EXPECT_NE(c.message.find("registered ops in namespace torch_cluster (fps, graclus, grid, knn, knn_graph, nearest, …)"),
+            std::string::npos) << c.message;
+  EXPECT_EQ(c.message.find("pybind11"), std::string::npos) << c.message;
+  const nlohmann::json without = {{"import", {{"ok", true}, {"module", "torchsort"}, {"functions", {"soft_rank"}}}},
+                                  {"namespaces_added", nlohmann::json::object()}};
+  EXPECT_NE(not_a_dispatcher_library(without, "r").message.find("not a dispatcher op library"), std::string::npos);
+}
+
 // deepspeed-kernels 0.0.1's wheel holds `dskernels`: an import of `deepspeed_kernels` (the
 // distribution's name) is the run's input at fault, not the package: not checked, never red.
 TEST(ImportCheck, AnImportNamingAModuleThePackageLacksIsTheRunsInputNotARed) {

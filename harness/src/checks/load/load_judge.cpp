@@ -833,6 +833,22 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
     exposes = fmt::format("; module {} exposes {}", json_text(report["import"], "module"),
                           functions.empty() ? std::string("no functions") : fmt::format("{}", fmt::join(functions, ", ")));
   }
+  const nlohmann::json added = report.value("namespaces_added", nlohmann::json::object());
+  if (added.is_object() && !added.empty()) {
+    // torch-cluster registers `torch_cluster::fps`, … with torch::RegisterOperators: a dispatcher op
+    // library whose namespace nobody declared, not a plain Python extension.
+    std::vector<std::string> where;
+    for (const auto& [ns, ops] : added.items()) {
+      const auto names = ops.get<std::vector<std::string>>();
+      const std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 6));
+      where.push_back(fmt::format("{} ({}{})", ns, fmt::join(shown, ", "), names.size() > shown.size() ? ", …" : ""));
+    }
+    return make_check("", "registration", "", Status::skip,
+                      fmt::format("its ops not judged: no namespace declared for them; its load and import registered "
+                                  "ops in namespace {} (declare it as the project's `namespace:` to judge them)",
+                                  fmt::join(where, ", ")) +
+                          exposes);
+  }
   return make_check("", "registration", "", Status::skip,
               "not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
               "the import and the smoke are its checks" + exposes);
