@@ -224,18 +224,63 @@ NO_CUDA_WORDS = re.compile(r"""(["'])([^"'\n]*(?:without (?:cuda|gpu)|cuda (?:is
                            r"""no cuda|cpu[- ]only|skip\w* (?:the )?(?:cuda|extension))[^"'\n]*)\1""", re.I)
 
 
+# What a gate's block does when it decides the extension: names it (ext_modules, an Extension),
+# or ends the build of it (return, raise, exit).
+DECIDES_EXTENSION = re.compile(r"ext_modules|\b\w*Extension\(|\.builder\(\)|^\s*(?:return|raise)\b|sys\.exit")
+ADDS_EXTENSION = re.compile(r"ext_modules\s*(?:\.append|\.extend|\+=)|\.append\(\s*\w*Extension\(")
+
+
+def indent_of(line):
+    return len(line) - len(line.lstrip())
+
+
+def block_of(lines, i):
+    """The lines the compound statement at line i governs (its block and the else/elif branches
+    that follow it at its own indentation)."""
+    out, indent = [], indent_of(lines[i])
+    for line in lines[i + 1:]:
+        code = line.strip()
+        if code and not code.startswith("#") and indent_of(line) <= indent and \
+                not re.match(r"(?:elif|else)\b", code):
+            break
+        out.append(line)
+    return out
+
+
+def enclosing_if(lines, i):
+    """The nearest `if` line whose block holds line i, or None."""
+    indent = indent_of(lines[i])
+    for j in range(i - 1, -1, -1):
+        code = lines[j].strip()
+        if not code or code.startswith("#") or indent_of(lines[j]) >= indent:
+            continue
+        if re.match(r"(?:el)?if\b", code):
+            return j
+        indent = indent_of(lines[j])
+    return None
+
+
 def why_no_extension(src):
-    """Where SRC's setup.py decides to build no extension in this runtime, or None."""
+    """Where SRC's setup.py decides to build no extension in this runtime, or None: the first
+    CUDA condition whose block decides the extension (a CUDA condition that decides something else,
+    DeepSpeed's bf16 probe, is not why), else the condition under which it adds its extensions
+    (DeepSpeed: `if op_enabled(op_name) and op_compatible:`, its ops compiled at first use unless
+    DS_BUILD_OPS=1)."""
     path = os.path.join(src, "setup.py")
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError:
         return None
-    gate = next((i for i, line in enumerate(lines) if CUDA_GATE.search(line)), None)
+    gate = next((i for i, line in enumerate(lines)
+                 if CUDA_GATE.search(line) and any(DECIDES_EXTENSION.search(b) for b in block_of(lines, i))), None)
+    if gate is None:
+        gate = next((g for i, line in enumerate(lines) if ADDS_EXTENSION.search(line)
+                     for g in [enclosing_if(lines, i)] if g is not None), None)
     if gate is None:
         return None
-    words = next((m.group(2) for line in lines for m in [NO_CUDA_WORDS.search(line)] if m), None)
+    near = lines[max(0, gate - 3):gate + 1] + block_of(lines, gate)
+    words = next((m.group(2) for line in near for m in [NO_CUDA_WORDS.search(line)] if m), None)
     return {"where": "setup.py:%d" % (gate + 1), "line": lines[gate].strip(), "words": words}
 
 

@@ -167,3 +167,40 @@ def test_a_build_backend_the_requirements_step_installed_is_the_one_the_build_us
     (build / "build-deps").mkdir()
     (build / "build-deps" / "opm_backend.py").write_text("from setuptools.build_meta import *  # noqa\n")
     built(src, build)
+
+
+CELL_SCRIPTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "scripts" / "cell"
+
+
+def why_no_extension(tmp_path, setup_py):
+    """build_wheel.why_no_extension() of a project whose setup.py is SETUP_PY."""
+    import sys
+    sys.path.insert(0, str(CELL_SCRIPTS))
+    import build_wheel
+    (tmp_path / "setup.py").write_text(setup_py)
+    return build_wheel.why_no_extension(str(tmp_path))
+
+
+def test_the_cuda_condition_that_decides_the_extension_is_the_reason(tmp_path):
+    # cudagated-style: the CUDA gate assigns ext_modules, its else-branch says so in words.
+    why = why_no_extension(tmp_path, (
+        "import torch\next_modules = []\nif torch.cuda.is_available():\n"
+        "    ext_modules = [CUDAExtension('x._C', ['a.cu'])]\nelse:\n    print('Compiling without CUDA')\n"))
+    assert why == {"where": "setup.py:3", "line": "if torch.cuda.is_available():", "words": "Compiling without CUDA"}
+
+
+def test_a_cuda_condition_deciding_something_else_is_not_the_reason(tmp_path):
+    # DeepSpeed 0.19.8: a bf16 probe under torch.cuda.is_available() comes first, and a warning
+    # mentioning "cpu only" elsewhere; its ops are added only where DS_BUILD_OPS asks (off by
+    # default: compiled at first use). The reason is the condition its extensions are added under.
+    why = why_no_extension(tmp_path, (
+        "import os, torch\n"
+        "print('[WARNING] Torch did not find cuda available, if running with cpu only you can ignore this')\n"
+        "ext_modules = []\n"
+        "BUILD_OP_DEFAULT = int(os.environ.get('DS_BUILD_OPS', 0))\n"
+        "for op_name, builder in ALL_OPS.items():\n"
+        "    if op_enabled(op_name) and builder.is_compatible():\n"
+        "        ext_modules.append(builder.builder())\n"
+        "if hasattr(torch.cuda, 'is_bf16_supported') and torch.cuda.is_available():\n"
+        "    bf16_support = torch.cuda.is_bf16_supported()\n"))
+    assert why == {"where": "setup.py:6", "line": "if op_enabled(op_name) and builder.is_compatible():", "words": None}
