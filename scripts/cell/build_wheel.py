@@ -222,6 +222,11 @@ CUDA_GATE = re.compile(r"^\s*(?:el)?if\b.*(?:torch\.cuda\.is_available\(\)|CUDA_
                        r"BUILD_CUDA|nvcc)")
 NO_CUDA_WORDS = re.compile(r"""(["'])([^"'\n]*(?:without (?:cuda|gpu)|cuda (?:is )?not (?:available|found)|"""
                            r"""no cuda|cpu[- ]only|skip\w* (?:the )?(?:cuda|extension))[^"'\n]*)\1""", re.I)
+# An `except` whose block empties the extension list: the build of the extension may fail, and the
+# package installs without it (sam2 1.1.0: "Failed to build the SAM 2 CUDA extension … it's OK to
+# ignore the error above"), and the words it prints then.
+EMPTIES_EXTENSIONS = re.compile(r"^\s*(?:self\.extensions|ext_modules)\s*=\s*\[\s*\]")
+FAILED_WORDS = re.compile(r"""(["'])([^"'\n]*failed to (?:build|compile)[^"'\n]*extension[^"'\n]*)\1""", re.I)
 
 
 # What a gate's block does when it decides the extension: names it (ext_modules, an Extension),
@@ -261,8 +266,8 @@ def enclosing_if(lines, i):
 
 
 def why_no_extension(src):
-    """Where SRC's setup.py decides to build no extension in this runtime, or None: the first
-    CUDA condition whose block decides the extension (a CUDA condition that decides something else,
+    """Where SRC's setup.py decides to build no extension in this runtime, or None: an `except`
+    that drops the extension when its build fails (sam2), else the first CUDA condition whose block decides the extension (a CUDA condition that decides something else,
     DeepSpeed's bf16 probe, is not why), else the condition under which it adds its extensions
     (DeepSpeed: `if op_enabled(op_name) and op_compatible:`, its ops compiled at first use unless
     DS_BUILD_OPS=1)."""
@@ -272,6 +277,12 @@ def why_no_extension(src):
             lines = f.read().splitlines()
     except OSError:
         return None
+    swallow = next((i for i, line in enumerate(lines) if re.match(r"\s*except\b", line)
+                    and any(EMPTIES_EXTENSIONS.search(b) for b in block_of(lines, i))), None)
+    if swallow is not None:
+        words = next((m.group(2) for line in lines for m in [FAILED_WORDS.search(line)] if m), None)
+        return {"where": "setup.py:%d" % (swallow + 1), "line": lines[swallow].strip(), "words": words,
+                "how": "drops it where its build fails"}
     gate = next((i for i, line in enumerate(lines)
                  if CUDA_GATE.search(line) and any(DECIDES_EXTENSION.search(b) for b in block_of(lines, i))), None)
     if gate is None:
@@ -281,7 +292,8 @@ def why_no_extension(src):
         return None
     near = lines[max(0, gate - 3):gate + 1] + block_of(lines, gate)
     words = next((m.group(2) for line in near for m in [NO_CUDA_WORDS.search(line)] if m), None)
-    return {"where": "setup.py:%d" % (gate + 1), "line": lines[gate].strip(), "words": words}
+    return {"where": "setup.py:%d" % (gate + 1), "line": lines[gate].strip(), "words": words,
+            "how": "builds it only there"}
 
 
 def fail(kind, message):

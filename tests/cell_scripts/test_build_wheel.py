@@ -186,7 +186,8 @@ def test_the_cuda_condition_that_decides_the_extension_is_the_reason(tmp_path):
     why = why_no_extension(tmp_path, (
         "import torch\next_modules = []\nif torch.cuda.is_available():\n"
         "    ext_modules = [CUDAExtension('x._C', ['a.cu'])]\nelse:\n    print('Compiling without CUDA')\n"))
-    assert why == {"where": "setup.py:3", "line": "if torch.cuda.is_available():", "words": "Compiling without CUDA"}
+    assert why == {"where": "setup.py:3", "line": "if torch.cuda.is_available():", "words": "Compiling without CUDA",
+                   "how": "builds it only there"}
 
 
 def test_a_cuda_condition_deciding_something_else_is_not_the_reason(tmp_path):
@@ -203,4 +204,19 @@ def test_a_cuda_condition_deciding_something_else_is_not_the_reason(tmp_path):
         "        ext_modules.append(builder.builder())\n"
         "if hasattr(torch.cuda, 'is_bf16_supported') and torch.cuda.is_available():\n"
         "    bf16_support = torch.cuda.is_bf16_supported()\n"))
-    assert why == {"where": "setup.py:6", "line": "if op_enabled(op_name) and builder.is_compatible():", "words": None}
+    assert why == {"where": "setup.py:6", "line": "if op_enabled(op_name) and builder.is_compatible():", "words": None,
+                   "how": "builds it only there"}
+
+
+def test_a_build_failure_the_setup_py_swallows_is_the_reason(tmp_path):
+    # sam2 1.1.0: SAM2_BUILD_CUDA is on by default, so `if not BUILD_CUDA: return []` is not why;
+    # its CUDA build fails without a toolkit and an `except` empties the extensions, printing its words.
+    why = why_no_extension(tmp_path, (
+        "import os\nBUILD_CUDA = os.getenv('SAM2_BUILD_CUDA', '1') == '1'\n"
+        "MSG = (\n    '{}'\n    'Failed to build the SAM 2 CUDA extension due to the error above. '\n)\n"
+        "def get_extensions():\n    if not BUILD_CUDA:\n        return []\n    try:\n"
+        "        ext_modules = [CUDAExtension('sam2._C', ['a.cu'])]\n    except Exception as e:\n"
+        "        print(MSG.format(e))\n        ext_modules = []\n    return ext_modules\n"))
+    assert why["where"] == "setup.py:12" and why["line"] == "except Exception as e:", why
+    assert why["how"] == "drops it where its build fails"
+    assert why["words"].startswith("Failed to build the SAM 2 CUDA extension"), why

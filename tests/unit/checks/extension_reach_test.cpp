@@ -88,6 +88,12 @@ TEST(ExtensionReach, NoLibraryWithoutAReasonStaysARed) {
   ASSERT_TRUE(c.diagnosis);
   EXPECT_EQ(c.diagnosis->kind, "no_library_built");
   EXPECT_EQ(no_extension_reason(nlohmann::json::object()), "");
+  // sam2 1.1.0: an `except` that empties its extensions when their build fails.
+  const auto dropped = nlohmann::json::parse(R"({"no_extension": {"where": "setup.py:104", "line": "except Exception as e:",
+    "how": "drops it where its build fails", "words": "Failed to build the SAM 2 CUDA extension due to the error above. "}})");
+  EXPECT_EQ(no_extension_reason(dropped),
+            "no compiled extension in this runtime, by design: setup.py:104 `except Exception as e:` drops it where its "
+            "build fails (it says 'Failed to build the SAM 2 CUDA extension due to the error above. ')");
   EXPECT_FALSE(no_library_built(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})")));
 }
 

@@ -15,8 +15,9 @@ std::string no_extension_reason(const nlohmann::json& build) {
   if (!build.is_object() || !build.contains("no_extension") || !build["no_extension"].is_object()) return "";
   const nlohmann::json& why = build["no_extension"];
   const std::string words = json_text(why, "words");
-  return fmt::format("no compiled extension in this runtime, by design: {} `{}` builds it only there{}",
-                     json_text(why, "where"), json_text(why, "line"),
+  const std::string how = json_text(why, "how");  // "drops it where its build fails" (an except); older: none
+  return fmt::format("no compiled extension in this runtime, by design: {} `{}` {}{}", json_text(why, "where"),
+                     json_text(why, "line"), how.empty() ? "builds it only there" : how,
                      words.empty() ? "" : fmt::format(" (it says '{}')", words));
 }
 
