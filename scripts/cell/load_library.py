@@ -912,6 +912,35 @@ def find_libraries(root):
 TORCH_LIBRARY_CTOR = re.compile(rb"_ZN5torch7LibraryC[12]E")
 
 
+def namespaces_named_in(root, namespaces):
+    """Those of NAMESPACES that the package's own files under ROOT define or use ops of (as
+    files_naming_namespace() reads them), each file read once: what a package's import registered
+    in torch's own namespaces (natten's import loads torch.distributed and flex attention:
+    `c10d_functional`, `flex_lib`, …) is torch's, not the package's."""
+    wanted = set(namespaces)
+    found = set()
+    patterns = {ns: (re.compile(rb"""['"]%s::\w|Library\(\s*['"]%s['"]|torch\.ops\.%s\b""" % ((re.escape(ns.encode()),) * 3)),
+                     re.compile(rb"%s::\w" % re.escape(ns.encode())), re.compile(rb"\x00%s\x00" % re.escape(ns.encode())))
+                for ns in wanted}
+    for folder, _, files in os.walk(root):
+        for f in files:
+            python, shared = f.endswith(".py"), f.endswith(".so") or ".so." in f
+            if not (python or shared) or found == wanted:
+                continue
+            try:
+                with open(os.path.join(folder, f), "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            ctor = shared and TORCH_LIBRARY_CTOR.search(data)
+            for ns in wanted - found:
+                in_python, schema, own_string = patterns[ns]
+                if (python and in_python.search(data)) or (shared and (schema.search(data) or
+                                                                       (ctor and own_string.search(data)))):
+                    found.add(ns)
+    return found
+
+
 def files_naming_namespace(root, namespace):
     """Whether the package's own files (under root) define or use ops of the namespace, read in
     them rather than assumed: Python that names "NS::op" (torch.library.define, custom_op, impl,
@@ -1027,7 +1056,9 @@ def main():
         if not args.namespace:
             # Nobody declared its namespace: what it registered is said, so that a package with ops
             # (torch-cluster's `torch_cluster::fps`, …) is never taken for a plain Python extension.
-            out["namespaces_added"] = namespaces_added(torch, ops_before)
+            added = namespaces_added(torch, ops_before)
+            own = namespaces_named_in(args.find, added) if args.find else set(added)
+            out["namespaces_added"] = {ns: ops for ns, ops in added.items() if ns in own}
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)

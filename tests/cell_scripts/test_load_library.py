@@ -277,3 +277,20 @@ def test_the_namespaces_a_library_registers_are_said_where_none_was_declared(tor
     assert "cpu_only" in added[OPS_NAMESPACE] and "aten" not in added, added
     declared, _ = run_json("load_library.py", "--namespace", OPS_NAMESPACE, op_library)
     assert "namespaces_added" not in declared, "a declared namespace is judged, not listed"
+
+
+def test_namespaces_torch_registers_during_a_packages_import_are_not_the_packages(torch_info, tmp_path):
+    # natten 0.21.7's import loads torch.distributed and flex attention, which register
+    # c10d_functional, flex_lib, …: torch's own, named in none of the package's files.
+    pkg = tmp_path / "site" / "opmatrix_nsimport"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "import torch\n"
+        "lib = torch.library.Library('opmatrix_nsown', 'DEF')\n"
+        "lib.define('twice(Tensor x) -> Tensor')\n"
+        "other = torch.library.Library('opm' + 'other_owner', 'DEF')  # as torch's own modules do: not named here\n"
+        "other.define('thrice(Tensor x) -> Tensor')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"), PYTHONDONTWRITEBYTECODE="1")
+    out, r = run_json("load_library.py", "--import", "opmatrix_nsimport", "--find", str(tmp_path / "site"), env=env)
+    assert out["import"]["ok"] is True, out["import"]
+    assert out["namespaces_added"] == {"opmatrix_nsown": ["twice"]}, out["namespaces_added"]
