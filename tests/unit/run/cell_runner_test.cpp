@@ -1808,6 +1808,10 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
       {"      NameError: name 'bare_metal_version' is not defined\n", Status::skip},
       // warp-rnnt 0.7.0's setup.py: `raise Exception("CPU version is not implemented")`.
       {"      Exception: CPU version is not implemented\n", Status::skip},
+      // mamba-ssm 2.3.2: its own warning that nvcc is missing, then a CPU torch's None version.
+      {"      <string>:118: UserWarning: mamba_ssm was requested, but nvcc was not found.  Are you sure your "
+       "environment has nvcc available?\n      TypeError: expected string or bytes-like object, got 'NoneType'\n",
+       Status::skip},
       {"      ModuleNotFoundError: No module named 'ninja'\n", Status::fail},
       // A CPU source that does not compile stays red, whatever its file is called.
       {"      subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1. "
@@ -1825,6 +1829,18 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
       EXPECT_TRUE(r.meets_expectations) << all_checks(r);
     }
   }
+  const CheckResult* mamba = check(run_project_with_failing_build(
+      c, "      UserWarning: mamba_ssm was requested, but nvcc was not found.\n      TypeError: expected string or "
+         "bytes-like object, got 'NoneType'\nerror: metadata-generation-failed\n"), "build");
+  ASSERT_TRUE(mamba);
+  EXPECT_NE(mamba->message.find("mamba_ssm was requested, but nvcc was not found.; then TypeError"), std::string::npos)
+      << mamba->message;
+  // The same words before a compile that fails: the compile is the red.
+  const CheckResult* compiled = check(run_project_with_failing_build(
+      c, "      UserWarning: x was requested, but nvcc was not found.\nsrc/a.cpp:3:5: error: 'foo' was not declared in "
+         "this scope\n      RuntimeError: Error compiling objects for extension\n"), "build");
+  ASSERT_TRUE(compiled);
+  EXPECT_EQ(compiled->status, Status::fail) << compiled->message;
 }
 
 // torchsparse needs google/dense_hash_map (libsparsehash-dev) beside torch: a system header no part

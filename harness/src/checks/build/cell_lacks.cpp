@@ -39,6 +39,19 @@ bool stopped_for_cuda(const std::string& exception) {
   return std::regex_search(exception, cuda) || std::regex_search(exception, no_cpu);
 }
 
+// The build's own words that nvcc is not there, before it failed for whatever reason (mamba-ssm
+// 2.3.2: "mamba_ssm was requested, but nvcc was not found", then `parse(torch.version.cuda)` of a
+// CPU torch's None: "TypeError: expected string or bytes-like object, got 'NoneType'").
+std::string said_no_nvcc(const std::string& log) {
+  static const std::regex words(R"([^\n]*\bnvcc\b[^\n]*\b(?:was not found|not found|is not (?:installed|available))[^\n]*)",
+                                std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(log, m, words)) return "";
+  std::string line = m[0].str();
+  line.erase(0, line.find_first_not_of(" \t"));
+  return line;
+}
+
 // The header a compile error says is missing ("google/dense_hash_map: No such file or directory").
 std::string missing_header(const std::string& summary) {
   static const std::regex no_header(R"(: '?([^\s:']+)'?:? (?:No such file or directory|file not found))");
@@ -152,12 +165,16 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
   }
   if (ctx.cell.has_cuda() || cpu_only_by_design(*ctx.cell.project, ctx.project_dir_on_host())) return;
   const std::string exception = last_exception(log);
-  if (exception.empty() || !stopped_for_cuda(exception)) return;
+  if (exception.empty()) return;
+  // Its own words that nvcc is missing count only where no compile failed after them.
+  const std::string no_nvcc = c.diagnosis->kind == "compile_error" ? "" : said_no_nvcc(log);
+  if (!stopped_for_cuda(exception) && no_nvcc.empty()) return;
+  const std::string why = stopped_for_cuda(exception) ? exception : no_nvcc + "; then " + exception;
   c.diagnosis->kind = kNeedsCudaToBuild;
-  c.diagnosis->evidence = exception;
+  c.diagnosis->evidence = why;
   not_checked(c,
               "not checked here: a CUDA-only build (its setup.py builds CUDA sources and stops without a CUDA "
-              "toolkit: " + exception + "), in a runtime without CUDA",
+              "toolkit: " + why + "), in a runtime without CUDA",
               "check it in a cell with CUDA; a CPU-only runtime can build it only if its setup.py gains a CPU path");
 }
 
