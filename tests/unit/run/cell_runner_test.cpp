@@ -1829,16 +1829,18 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
       EXPECT_TRUE(r.meets_expectations) << all_checks(r);
     }
   }
-  const CheckResult* mamba = check(run_project_with_failing_build(
+  const CellResult mamba_run = run_project_with_failing_build(
       c, "      UserWarning: mamba_ssm was requested, but nvcc was not found.\n      TypeError: expected string or "
-         "bytes-like object, got 'NoneType'\nerror: metadata-generation-failed\n"), "build");
+         "bytes-like object, got 'NoneType'\nerror: metadata-generation-failed\n");
+  const CheckResult* mamba = check(mamba_run, "build");
   ASSERT_TRUE(mamba);
   EXPECT_NE(mamba->message.find("mamba_ssm was requested, but nvcc was not found.; then TypeError"), std::string::npos)
       << mamba->message;
   // The same words before a compile that fails: the compile is the red.
-  const CheckResult* compiled = check(run_project_with_failing_build(
+  const CellResult compiled_run = run_project_with_failing_build(
       c, "      UserWarning: x was requested, but nvcc was not found.\nsrc/a.cpp:3:5: error: 'foo' was not declared in "
-         "this scope\n      RuntimeError: Error compiling objects for extension\n"), "build");
+         "this scope\n      RuntimeError: Error compiling objects for extension\n");
+  const CheckResult* compiled = check(compiled_run, "build");
   ASSERT_TRUE(compiled);
   EXPECT_EQ(compiled->status, Status::fail) << compiled->message;
 }
@@ -1917,6 +1919,16 @@ TEST_F(RunCell, ABuildThatReachesForTheNetworkIsNotCheckedHere) {
   const CheckResult* build = build_not_checked(r, "build_needs_network");
   ASSERT_TRUE(build) << all_checks(r);
   EXPECT_TRUE(r.meets_expectations);
+  // kaldifeat 1.24 and fast-rnnt 1.3: CMake's FetchContent downloads pybind11 from GitHub.
+  const CellResult cmake = run_project_with_failing_build(
+      c, "      CMake Error at pybind11-subbuild/…/download-pybind11-populate.cmake:163 (message):\n        Each "
+         "download failed!\n          error: downloading 'https://github.com/pybind/pybind11/archive/v2.6.0.tar.gz' "
+         "failed\n      Build fast_rnnt failed. Please check the error message.\n");
+  const CheckResult* fetched = build_not_checked(cmake, "build_needs_network");
+  ASSERT_TRUE(fetched) << all_checks(cmake);
+  EXPECT_NE(fetched->message.find("CMake downloads https://github.com/pybind/pybind11/archive/v2.6.0.tar.gz"),
+            std::string::npos) << fetched->message;
+  EXPECT_NE(fetched->diagnosis->fix.find("FETCHCONTENT_SOURCE_DIR_"), std::string::npos);
 }
 
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.

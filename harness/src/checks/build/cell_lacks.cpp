@@ -130,15 +130,27 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
   }
   // setup.py reaching for a prebuilt binary (causal-conv1d's bdist_wheel fetches a wheel from its
   // GitHub releases and builds only on an HTTP error): cells build without network, users with it.
+  // CMake's FetchContent / ExternalProject fetching a dependency at configure time (kaldifeat 1.24
+  // and fast-rnnt 1.3: pybind11 from GitHub): "error: downloading 'URL' failed".
   static const std::regex offline(R"(urlopen error .*(?:name resolution|Network is unreachable|Connection refused)[^\n]*)");
+  static const std::regex cmake_download(R"(error: downloading '([^']+)' failed)");
   std::smatch net;
+  std::string reached, fix;
   if (std::regex_search(log, net, offline)) {
+    reached = net[0].str();
+    fix = "build it from source without network: the library's own switch for that (causal-conv1d: "
+          "CAUSAL_CONV1D_FORCE_BUILD=TRUE), or in the library, build when the download fails for any reason";
+  } else if (std::regex_search(log, net, cmake_download)) {
+    reached = "CMake downloads " + net[1].str() + ": " + net[0].str();
+    fix = "give the build that dependency without network (CMake's FETCHCONTENT_SOURCE_DIR_<NAME> pointing at a "
+          "local copy, or FETCHCONTENT_TRY_FIND_PACKAGE_MODE with it installed), or in the library, find an "
+          "installed one (pybind11 is on PyPI) before downloading";
+  }
+  if (!reached.empty()) {
     c.diagnosis->kind = kBuildNeedsNetwork;
-    c.diagnosis->evidence = net[0].str();
-    not_checked(c, "not checked here: the build reaches for the network (" + net[0].str() + "), and cells build "
-                   "without it",
-                "build it from source without network: the library's own switch for that (causal-conv1d: "
-                "CAUSAL_CONV1D_FORCE_BUILD=TRUE), or in the library, build when the download fails for any reason");
+    c.diagnosis->evidence = reached;
+    not_checked(c, "not checked here: the build reaches for the network (" + reached + "), and cells build "
+                   "without it", fix);
     return;
   }
   const std::string header = c.diagnosis->kind == "compile_error" ? missing_header(c.diagnosis->summary) : "";
