@@ -849,6 +849,20 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
                                   fmt::join(where, ", ")) +
                           exposes);
   }
+  const bool imported = report.contains("import") && json_flag(report["import"], "ok");
+  bool all_loaded = true;
+  for (const auto& lib : report.value("libraries", nlohmann::json::array()))
+    all_loaded = all_loaded && json_flag(lib, "loaded");
+  if (report.contains("namespaces_added") && !(imported && all_loaded))
+    // Nothing registered where its import failed or a library did not load says nothing of its ops
+    // (dgl 2.1.0 beside torch 2.15: built for another torch).
+    return make_check("", "registration", "", Status::skip,
+                      "its ops not inspected: no namespace declared for them, and its import or a library of it did "
+                      "not load (see load)" + exposes);
+  if (report.contains("namespaces_added"))
+    return make_check("", "registration", "", Status::skip,
+                      "registers no dispatcher op: its load and import added none to torch's dispatcher (a plain "
+                      "Python extension); the load, the import and the smoke are its checks" + exposes);
   return make_check("", "registration", "", Status::skip,
               "not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
               "the import and the smoke are its checks" + exposes);
