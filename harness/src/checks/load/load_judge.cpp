@@ -861,8 +861,11 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
                       "not load (see load)" + exposes);
   if (report.contains("namespaces_added"))
     return make_check("", "registration", "", Status::skip,
-                      "registers no dispatcher op: its load and import added none to torch's dispatcher (a plain "
-                      "Python extension); the load, the import and the smoke are its checks" + exposes);
+                      std::string(report.contains("import") ? "registers no dispatcher op at import: its import added "
+                                                              "none to torch's dispatcher"
+                                                            : "registers no dispatcher op: its libraries, loaded, "
+                                                              "added none to torch's dispatcher") +
+                          "; the load, the import and the smoke are its checks" + exposes);
   return make_check("", "registration", "", Status::skip,
               "not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
               "the import and the smoke are its checks" + exposes);
