@@ -1088,7 +1088,12 @@ def helper(args):
         return reach(torch, args)
     dl = libc()
     if args.just_load:
-        return load_one(dl, args.libraries[0], args.find or None)
+        before = registered_ops(torch)
+        out = load_one(dl, args.libraries[0], args.find or None)
+        added = namespaces_added(torch, before) if out["loaded"] else {}
+        if added:
+            out["registers"] = added  # what loading it (and the siblings it needed) adds to the dispatcher
+        return out
     for path in args.libraries:
         dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL)
     return kernel_table(torch, args.namespace, [o for o in args.ops.split(",") if o])

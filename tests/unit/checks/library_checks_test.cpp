@@ -459,6 +459,18 @@ TEST(LoadChecks, APackageThatRegisteredOpsNobodyDeclaredIsNotCalledAPlainExtensi
                                   {"namespaces_added", nlohmann::json::object()}};
   EXPECT_EQ(not_a_dispatcher_library(without, "r").message.rfind("registers no dispatcher op at import: its import "
                                                                  "added none", 0), 0u);
+  // executorch 1.5.1: its import registers nothing, its custom-ops library does when loaded.
+  const nlohmann::json by_library = {
+      {"import", {{"ok", true}, {"module", "executorch"}, {"functions", nlohmann::json::array()}}},
+      {"namespaces_added", nlohmann::json::object()},
+      {"libraries",
+       {{{"path", "/site/executorch/extension/llm/custom_ops/libcustom_ops_aot_lib.so"}, {"loaded", true},
+         {"registers", {{"llama", {"custom_sdpa", "fast_hadamard_transform", "sdpa_with_kv_cache", "update_cache",
+                                   "update_cross_attn_cache"}}}}}}}};
+  EXPECT_EQ(not_a_dispatcher_library(by_library, "r").message,
+            "its ops not judged: its import registers none, and its libraries, loaded, register ops in namespace llama "
+            "(custom_sdpa, fast_hadamard_transform, sdpa_with_kv_cache, update_cache, …) by libcustom_ops_aot_lib.so "
+            "(declare it as the project's `namespace:` to judge them); module executorch exposes no functions");
   // dgl 2.1.0 beside torch 2.15: its import fails, so nothing it registers could be read.
   const nlohmann::json failed = {{"import", {{"ok", false}, {"module", "dgl"}}},
                                  {"namespaces_added", nlohmann::json::object()}};

@@ -859,6 +859,27 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
     return make_check("", "registration", "", Status::skip,
                       "its ops not inspected: no namespace declared for them, and its import or a library of it did "
                       "not load (see load)" + exposes);
+  // executorch 1.5.1: `import executorch` registers nothing; its libcustom_ops_aot_lib.so registers
+  // llama::sdpa_with_kv_cache, … when loaded (its users import executorch.extension.llm.custom_ops).
+  std::vector<std::string> by_libraries;
+  const nlohmann::json libraries = report.value("libraries", nlohmann::json::array());
+  for (const auto& lib : libraries) {
+    const nlohmann::json registers = lib.value("registers", nlohmann::json::object());
+    for (const auto& [ns, ops] : registers.items()) {
+      const auto names = ops.get<std::vector<std::string>>();
+      const std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 4));
+      const std::string path = json_text(lib, "path");
+      by_libraries.push_back(fmt::format("{} ({}{}) by {}", ns, fmt::join(shown, ", "),
+                                         names.size() > shown.size() ? ", …" : "",
+                                         path.substr(path.find_last_of('/') + 1)));
+    }
+  }
+  if (report.contains("namespaces_added") && !by_libraries.empty())
+    return make_check("", "registration", "", Status::skip,
+                      fmt::format("its ops not judged: its import registers none, and its libraries, loaded, register "
+                                  "ops in namespace {} (declare it as the project's `namespace:` to judge them)",
+                                  fmt::join(by_libraries, ", ")) +
+                          exposes);
   if (report.contains("namespaces_added"))
     return make_check("", "registration", "", Status::skip,
                       std::string(report.contains("import") ? "registers no dispatcher op at import: its import added "
