@@ -137,6 +137,13 @@ std::vector<SharedBuildEngine::Build> SharedBuildEngine::builds() const {
   return builds_;
 }
 
+std::vector<std::string> SharedBuildEngine::cells_acquiring() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [key, flight] : flights_) out.push_back(flight.cell_id);
+  return out;
+}
+
 std::vector<SharedBuildEngine::ImageWait> SharedBuildEngine::image_waits() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return waits_;
@@ -227,11 +234,20 @@ void ImageLookAhead::walk() {
     }
     const std::string root = engine_.storage_root();
     const double need = settings_.storage_need ? settings_.storage_need(cell) : 0;
+    // An image a worker is building beside it takes its own room as it commits: two CUDA images
+    // begun at once with 27 GB free filled the disk (each needs its size and twice its largest
+    // layer for a moment, and neither had taken any when the other looked).
+    double beside = 0;
+    for (const auto& id : engine_.cells_acquiring())
+      for (const Cell* other : cells_)
+        if (other->id == id && other->id != cell.id && settings_.storage_need) beside += settings_.storage_need(*other);
     const std::optional<double> free = settings_.free_bytes ? settings_.free_bytes(root) : std::nullopt;
-    if (free && *free <= need) {
+    if (free && *free <= need + beside) {
       say(cell, fmt::format("image (look-ahead): not built ahead: {} storage {} has {} free, this image needs about "
-                            "{}; the cell builds it itself when it starts",
-                            engine_.name(), root, human_bytes(*free), human_bytes(need)));
+                            "{}{}; the cell builds it itself when it starts",
+                            engine_.name(), root, human_bytes(*free), human_bytes(need),
+                            beside > 0 ? fmt::format(" beside the {} of the image being built now", human_bytes(beside))
+                                       : std::string()));
       continue;
     }
     const std::string log = settings_.log_path(cell);

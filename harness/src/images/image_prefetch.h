@@ -58,6 +58,8 @@ class SharedBuildEngine : public Engine {
 
   std::vector<Build> builds() const;
   std::vector<ImageWait> image_waits() const;
+  // The cells whose image is being acquired now (by a worker or the look-ahead).
+  std::vector<std::string> cells_acquiring() const;
   Engine& inner() { return *inner_; }
 
   std::string name() const override { return inner_->name(); }

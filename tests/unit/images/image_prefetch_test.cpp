@@ -314,6 +314,28 @@ TEST_F(ImagePrefetch, NoBuildAheadWhenTheStorageLacksTheRoom) {
   EXPECT_EQ(images_->builds["t1"], 1);
 }
 
+// PyPI torch 2.0.1's and 2.1.2's images begun at once with 27 GB free: each fits alone, the two
+// filled the disk as they committed. The look-ahead counts the image a worker is building.
+TEST_F(ImagePrefetch, AnImageIsNotBuiltAheadWhereItFitsOnlyWithoutTheOneBeingBuilt) {
+  make_cells(2);
+  free_bytes_ = 40e9;  // each needs 25e9: one fits, two do not
+  images_->held.insert("t0");
+  std::thread worker([&] { engine_->ensure_image(cells_[0], "/tmp/c0.log", 60); });
+  ASSERT_TRUE(images_->await([&] { return images_->ensure_calls["c0"] == 1; }));
+  {
+    ImageLookAhead la(*engine_, cell_pointers(), settings(1));
+    start_cell(la, 0);
+    ASSERT_TRUE(images_->await([&] { return said("c1: image (look-ahead): not built ahead"); }));
+    bool names_both = false;
+    for (const auto& l : said_) names_both |= l.find("beside the 25.0 GB of the image being built now") != std::string::npos;
+    EXPECT_TRUE(names_both);
+    images_->release("t0");
+    worker.join();
+    la.finish();
+  }
+  EXPECT_EQ(images_->ensure_calls["c1"], 0);
+}
+
 TEST_F(ImagePrefetch, APresentImageIsNotAcquiredAhead) {
   make_cells(3);
   images_->present.insert("t1");
