@@ -13,6 +13,7 @@ FIX = FAKE_KERNEL_FIX + ", and a schema that says what it mutates"
 
 
 def compile_one(torch, name, sample):
+    import torch._dynamo  # torch 2.0 does not import it with torch ("no attribute '_dynamo'")
     # Data-dependent output sizes (nms) would otherwise be a graph break, which fullgraph=True
     # turns into an error: users of such ops set this flag, so the check does too.
     torch._dynamo.config.capture_dynamic_output_shape_ops = True
