@@ -347,3 +347,21 @@ def test_ops_the_imported_module_says_have_no_fake_kernel_here_are_named(monkeyp
     cell = op_samples.Cell({"OPMATRIX_NAMESPACE": "opmatrix", "OPMATRIX_IMPORT": "opm_fake_module"})
     assert op_samples.fakes_unavailable(cell) == {"nms": "nms has no fake kernel in torch 2.0.1"}
     assert op_samples.fakes_unavailable(op_samples.Cell({"OPMATRIX_IMPORT": ""})) == {}
+
+
+def test_a_torch_whose_compile_refuses_this_python_is_not_the_ops_doing():
+    # torch 2.0.1 on Python 3.11: Dynamo's own check raises "Python 3.11+ not yet supported for
+    # torch.compile"; every op's compile failed with it before.
+    import types
+    sys.path.insert(0, str(CELL))
+    import compile_check
+
+    def refuse():
+        raise RuntimeError("Python 3.11+ not yet supported for torch.compile")
+    fake = types.SimpleNamespace(__version__="2.0.1+cu117", compile=object(),
+                                 _dynamo=types.SimpleNamespace(eval_frame=types.SimpleNamespace(
+                                     check_if_dynamo_supported=refuse)))
+    assert compile_check.no_compile(fake) == ("torch 2.0.1+cu117's torch.compile does not run on this Python: "
+                                              "Python 3.11+ not yet supported for torch.compile")
+    fake._dynamo.eval_frame.check_if_dynamo_supported = lambda: None
+    assert compile_check.no_compile(fake) is None
