@@ -42,7 +42,7 @@ void print_findings(std::ostream& to, const LibrarySurvey& s, const std::string&
       to << fmt::format("  also:      {} (not checked; listed in a comment)\n", ops_summary(s.namespaces[i]));
   } else if (s.pybind11_only()) {
     to << "  namespace: none: pybind11 only (PYBIND11_MODULE, no TORCH_LIBRARY); the registration check will say "
-          "\"not a dispatcher op library\"\n";
+          "it registers no dispatcher op\n";
   } else {
     to << "  namespace: none found (no TORCH_LIBRARY, RegisterOperators or torch.library definition)\n";
   }
