@@ -579,8 +579,9 @@ def package_modules(root):
                 top, _, rest = path.partition("/")
                 if top in ("", "..", "__pycache__") or top.endswith((".dist-info", ".data")):
                     continue
-                if rest:  # a package folder
-                    names.add(top)
+                if rest:  # a package folder (not auditwheel's `pkg.libs`: no module)
+                    if top.isidentifier():
+                        names.add(top)
                     continue
                 for suffix in suffixes:  # a module file: foo.py, foo.cpython-311-x86_64-linux-gnu.so
                     if top.endswith(suffix):

@@ -141,7 +141,8 @@ def test_an_import_naming_a_module_the_package_lacks_lists_the_modules_it_holds(
     # deepspeed-kernels 0.0.1: its wheel holds `dskernels`; an import of `deepspeed_kernels` fails
     # for want of the very module it names, and the package is not at fault.
     site = installed_site(build_root / "misnamed-site", "opmatrix_misnamed_kernels", {
-        "opmatrixdsk/__init__.py": "VALUE = 1\n", "opmatrix_top_mod.py": "VALUE = 2\n", "LICENSE": "x\n"})
+        "opmatrixdsk/__init__.py": "VALUE = 1\n", "opmatrix_top_mod.py": "VALUE = 2\n", "LICENSE": "x\n",
+        "opmatrix_misnamed_kernels.libs/libx.so": "x\n"})  # auditwheel's folder: no module
     env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
     out, _ = run_json("load_library.py", "--import", "opmatrix_misnamed_kernels", "--find", str(site), env=env)
     assert out["import"]["ok"] is False
