@@ -913,66 +913,66 @@ def find_libraries(root):
 TORCH_LIBRARY_CTOR = re.compile(rb"_ZN5torch7LibraryC[12]E")
 
 
-def namespaces_named_in(root, namespaces):
-    """Those of NAMESPACES that the package's own files under ROOT define or use ops of (as
-    files_naming_namespace() reads them), each file read once: what a package's import registered
-    in torch's own namespaces (natten's import loads torch.distributed and flex attention:
-    `c10d_functional`, `flex_lib`, …) is torch's, not the package's."""
-    wanted = set(namespaces)
-    found = set()
-    patterns = {ns: (re.compile(rb"""['"]%s::\w|Library\(\s*['"]%s['"]|torch\.ops\.%s\b""" % ((re.escape(ns.encode()),) * 3)),
-                     re.compile(rb"%s::\w" % re.escape(ns.encode())), re.compile(rb"\x00%s\x00" % re.escape(ns.encode())))
-                for ns in wanted}
-    for folder, _, files in os.walk(root):
-        for f in files:
-            python, shared = f.endswith(".py"), f.endswith(".so") or ".so." in f
-            if not (python or shared) or found == wanted:
-                continue
-            try:
-                with open(os.path.join(folder, f), "rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-            ctor = shared and TORCH_LIBRARY_CTOR.search(data)
-            for ns in wanted - found:
-                in_python, schema, own_string = patterns[ns]
-                if (python and in_python.search(data)) or (shared and (schema.search(data) or
-                                                                       (ctor and own_string.search(data)))):
-                    found.add(ns)
-    return found
-
-
-def files_naming_namespace(root, namespace):
-    """Whether the package's own files (under root) define or use ops of the namespace, read in
-    them rather than assumed: Python that names "NS::op" (torch.library.define, custom_op, impl,
-    register_fake), opens Library("NS", ...), calls torch.ops.NS.x; shared libraries holding
-    "NS::op" schemas (RegisterOperators) or a TORCH_LIBRARY block for NS (torch::Library's
-    constructor imported, and NS as a string of its own). A release whose files do none of these
-    defines no op there (bitsandbytes before 0.46 loads its libraries by ctypes): registering
-    none is not a break of it. {"files": how many read, "naming": the first few that do}."""
-    ns = re.escape(namespace.encode())
-    in_python = re.compile(rb"""['"]%s::\w|Library\(\s*['"]%s['"]|torch\.ops\.%s\b""" % (ns, ns, ns))
-    schema, own_string = re.compile(rb"%s::\w" % ns), re.compile(rb"\x00%s\x00" % ns)
-    read, naming = 0, []
+def package_code(root):
+    """(path, its bytes, "python" or "shared", whether it imports torch::Library's constructor) of
+    each Python file and shared library under ROOT, in a stable order, each read once."""
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for f in sorted(files):
-            path = os.path.join(folder, f)
-            if f.endswith(".py"):
-                hit = lambda data: in_python.search(data)  # noqa: E731
-            elif f.endswith(".so") or ".so." in f:
-                hit = lambda data: schema.search(data) or (TORCH_LIBRARY_CTOR.search(data) and  # noqa: E731
-                                                          own_string.search(data))
-            else:
+            kind = "python" if f.endswith(".py") else "shared" if f.endswith(".so") or ".so." in f else None
+            if not kind:
                 continue
+            path = os.path.join(folder, f)
             try:
                 with open(path, "rb") as fh:
                     data = fh.read()
             except OSError:
                 continue
-            read += 1
-            if hit(data) and len(naming) < 5:
-                naming.append(os.path.relpath(path, root))
+            yield path, data, kind, kind == "shared" and bool(TORCH_LIBRARY_CTOR.search(data))
+
+
+def names_namespace(namespace):
+    """A test of one file of package_code(): whether it defines or uses ops of NAMESPACE. Python
+    that names "NS::op" (torch.library.define, custom_op, impl, register_fake), opens
+    Library("NS", ...), calls torch.ops.NS.x; shared libraries holding "NS::op" schemas
+    (RegisterOperators) or a TORCH_LIBRARY block for NS (torch::Library's constructor imported,
+    and NS as a string of its own)."""
+    ns = re.escape(namespace.encode())
+    in_python = re.compile(rb"""['"]%s::\w|Library\(\s*['"]%s['"]|torch\.ops\.%s\b""" % (ns, ns, ns))
+    schema, own_string = re.compile(rb"%s::\w" % ns), re.compile(rb"\x00%s\x00" % ns)
+
+    def test(data, kind, library_ctor):
+        if kind == "python":
+            return bool(in_python.search(data))
+        return bool(schema.search(data) or (library_ctor and own_string.search(data)))
+    return test
+
+
+def namespaces_named_in(root, namespaces):
+    """Those of NAMESPACES that the package's own files under ROOT define or use ops of
+    (names_namespace()), each file read once: what a package's import registered in torch's own
+    namespaces (natten's import loads torch.distributed and flex attention: `c10d_functional`,
+    `flex_lib`, …) is torch's, not the package's."""
+    tests = {ns: names_namespace(ns) for ns in namespaces}
+    found = set()
+    for _, data, kind, library_ctor in package_code(root):
+        found.update(ns for ns, test in tests.items() if ns not in found and test(data, kind, library_ctor))
+        if len(found) == len(tests):
+            break
+    return found
+
+
+def files_naming_namespace(root, namespace):
+    """Whether the package's own files (under root) define or use ops of the namespace
+    (names_namespace()), read in them rather than assumed. A release whose files do none of these
+    defines no op there (bitsandbytes before 0.46 loads its libraries by ctypes): registering
+    none is not a break of it. {"files": how many read, "naming": the first few that do}."""
+    test = names_namespace(namespace)
+    read, naming = 0, []
+    for path, data, kind, library_ctor in package_code(root):
+        read += 1
+        if test(data, kind, library_ctor) and len(naming) < 5:
+            naming.append(os.path.relpath(path, root))
     return {"files": read, "naming": naming}
 
 
