@@ -179,9 +179,10 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
   const std::string exception = last_exception(log);
   if (exception.empty()) return;
   // Its own words that nvcc is missing count only where no compile failed after them.
-  const std::string no_nvcc = c.diagnosis->kind == "compile_error" ? "" : said_no_nvcc(log);
-  if (!stopped_for_cuda(exception) && no_nvcc.empty()) return;
-  const std::string why = stopped_for_cuda(exception) ? exception : no_nvcc + "; then " + exception;
+  const bool cuda_exception = stopped_for_cuda(exception);
+  const std::string no_nvcc = cuda_exception || c.diagnosis->kind == "compile_error" ? "" : said_no_nvcc(log);
+  if (!cuda_exception && no_nvcc.empty()) return;
+  const std::string why = cuda_exception ? exception : no_nvcc + "; then " + exception;
   c.diagnosis->kind = kNeedsCudaToBuild;
   c.diagnosis->evidence = why;
   not_checked(c,

@@ -826,6 +826,17 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
   return import;
 }
 
+namespace {
+
+// "ns (op, op, …)" of the ops a package registered in one namespace, at most `shown` of them.
+std::string namespace_ops(const std::string& ns, const nlohmann::json& ops, std::size_t shown) {
+  const auto names = ops.get<std::vector<std::string>>();
+  const std::vector<std::string> first(names.begin(), names.begin() + std::min(names.size(), shown));
+  return fmt::format("{} ({}{})", ns, fmt::join(first, ", "), names.size() > first.size() ? ", …" : "");
+}
+
+}  // namespace
+
 CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::string& /*repro*/) {
   std::string exposes;
   if (report.contains("import") && json_flag(report["import"], "ok")) {
@@ -833,63 +844,48 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
     exposes = fmt::format("; module {} exposes {}", json_text(report["import"], "module"),
                           functions.empty() ? std::string("no functions") : fmt::format("{}", fmt::join(functions, ", ")));
   }
-  const nlohmann::json added = report.value("namespaces_added", nlohmann::json::object());
+  auto skip = [&](const std::string& message) {
+    return make_check("", "registration", "", Status::skip, message + exposes);
+  };
+  if (!report.contains("namespaces_added"))  // a load step from before 0.14.0: it did not read the dispatcher
+    return skip("not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
+                "the import and the smoke are its checks");
+  const nlohmann::json added = report["namespaces_added"];
   if (added.is_object() && !added.empty()) {
     // torch-cluster registers `torch_cluster::fps`, … with torch::RegisterOperators: a dispatcher op
     // library whose namespace nobody declared, not a plain Python extension.
     std::vector<std::string> where;
-    for (const auto& [ns, ops] : added.items()) {
-      const auto names = ops.get<std::vector<std::string>>();
-      const std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 6));
-      where.push_back(fmt::format("{} ({}{})", ns, fmt::join(shown, ", "), names.size() > shown.size() ? ", …" : ""));
-    }
-    return make_check("", "registration", "", Status::skip,
-                      fmt::format("its ops not judged: no namespace declared for them; its load and import registered "
-                                  "ops in namespace {} (declare it as the project's `namespace:` to judge them)",
-                                  fmt::join(where, ", ")) +
-                          exposes);
+    for (const auto& [ns, ops] : added.items()) where.push_back(namespace_ops(ns, ops, 6));
+    return skip(fmt::format("its ops not judged: no namespace declared for them; its load and import registered ops "
+                            "in namespace {} (declare it as the project's `namespace:` to judge them)",
+                            fmt::join(where, ", ")));
   }
   const bool imported = report.contains("import") && json_flag(report["import"], "ok");
+  const nlohmann::json libraries = report.value("libraries", nlohmann::json::array());
   bool all_loaded = true;
-  for (const auto& lib : report.value("libraries", nlohmann::json::array()))
-    all_loaded = all_loaded && json_flag(lib, "loaded");
-  if (report.contains("namespaces_added") && !(imported && all_loaded))
+  for (const auto& lib : libraries) all_loaded = all_loaded && json_flag(lib, "loaded");
+  if (!(imported && all_loaded))
     // Nothing registered where its import failed or a library did not load says nothing of its ops
     // (dgl 2.1.0 beside torch 2.15: built for another torch).
-    return make_check("", "registration", "", Status::skip,
-                      "its ops not inspected: no namespace declared for them, and its import or a library of it did "
-                      "not load (see load)" + exposes);
+    return skip("its ops not inspected: no namespace declared for them, and its import or a library of it did not "
+                "load (see load)");
   // executorch 1.5.1: `import executorch` registers nothing; its libcustom_ops_aot_lib.so registers
   // llama::sdpa_with_kv_cache, … when loaded (its users import executorch.extension.llm.custom_ops).
   std::vector<std::string> by_libraries;
-  const nlohmann::json libraries = report.value("libraries", nlohmann::json::array());
   for (const auto& lib : libraries) {
     const nlohmann::json registers = lib.value("registers", nlohmann::json::object());
-    for (const auto& [ns, ops] : registers.items()) {
-      const auto names = ops.get<std::vector<std::string>>();
-      const std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 4));
-      const std::string path = json_text(lib, "path");
-      by_libraries.push_back(fmt::format("{} ({}{}) by {}", ns, fmt::join(shown, ", "),
-                                         names.size() > shown.size() ? ", …" : "",
-                                         path.substr(path.find_last_of('/') + 1)));
-    }
+    const std::string path = json_text(lib, "path");
+    for (const auto& [ns, ops] : registers.items())
+      by_libraries.push_back(namespace_ops(ns, ops, 4) + " by " + path.substr(path.find_last_of('/') + 1));
   }
-  if (report.contains("namespaces_added") && !by_libraries.empty())
-    return make_check("", "registration", "", Status::skip,
-                      fmt::format("its ops not judged: its import registers none, and its libraries, loaded, register "
-                                  "ops in namespace {} (declare it as the project's `namespace:` to judge them)",
-                                  fmt::join(by_libraries, ", ")) +
-                          exposes);
-  if (report.contains("namespaces_added"))
-    return make_check("", "registration", "", Status::skip,
-                      std::string(report.contains("import") ? "registers no dispatcher op at import: its import added "
-                                                              "none to torch's dispatcher"
-                                                            : "registers no dispatcher op: its libraries, loaded, "
-                                                              "added none to torch's dispatcher") +
-                          "; the load, the import and the smoke are its checks" + exposes);
-  return make_check("", "registration", "", Status::skip,
-              "not a dispatcher op library: no TORCH_LIBRARY namespace to inspect (a pybind11 extension); the load, "
-              "the import and the smoke are its checks" + exposes);
+  if (!by_libraries.empty())
+    return skip(fmt::format("its ops not judged: its import registers none, and its libraries, loaded, register ops "
+                            "in namespace {} (declare it as the project's `namespace:` to judge them)",
+                            fmt::join(by_libraries, ", ")));
+  return skip(std::string(report.contains("import")
+                              ? "registers no dispatcher op at import: its import added none to torch's dispatcher"
+                              : "registers no dispatcher op: its libraries, loaded, added none to torch's dispatcher") +
+              "; the load, the import and the smoke are its checks");
 }
 
 }  // namespace opmatrix
