@@ -3,7 +3,8 @@
 # trixie base image as the recipe's tag (a PyPI image takes minutes and gigabytes; what is under
 # test is the order of the builds and removals, not the recipe). Two cells of two images:
 #  - a budget that holds both: the first image built before its cells, the second built beside
-#    them (said on stdout) and found present by its own cells' run: 2 builds, both images kept;
+#    them (said on stdout) and found present by its own cells' run — or, on a machine whose disk
+#    has no room for a real image, not built ahead, saying why: 2 builds, both images kept;
 #  - a budget below both: nothing built ahead, each image removed once its cells are done;
 #  - an image that was there before the run is never removed.
 # The cells themselves fail (the base image holds no torch): only the images are judged.
@@ -56,14 +57,22 @@ run() {
 run --disk-budget 100
 builds=$(grep -c '^podman build' "$work/calls.log")
 [ "$builds" = 2 ] || fail "2 builds expected under a budget that holds both, $builds made"
-grep -q "building ${tags[1]} ahead (for ${cells[1]})" "$work/out" || { cat "$work/out"; fail "the second image was not built ahead"; }
-grep -q "${cells[1]}: image present ${tags[1]}" "$work/err" || { tail "$work/err"; fail "the second cells' run did not find its image built ahead"; }
+# The next image is built ahead only where the storage has room for a real one (its measured size,
+# though the build here only tags): a machine short of it must say so, and its cells build it.
+if no_room=$(grep -o "not building ${tags[1]} ahead (for ${cells[1]}): the storage has .* free and it needs about [^;]*" "$work/out"); then
+  echo "NOTE: the build ahead not checked on this machine: $no_room"
+  grep -q "${cells[1]}: image present ${tags[1]}" "$work/err" && fail "the second cells' run found its image present, though nothing built it ahead"
+else
+  grep -q "building ${tags[1]} ahead (for ${cells[1]})" "$work/out" || { cat "$work/out"; fail "the second image was not built ahead"; }
+  grep -q "${cells[1]}: image present ${tags[1]}" "$work/err" || { tail "$work/err"; fail "the second cells' run did not find its image built ahead"; }
+fi
 for t in "${tags[@]}"; do podman image exists "$t" || fail "$t removed under a budget that holds it"; done
 grep -q removing "$work/out" && fail "an image removed under a budget that holds both"
 
 cleanup
 run --disk-budget 0.001
-grep -q "ahead" "$work/out" && fail "an image built ahead under a budget that holds none"
+grep -q ": building .* ahead" "$work/out" && fail "an image built ahead under a budget that holds none"
+grep -q "not building ${tags[1]} ahead (for ${cells[1]}): it needs about .*budget of " "$work/out" || { cat "$work/out"; fail "the run did not say the budget held the build ahead back"; }
 for t in "${tags[@]}"; do
   grep -q "removing $t" "$work/out" || { cat "$work/out"; fail "$t not removed once its cells were done"; }
   podman image exists "$t" && fail "$t still there"

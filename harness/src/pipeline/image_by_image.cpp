@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/process.h"
 #include "images/image_prefetch.h"
+#include "images/run_cost.h"
 #include "pipeline/cell_cache.h"
 #include "pipeline/disk_budget.h"
 #include "pipeline/engine_config.h"
@@ -40,10 +41,19 @@ std::vector<std::vector<std::string>> group_cells_by_image(const std::vector<std
   return groups;
 }
 
-bool room_to_build_ahead(const AheadRoom& room) {
+std::string no_room_to_build_ahead(const AheadRoom& room) {
   const double held = room.kept_bytes + room.current_bytes + room.next_bytes;
-  if (held > room.budget_bytes) return false;
-  return !room.free_bytes || room.next_bytes < *room.free_bytes;
+  if (held > room.budget_bytes)
+    return room.kept_bytes + room.current_bytes > 0
+               ? fmt::format("it needs about {} and the budget of {} holds {} of images this run keeps",
+                             human_bytes(room.next_bytes), human_bytes(room.budget_bytes),
+                             human_bytes(room.kept_bytes + room.current_bytes))
+               : fmt::format("it needs about {}, over the budget of {}", human_bytes(room.next_bytes),
+                             human_bytes(room.budget_bytes));
+  if (room.free_bytes && room.next_bytes >= *room.free_bytes)
+    return fmt::format("the storage has {} free and it needs about {}", human_bytes(*room.free_bytes),
+                       human_bytes(room.next_bytes));
+  return "";
 }
 
 namespace {
@@ -110,9 +120,13 @@ int run_image_by_image(const RunOptions& opts, const Matrix& m, const std::vecto
       const std::string tag = engine->planned_image(n);
       const AheadRoom room{budget.kept_bytes(), there_before ? 0.0 : ahead.storage_need(first), ahead.storage_need(n),
                            budget_bytes, ahead.free_bytes(engine->storage_root())};
-      if (!tag.empty() && engine->image_id(tag).empty() && room_to_build_ahead(room)) {
+      const std::string no_room = no_room_to_build_ahead(room);
+      if (!tag.empty() && engine->image_id(tag).empty() && no_room.empty()) {
         out << fmt::format("{}: building {} ahead (for {}) beside {}'s cells\n", command, tag, n.id, planned) << std::flush;
         next_build = std::async(std::launch::async, [&engine, &n, &ahead] { return acquire_image(*engine, n, ahead); });
+      } else if (!tag.empty() && engine->image_id(tag).empty()) {
+        out << fmt::format("{}: not building {} ahead (for {}): {}; its cells' run builds it\n", command, tag, n.id, no_room)
+            << std::flush;
       }
     }
     const int s = run_selected_cells(run, out, err);

@@ -24,9 +24,10 @@ namespace opmatrix {
 // engine) is a group by itself.
 std::vector<std::vector<std::string>> group_cells_by_image(const std::vector<std::pair<std::string, std::string>>& cells);
 
-// Whether the next image may be built while this one's cells run: the images this run built and
-// keeps, this one (0 when it was there before), and the next (each with room to commit its largest
-// layer) within the budget, and the next within the storage's free space (nullopt: unknown).
+// Why the next image may not be built while this one's cells run, in words ("" where it may): the
+// images this run built and keeps, this one (0 when it was there before), and the next (each with
+// room to commit its largest layer) must be within the budget, and the next within the storage's
+// free space (nullopt: unknown, which holds nothing back).
 struct AheadRoom {
   double kept_bytes = 0;
   double current_bytes = 0;
@@ -34,7 +35,7 @@ struct AheadRoom {
   double budget_bytes = 0;
   std::optional<double> free_bytes;
 };
-bool room_to_build_ahead(const AheadRoom& room);
+std::string no_room_to_build_ahead(const AheadRoom& room);
 
 // Runs `groups` (cell ids of `m`, one image each) in turn under `opts.disk_budget_gb`. `command`
 // names the caller in what it prints ("opmatrix atlas"). The worst exit status of the groups; an

@@ -27,11 +27,15 @@ TEST(GroupCellsByImage, CellsWithoutAnImageRunEachOnTheirOwn) {
 // The next image is built beside this one's cells only where the budget holds the images kept,
 // this one and the next at once, and the disk has room for the next.
 TEST(RoomToBuildAhead, TheBudgetHoldsAllThreeAndTheDiskTheNext) {
-  EXPECT_TRUE(room_to_build_ahead({0, 9e9, 9e9, 20e9, 50e9}));
-  EXPECT_FALSE(room_to_build_ahead({9e9, 9e9, 9e9, 20e9, 50e9})) << "an image kept from before fills the budget";
-  EXPECT_TRUE(room_to_build_ahead({0, 0, 9e9, 10e9, 50e9})) << "this one was there before: not the run's";
-  EXPECT_FALSE(room_to_build_ahead({0, 9e9, 9e9, 20e9, 8e9})) << "the disk has no room for the next";
-  EXPECT_TRUE(room_to_build_ahead({0, 9e9, 9e9, 20e9, std::nullopt})) << "free space unknown holds nothing back";
+  EXPECT_EQ(no_room_to_build_ahead({0, 9e9, 9e9, 20e9, 50e9}), "");
+  EXPECT_EQ(no_room_to_build_ahead({9e9, 9e9, 9e9, 20e9, 50e9}),
+            "it needs about 9.0 GB and the budget of 20.0 GB holds 18.0 GB of images this run keeps")
+      << "an image kept from before fills the budget";
+  EXPECT_EQ(no_room_to_build_ahead({0, 0, 9e9, 10e9, 50e9}), "") << "this one was there before: not the run's";
+  EXPECT_EQ(no_room_to_build_ahead({0, 0, 9e9, 1e6, 50e9}), "it needs about 9.0 GB, over the budget of 1 MB");
+  EXPECT_EQ(no_room_to_build_ahead({0, 9e9, 9e9, 20e9, 8e9}), "the storage has 8.0 GB free and it needs about 9.0 GB")
+      << "the disk has no room for the next";
+  EXPECT_EQ(no_room_to_build_ahead({0, 9e9, 9e9, 20e9, std::nullopt}), "") << "free space unknown holds nothing back";
 }
 
 }  // namespace opmatrix
