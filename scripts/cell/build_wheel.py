@@ -204,6 +204,26 @@ def jit_sources(site):
     return {"sources": dict(sorted(counts.items())), "builders": sorted(builders)}
 
 
+# CUDA device code shipped as files, not inside a shared library: what a package loads through the
+# CUDA driver (cuModuleLoad) when its functions run (cpm-kernels 1.0.11: 11 .fatbin files).
+DEVICE_CODE_SUFFIXES = (".fatbin", ".cubin", ".ptx")
+
+
+def device_code(site):
+    """The CUDA device code files a wheel without shared libraries ships: their count by suffix and
+    the first few paths. None where it ships none."""
+    counts, paths = {}, []
+    for root, _, files in os.walk(site):
+        for f in sorted(files):
+            suffix = os.path.splitext(f)[1]
+            if suffix in DEVICE_CODE_SUFFIXES:
+                counts[suffix] = counts.get(suffix, 0) + 1
+                paths.append(os.path.relpath(os.path.join(root, f), site))
+    if not counts:
+        return None
+    return {"files": dict(sorted(counts.items())), "paths": sorted(paths)[:3]}
+
+
 def summary(wheel, site):
     """The JSON object both build_wheel.py and install_wheel.py print."""
     tags, requires = metadata(wheel)
@@ -213,6 +233,9 @@ def summary(wheel, site):
     jit = jit_sources(site) if not libraries else None
     if jit:
         out["jit"] = jit
+    device = device_code(site) if not libraries else None
+    if device:
+        out["device_code"] = device
     return out
 
 

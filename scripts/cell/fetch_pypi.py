@@ -119,6 +119,24 @@ def get_json(url):
     return opened(url, read)
 
 
+def absent_from_index(name, index=None):
+    """Whether the index has no project of this name at all (its JSON page answers 404): a
+    requirement that no Python or platform can meet (cumesh 0.1.0 requires `python (>=3.8)`).
+    False where the index cannot be asked (pip itself is kept off any: PIP_NO_INDEX)."""
+    if os.environ.get("PIP_NO_INDEX"):
+        return False
+    try:
+        return get_json("%s/pypi/%s/json" % (index_url(index), normalise(name))) is None
+    except Failure:
+        return False
+
+
+def not_on_index(name):
+    """The words for a required project the index does not have, with the fix where it is known."""
+    return "the index has no project named %s: pip cannot install it on any Python or platform%s" % (
+        name, "; Python's own version belongs in Requires-Python, not in Requires-Dist" if name == "python" else "")
+
+
 def file_entries(files, page_url):
     """What we keep of a release's files in PyPI's JSON; a name that is not a plain file name
     (a path, a hidden file) is never written to the cache. URLs may be relative to the page

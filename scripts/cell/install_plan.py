@@ -137,6 +137,9 @@ def plan(requirement, cache):
         if wanted == name:
             raise Failure("no_wheel", "pip finds no wheel of %s for this cell's Python %s and platform (pip: %s)" % (
                 requirement, python, line), python=python)
+        if wanted and fetch_pypi.absent_from_index(wanted):
+            raise Failure("requirement_not_on_index", "pip cannot install %s: it requires %s, and %s (pip: %s)" % (
+                requirement, spelled, fetch_pypi.not_on_index(wanted), line), requirement=spelled)
         if wanted:
             # torchdata 0.6.1 in Python 3.13: its wheel is there, the torch==2.0.1 it pins has none.
             raise Failure("requirement_no_wheel", "pip cannot install %s here: it requires %s, which has no wheel "

@@ -45,6 +45,7 @@ import sys
 import zipfile
 
 import build_requires
+import fetch_pypi
 from build_wheel import Refused, prepare, run_captured
 from fetch_pypi import normalise, write_atomic
 from wheel_tags import best_wheel, interpreter_tags
@@ -232,7 +233,11 @@ def unresolvable(out, python):
         for l in lines:
             m = re.search(pattern, l)
             if m:
-                return "%s cannot be had for the cell's Python %s from the index (pip: %s)" % (m.group(1).strip(), python, l)
+                wanted = m.group(1).strip()
+                name = re.match(r"[A-Za-z0-9._-]+", wanted)
+                if name and fetch_pypi.absent_from_index(name.group(0)):
+                    return "%s: %s (pip: %s)" % (wanted, fetch_pypi.not_on_index(normalise(name.group(0))), l)
+                return "%s cannot be had for the cell's Python %s from the index (pip: %s)" % (wanted, python, l)
     conflict = [l for l in lines if re.search(r"\bconflict|\brequires\b.*\bbut\b", l, re.I) and not l.startswith("File ")]
     if conflict or "ResolutionImpossible" in out:
         return ("the project's requirements cannot be resolved together with the cell's torch family (pinned) for "

@@ -297,3 +297,18 @@ def test_live_pypi(tmp_path, accepted):
         assert r.json["tag"] == want[0] and r.json["filename"] == "fbgemm_gpu_cpu-1.0.0-%s.whl" % want[0]
     else:
         failed(r, "no_compatible_wheel")
+
+
+def test_a_project_the_index_lacks_is_told_from_one_it_holds(index, monkeypatch):
+    # cumesh 0.1.0 requires `python (>=3.8)`: the index's page for it is a 404, no Python or platform
+    # can install it. Kept off any index (PIP_NO_INDEX), nothing is asked.
+    import fetch_pypi
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.delenv("PIP_NO_INDEX", raising=False)
+    assert fetch_pypi.absent_from_index("python", index.url) is True
+    assert fetch_pypi.absent_from_index("opm_demo", index.url) is False
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    assert fetch_pypi.absent_from_index("python", index.url) is False
+    assert fetch_pypi.not_on_index("python").endswith("Python's own version belongs in Requires-Python, not in "
+                                                      "Requires-Dist")

@@ -82,8 +82,10 @@ class FakePips:
 
 @pytest.fixture
 def pips(monkeypatch):
-    def make(fast, own, fetched=True):
+    def make(fast, own, fetched=True, absent=()):
         fake = FakePips(fast, own)
+        # The index, asked whether a required project exists at all: these names it lacks.
+        monkeypatch.setattr(install_plan.fetch_pypi, "absent_from_index", lambda name: name in absent)
         monkeypatch.setattr(install_plan, "run", fake)
         monkeypatch.setattr(install_plan, "runtime_pip", lambda: "this runtime's pip 23.0.1")
         monkeypatch.setattr(install_plan, "resolver_pip", lambda cache: (
@@ -137,6 +139,21 @@ def test_a_requirement_without_a_wheel_is_not_the_release_without_one(pips, tmp_
     assert refused.value.out["message"].startswith("pip cannot install libx==1.0 here: it requires torch==2.0.1, "
                                                    "which has no wheel for this cell's Python")
     assert install_plan.wanted_in("ERROR: No matching distribution found for libx==1.0") == ("libx", "libx==1.0")
+
+
+def test_a_requirement_no_index_holds_is_said_so_with_its_fix(pips, tmp_path):
+    # cumesh 0.1.0 requires `python (>=3.8)`: no project of that name exists, so no Python or
+    # platform installs it; not "no wheel for this cell's Python".
+    words = (1, "ERROR: Could not find a version that satisfies the requirement python>=3.8 (from libx) "
+                "(from versions: none)\nERROR: No matching distribution found for python>=3.8\n", [])
+    pips(fast=words, own=words, absent=("python",))
+    with pytest.raises(install_plan.Failure) as refused:
+        install_plan.plan("libx==1.0", str(tmp_path))
+    assert refused.value.out["error"] == "requirement_not_on_index"
+    assert refused.value.out["message"].startswith(
+        "pip cannot install libx==1.0: it requires python>=3.8, and the index has no project named python: pip "
+        "cannot install it on any Python or platform; Python's own version belongs in Requires-Python, not in "
+        "Requires-Dist (pip: ")
 
 
 def test_without_the_resolver_the_runtimes_pip_answers(pips, tmp_path):

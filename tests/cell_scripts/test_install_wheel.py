@@ -121,6 +121,21 @@ def test_a_wheel_that_compiles_its_sources_at_first_use_says_what_and_where(tmp_
     assert "jit" not in out
 
 
+def test_a_wheel_shipping_cuda_device_code_files_names_them(tmp_path):
+    # cpm-kernels 1.0.11: a py3-none-any wheel with no shared library and 11 .fatbin files it loads
+    # through the CUDA driver.
+    members = {"opm_dev/__init__.py": b"", "opm_dev/kernels/b.fatbin": b"\x50\xed\x55\xba",
+               "opm_dev/kernels/a.fatbin": b"\x50\xed\x55\xba", "opm_dev/kernels/c.ptx": b".version 8.0\n"}
+    out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched", "py3-none-any", members=members), tmp_path / "b")
+    assert out["libraries"] == []
+    assert out["device_code"] == {"files": {".fatbin": 2, ".ptx": 1},
+                                  "paths": ["opm_dev/kernels/a.fatbin", "opm_dev/kernels/b.fatbin",
+                                            "opm_dev/kernels/c.ptx"]}
+    del members["opm_dev/kernels/a.fatbin"], members["opm_dev/kernels/b.fatbin"], members["opm_dev/kernels/c.ptx"]
+    out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched2", "py3-none-any", members=members), tmp_path / "b2")
+    assert "device_code" not in out
+
+
 def test_a_pure_wheel_taken_where_the_compiled_ones_do_not_fit_names_them(tmp_path):
     # torchopt 0.7.3 and torchdata 0.7.1 in Python 3.13: cp38-cp311 wheels with the extension, and a
     # py3-none-any one without it, which pip takes. fetch_pypi.py keeps the release's file list

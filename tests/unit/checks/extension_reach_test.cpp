@@ -150,6 +150,28 @@ TEST(ExtensionReach, AWheelThatCompilesItsCodeAtFirstUseSaysSo) {
   EXPECT_FALSE(no_library_result(sources_only, false, "r").diagnosis);
 }
 
+// cpm-kernels 1.0.11's py3-none-any wheel holds no shared library but 11 .fatbin files, which it
+// loads through the CUDA driver when its functions run: not "a pure-Python release", a limit.
+TEST(ExtensionReach, AWheelWhoseCompiledCodeIsDeviceCodeFilesSaysSo) {
+  const auto build = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["py3-none-any"],
+    "wheel": "/build/wheel/cpm_kernels-1.0.11-py3-none-any.whl",
+    "device_code": {"files": {".fatbin": 11}, "paths": ["cpm_kernels/kernels/cuda/arith.fatbin",
+      "cpm_kernels/kernels/cuda/embedding.fatbin", "cpm_kernels/kernels/cuda/gelu.fatbin"]}})");
+  const CheckResult c = no_library_result(build, false, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "device_code_at_use");
+  EXPECT_EQ(c.message, "a release whose compiled code is CUDA device code: its wheel cpm_kernels-1.0.11-py3-none-any.whl "
+                       "(tags py3-none-any) ships its compiled code as CUDA device code, 11 .fatbin files "
+                       "(cpm_kernels/kernels/cuda/arith.fatbin, cpm_kernels/kernels/cuda/embedding.fatbin, "
+                       "cpm_kernels/kernels/cuda/gelu.fatbin, …), which it loads through the CUDA driver when its "
+                       "functions run (needs a GPU there); this pair runs its import, not that code, so its kernels "
+                       "are not measured here");
+  auto none = build;
+  none.erase("device_code");
+  EXPECT_EQ(no_library_result(none, false, "r").message.rfind("a pure-Python release", 0), 0u);
+}
+
 // A package's libraries as its users load them: the core after its sibling, an optional
 // backend whose system library is missing named once, as a limit.
 TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {

@@ -414,6 +414,30 @@ TEST(ImportCheck, AFirstUseCompileForTheVisibleGpusOnAMachineWithoutOneIsNotChec
   EXPECT_EQ(import_check(own, "r").status, Status::fail);
 }
 
+// cpm-kernels 1.0.11 in PyPI torch 2.15 (CUDA 13.2), no GPU: its import calls cudaGetDeviceCount,
+// and cudart answers as it does where no driver is installed. On a machine with a GPU (an old
+// driver) the same words are the library's red.
+TEST(ImportCheck, AnImportInitialisingCudaOnAMachineWithoutAGpuIsNotChecked) {
+  const nlohmann::json import = {
+      {"module", "cpm_kernels"}, {"ok", false},
+      {"error", "RuntimeError: CUDA Runtime Error: CUDA driver version is insufficient for CUDA runtime version"},
+      {"traceback", "  File \"/build/site/cpm_kernels/library/cudart.py\", line 351, in cudaGetDeviceCount\n"
+                    "RuntimeError: CUDA Runtime Error: CUDA driver version is insufficient for CUDA runtime version\n"}};
+  const CheckResult c = import_check(import, "r", /*gpu_visible=*/false);
+  EXPECT_EQ(c.status, Status::skip);
+  EXPECT_EQ(c.message, "cpm_kernels not checked here: its import initialises CUDA, and this machine has no GPU or "
+                       "driver (\"CUDA driver version is insufficient for CUDA runtime version\")");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "needs_gpu_driver");
+  EXPECT_EQ(import_check(import, "r", /*gpu_visible=*/true).status, Status::fail) << "a GPU is there: an old driver";
+  const nlohmann::json torch_init = {{"module", "x"}, {"ok", false},
+                                     {"error", "RuntimeError: Found no NVIDIA driver on your system. Please check that "
+                                               "you have an NVIDIA GPU and installed a driver"}};
+  EXPECT_EQ(import_check(torch_init, "r", false).status, Status::skip);
+  const nlohmann::json other = {{"module", "x"}, {"ok", false}, {"error", "RuntimeError: CUDA error: out of memory"}};
+  EXPECT_EQ(import_check(other, "r", false).status, Status::fail);
+}
+
 // intel-extension-for-transformers 1.4.2 beside torch 2.9.1 on a CPU without AVX-512: its
 // libkernellibs.so dies of SIGILL as it loads (AVX-512 code in a constructor); qbits_py's
 // undefined symbol of an older torch is the pair's red.

@@ -39,6 +39,10 @@ std::string fix_for(const std::string& kind, const nlohmann::json& report) {
     return "nothing to fix in this runtime: a requirement the release names has no wheel for its Python or "
            "platform (users here get the same 'No matching distribution'); use a release whose requirements have "
            "wheels here";
+  if (kind == "requirement_not_on_index")
+    return "nothing to fix in this runtime: the release requires a project no index holds, so pip install fails on "
+           "every Python and platform; its maintainers must correct that requirement (Python's own version goes in "
+           "Requires-Python)";
   return "run the reproduction command: pip's own words say which requirement cannot be met";
 }
 

@@ -61,6 +61,26 @@ std::string compiled_at_first_use(const nlohmann::json& build) {
                      fmt::join(counts, ", "), fmt::join(builders, ", "), builders.size() == 1 ? "s" : "");
 }
 
+// build_wheel.py's "device_code": the CUDA device code files (.fatbin, .cubin, .ptx) a wheel
+// without shared libraries ships, which it loads through the CUDA driver when its functions run
+// (cpm-kernels 1.0.11). "" where it ships none.
+std::string device_code_at_use(const nlohmann::json& build) {
+  if (!build.is_object() || !build.contains("device_code") || !build["device_code"].is_object()) return "";
+  const nlohmann::json& device = build["device_code"];
+  std::vector<std::string> counts, paths;
+  if (device.contains("files") && device["files"].is_object())
+    for (const auto& [suffix, n] : device["files"].items())
+      counts.push_back(fmt::format("{} {}", n.is_number() ? n.get<int>() : 0, suffix));
+  if (device.contains("paths") && device["paths"].is_array())
+    for (const auto& path : device["paths"])
+      if (path.is_string()) paths.push_back(path.get<std::string>());
+  if (counts.empty()) return "";
+  return fmt::format("ships its compiled code as CUDA device code, {} file{} ({}{}), which it loads through the CUDA "
+                     "driver when its functions run (needs a GPU there)",
+                     fmt::join(counts, ", "), counts.size() == 1 && counts.front().rfind("1 ", 0) == 0 ? "" : "s",
+                     fmt::join(paths, ", "), paths.size() < 3 ? "" : ", …");
+}
+
 }  // namespace
 
 CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro) {
@@ -80,6 +100,14 @@ CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const
       c.diagnosis = make_diagnosis("compiled_wheel_elsewhere", c.message,
                                    "where its compiled features are needed, use a Python its compiled wheels are for, "
                                    "or a release with a compiled wheel for this one",
+                                   repro);
+    } else if (const std::string device = device_code_at_use(build); !device.empty()) {
+      c.message = fmt::format("a release whose compiled code is CUDA device code: its wheel {} {}; this pair runs "
+                              "its import, not that code, so its kernels are not measured here",
+                              wheel, device);
+      c.diagnosis = make_diagnosis("device_code_at_use", c.message,
+                                   "nothing to fix in the release: its kernels run where a GPU and its driver are; "
+                                   "run this pair on a machine with a GPU to measure them",
                                    repro);
     } else if (const std::string jit = compiled_at_first_use(build); !jit.empty()) {
       c.message = fmt::format("a release that compiles its C++/CUDA code at first use: its wheel {} {}; this pair "

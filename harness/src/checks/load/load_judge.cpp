@@ -651,7 +651,26 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
   return out;
 }
 
-CheckResult import_check(const nlohmann::json& import, const std::string& repro) {
+namespace {
+
+// What the CUDA runtime, the driver API and torch say where a program initialises CUDA on a machine
+// without a GPU or its driver: cudart's cudaErrorInsufficientDriver (what it returns where no driver
+// is installed at all) and cudaErrorNoDevice, torch's lazy init and its device count. A package that
+// calls them as it is imported (cpm-kernels 1.0.11: cudaGetDeviceCount) works on its users' GPU
+// machines; on one with a GPU the same words (an old driver) stay red.
+constexpr const char* kNoGpuWords[] = {"CUDA driver version is insufficient for CUDA runtime version",
+                                       "no CUDA-capable device is detected", "CUDA_ERROR_NO_DEVICE",
+                                       "Found no NVIDIA driver on your system", "No CUDA GPUs are available"};
+
+std::string no_gpu_words_in(const std::string& error) {
+  for (const char* words : kNoGpuWords)
+    if (error.find(words) != std::string::npos) return words;
+  return "";
+}
+
+}  // namespace
+
+CheckResult import_check(const nlohmann::json& import, const std::string& repro, bool gpu_visible) {
   const std::string module = json_text(import, "module");
   if (json_flag(import, "ok")) {
     const auto declined = import.value("declined", std::vector<std::string>{});
@@ -758,6 +777,16 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro)
                                  "nothing to fix in the library: it is CUDA-only; use it beside a CUDA build of torch "
                                  "with a CUDA toolkit (CUDA_HOME)",
                                  repro, traceback);
+    return c;
+  }
+  if (!gpu_visible && !no_gpu_words_in(error).empty()) {
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("{} not checked here: its import initialises CUDA, and this machine has "
+                                            "no GPU or driver (\"{}\")",
+                                            module, no_gpu_words_in(error)));
+    c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
+                                 "nothing to fix in the library: run this cell on a machine with a GPU", repro,
+                                 traceback.empty() ? error : traceback);
     return c;
   }
   CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));

@@ -55,7 +55,9 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 // exposes, or its error diagnosed like a failed step's log (a torch too old for it, …). An import
 // that succeeds while the package declines its own compiled extension (load_library.py's
 // "declined": a warning and a Python fallback) fails: declined_extension, quoting its words.
-CheckResult import_check(const nlohmann::json& import, const std::string& repro);
+// Without `gpu_visible`, an import that stops in CUDA's or torch's own words for a machine without a
+// GPU or driver (kNoGpuWords: a package initialising CUDA as it is imported) is not checked here.
+CheckResult import_check(const nlohmann::json& import, const std::string& repro, bool gpu_visible = true);
 // An import that compiles its CUDA code (torch.utils.cpp_extension) for the visible GPUs, on a
 // machine with none: a skip that leaves nothing of the library to judge here. Told by torch's
 // own failure on the empty arch list, or by the package's own words asking for
