@@ -68,6 +68,14 @@ def why_none_fits(filenames, accepted):
     what this interpreter takes."""
     tags = [t.split("-") for f in filenames for t in wheel_tags(f)]
     if not tags:
+        # A .whl whose name is not `name-version[-build]-py-abi-platform` (multiscaledeformableattention
+        # 1.0's one file: MultiScaleDeformableAttention-0.1-none-any.whl): pip skips it.
+        malformed = [f for f in filenames if f.endswith(".whl")]
+        if malformed:
+            one = len(malformed) == 1
+            return "its %s, %s, %s not named as PEP 427 requires (name-version-python-abi-platform.whl): pip skips %s" % (
+                "one .whl file" if one else ".whl files", ", ".join(malformed), "is" if one else "are",
+                "it" if one else "them")
         return "it has no wheels"
     have = "it has " + wheels_for(filenames)
     ours = "this cell's Python %d.%d" % sys.version_info[:2]

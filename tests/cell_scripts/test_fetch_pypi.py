@@ -215,6 +215,19 @@ def test_a_wheel_for_this_python_but_another_platform_is_said_so(tmp_path, accep
         idx.stop()
 
 
+def test_a_wheel_file_not_named_as_a_wheel_is_named(tmp_path):
+    # multiscaledeformableattention 1.0's one file: MultiScaleDeformableAttention-0.1-none-any.whl (no
+    # Python tag): pip skips it, and "it has no wheels" would hide that it tried to ship one.
+    idx = Index()
+    try:
+        idx.project("opm-bad", {"1.0": [idx.file("opm_bad-0.1-none-any.whl")]})
+        err = failed(fetch(idx.url, tmp_path, "wheel", "opm-bad==1.0"), "no_compatible_wheel")
+        assert "its one .whl file, opm_bad-0.1-none-any.whl, is not named as PEP 427 requires " \
+               "(name-version-python-abi-platform.whl): pip skips it" in err["message"], err["message"]
+    finally:
+        idx.stop()
+
+
 @pytest.mark.parametrize("requirement", ["opm-demo", "opm-demo>=1.0", "opm-demo==1.*", "opm-demo[x]==1.0",
                                          "opm-demo===1.0", "../x==1.0", ""])
 def test_bad_requirement(requirement, tmp_path):
@@ -302,6 +315,7 @@ def test_live_pypi(tmp_path, accepted):
 def test_a_project_the_index_lacks_is_told_from_one_it_holds(index, monkeypatch):
     # cumesh 0.1.0 requires `python (>=3.8)`: the index's page for it is a 404, no Python or platform
     # can install it. Kept off any index (PIP_NO_INDEX), nothing is asked.
+    monkeypatch.syspath_prepend(str(CELL))
     import fetch_pypi
     monkeypatch.setenv("no_proxy", "127.0.0.1")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")

@@ -36,6 +36,19 @@ TEST(LoadChecks, UndefinedSymbolsAreNamedDemangledWithTheCount) {
   EXPECT_EQ(checks[0].diagnosis->repro, "repro");
 }
 
+// torch-kdtree 1.0 ships torch_knn….so twice (top level and in its package): one red, not two.
+TEST(LoadChecks, ALibraryShippedTwiceFailingAlikeIsOneRed) {
+  auto report = undefined_report();
+  report["libraries"].push_back(report["libraries"][0]);
+  report["libraries"][1]["path"] = "/x/pkg/libopmatrix_ops.so";
+  const auto checks = load_checks(report, "repro");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_NE(checks[0].message.find("(the package ships 2 copies of it, at different paths, which fail alike)"),
+            std::string::npos) << checks[0].message;
+  report["libraries"][1]["undefined"][0]["demangled"] = "at::_ops::zeros::call";  // a different failure: its own red
+  EXPECT_EQ(load_checks(report, "repro").size(), 2u);
+}
+
 TEST(LoadChecks, ALibraryThatKillsItsLoaderIsACrashWithTheReason) {
   const auto report = nlohmann::json::parse(R"({"torch": "2.5.1", "libraries": [
       {"path": "/build/site/x/_a_cuda.so", "loaded": false, "error_kind": "crash", "signal": "SIGABRT",
@@ -614,6 +627,28 @@ TEST(ImportCheck, AModuleItFellBackFromIsTheOneNamedFirst) {
   ASSERT_TRUE(checks[0].diagnosis);
   EXPECT_EQ(checks[0].diagnosis->kind, "undeclared_requirement");
   EXPECT_NE(checks[0].diagnosis->summary.find("the module 'packaging'"), std::string::npos) << checks[0].diagnosis->summary;
+}
+
+// ms-deform-attn 1.0.1 in PyPI torch 2.15 (CUDA 13.2): its library is a CUDA 12 build ("needs
+// libcudart.so.12"), and its import fails loading that very library: one cause, one red.
+TEST(ImportCheck, AnImportFailingForTheLibraryItsLibraryLacksIsNotASecondRed) {
+  const nlohmann::json import = {{"module", "MultiScaleDeformableAttention"}, {"ok", false},
+                                 {"error", "ImportError: libcudart.so.12: cannot open shared object file: No such file "
+                                           "or directory"}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::fail);
+  CheckResult library = testbed::check_result("load", Status::fail, "", "",
+                                              "MultiScaleDeformableAttention.cpython-311-x86_64-linux-gnu.so: built for "
+                                              "CUDA 12: needs libcudart.so.12, and this runtime's torch has CUDA 13.2");
+  library.subtest = "library";
+  const CheckResult explained = explained_by_library_failure(c, {library});
+  EXPECT_EQ(explained.status, Status::skip);
+  EXPECT_FALSE(explained.diagnosis);
+  EXPECT_NE(explained.message.find("the missing libcudart.so.12 its library lacks, above: one cause, judged there"),
+            std::string::npos) << explained.message;
+  // Another library missing at import is its own red.
+  library.message = "_C.so: built for CUDA 12: needs libcublas.so.12, and this runtime's torch has CUDA 13.2";
+  EXPECT_EQ(explained_by_library_failure(c, {library}).status, Status::fail);
 }
 
 // xformers' "can't load C++/CUDA extensions" (load_library.py's "declined"): it imports and runs

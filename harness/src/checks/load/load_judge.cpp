@@ -325,6 +325,36 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
   return c;
 }
 
+namespace {
+
+// A library its wheel ships twice (torch-kdtree 1.0: torch_knn….so at the top level and inside its
+// package) fails alike at both paths: one red, saying how many copies fail so.
+std::vector<CheckResult> one_red_per_copied_library(std::vector<CheckResult> results) {
+  std::vector<CheckResult> out;
+  std::vector<int> copies;
+  for (auto& c : results) {
+    const auto same = std::find_if(out.begin(), out.end(), [&](const CheckResult& kept) {
+      return c.subtest == "library" && is_bad(c.status) && kept.subtest == c.subtest && kept.status == c.status &&
+             kept.message == c.message;
+    });
+    if (same != out.end()) {
+      ++copies[static_cast<std::size_t>(same - out.begin())];
+      continue;
+    }
+    out.push_back(std::move(c));
+    copies.push_back(1);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (copies[i] > 1) {
+      const std::string also = fmt::format(" (the package ships {} copies of it, at different paths, which fail alike)", copies[i]);
+      out[i].message += also;
+      if (out[i].diagnosis) out[i].diagnosis->summary += also;
+    }
+  return out;
+}
+
+}  // namespace
+
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
   if (report.contains("backend_autoload") && report["backend_autoload"].is_object()) {
@@ -468,7 +498,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
   if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
   if (!variants.empty()) out.push_back(runtime_variants_result(variants));
   for (const auto& [stem, builds] : other_torch_builds) out.push_back(no_build_for_this_torch(stem, builds, report, repro));
-  return out;
+  return one_red_per_copied_library(std::move(out));
 }
 
 namespace {
@@ -844,6 +874,24 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
   if (load_diagnosed(earlier, {kCpuLacksInstructions}) && import.status == Status::crash &&
       import.message.find("SIGILL") != std::string::npos)
     return not_checked_here(std::move(import), "a library of it uses instructions this machine's CPU lacks (see load)");
+  // An import that fails for the very library a library of the package was found to lack (a CUDA
+  // 12 build in a CUDA 13 torch: "needs libcudart.so.12", then the import's "libcudart.so.12:
+  // cannot open shared object file"): one cause, red once, at the library.
+  static const std::regex cannot_open(R"(([A-Za-z0-9_.+-]+\.so[0-9.]*): cannot open shared object file)");
+  std::smatch lacked;
+  if (is_bad(import.status) && std::regex_search(import.message, lacked, cannot_open)) {
+    const std::string soname = lacked[1];
+    const bool said_at_library = std::any_of(earlier.begin(), earlier.end(), [&](const CheckResult& c) {
+      return c.check == "load" && c.subtest == "library" && is_bad(c.status) &&
+             c.message.find(soname) != std::string::npos;
+    });
+    if (said_at_library) {
+      import.status = Status::skip;
+      import.message += fmt::format(" — the missing {} its library lacks, above: one cause, judged there", soname);
+      import.diagnosis.reset();
+      return import;
+    }
+  }
   if (!import.diagnosis || import.diagnosis->kind != "declined_extension") return import;
   const bool library_failed = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
     return c.check == "load" && c.subtest == "library" && is_bad(c.status);
