@@ -1,14 +1,19 @@
-# opmatrix_add_case(<family> <source.cpp>): every test binary is added the same way.
-#  - binary named after the source file (nms_correctness), linked with the cases' own main
-#    (common/test_main.cpp: gtest_main + the list of tests it will run), the shared helpers
-#    and the references; it does NOT link libopmatrix_ops.so but dlopens it at run time
-#    (cases/common/library.h), so a library that fails to load is a failing test with the
-#    demangled dlerror, not a binary that cannot start;
-#  - ONE CTest test per binary, named after it: one process loads libtorch once for all its
-#    tests (one process per test spent ~2 s per test loading libtorch). The per-test
+# opmatrix_add_case(<family> <source.cpp>) and opmatrix_add_case_binary(): every case is added the
+# same way.
+#  - ONE executable, opmatrix_cases, holds every case's tests: its sources compile as one unity TU
+#    per family (correctness, gradient, meta, …: the cases of one family share the torch and gtest
+#    code they instantiate, about half the compile of one TU each), and it links once;
+#  - each case is a symlink to it named after its source file (nms_correctness), and main()
+#    (common/test_main.cpp) runs only the tests defined in the file its name names: the case's
+#    command, its JSON and its crash stay its own, as when each case was a binary of its own;
+#  - it does NOT link libopmatrix_ops.so but dlopens it at run time (cases/common/library.h), so a
+#    library that fails to load is a failing test with the demangled dlerror, not a binary that
+#    cannot start;
+#  - ONE CTest test per case, named after it: one process loads libtorch once for all of the
+#    case's tests (one process per test spent ~2 s per test loading libtorch). The per-test
 #    verdicts come from the JSON gtest writes (GTEST_OUTPUT=json:<dir>/) and, when the
 #    process crashed or timed out, from its console output in ctest's log plus the
-#    <dir>/<binary>.list file test_main.cpp writes first (harness/src/results/test_outcomes.cpp);
+#    <dir>/<case>.list file test_main.cpp writes first (harness/src/results/test_outcomes.cpp);
 #  - CTest labels `cases` and <family>;
 #  - compiled at the cases' optimisation level with their precompiled header
 #    (opmatrix_cases_target below).
@@ -58,14 +63,40 @@ endfunction()
 
 set(OPMATRIX_CASE_TIMEOUT 1200 CACHE STRING "seconds one case binary (all of its tests) may run")
 
+set_property(GLOBAL PROPERTY OPMATRIX_CASES "")
+
 function(opmatrix_add_case family source)
   get_filename_component(name "${source}" NAME_WE)
-  add_executable(${name} "${source}")
-  target_link_libraries(${name} PRIVATE opmatrix_cases_main opmatrix_cases_common opmatrix_reference gtest)
-  opmatrix_torch_settings(${name})
-  add_dependencies(${name} opmatrix_ops)
-  opmatrix_cases_target(${name})
+  set_property(GLOBAL APPEND PROPERTY OPMATRIX_CASES "${family}|${name}|${source}")
+endfunction()
 
-  add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES LABELS "cases;${family}" TIMEOUT ${OPMATRIX_CASE_TIMEOUT})
+# The one executable of every case added so far, and a symlink and a CTest test per case.
+function(opmatrix_add_case_binary)
+  get_property(_cases GLOBAL PROPERTY OPMATRIX_CASES)
+  set(_sources "")
+  foreach(_case IN LISTS _cases)
+    string(REPLACE "|" ";" _parts "${_case}")
+    list(GET _parts 2 _source)
+    list(APPEND _sources "${_source}")
+  endforeach()
+  add_executable(opmatrix_cases ${_sources})
+  target_link_libraries(opmatrix_cases PRIVATE opmatrix_cases_main opmatrix_cases_common opmatrix_reference gtest)
+  opmatrix_torch_settings(opmatrix_cases)
+  add_dependencies(opmatrix_cases opmatrix_ops)
+  opmatrix_cases_target(opmatrix_cases)
+  if(OPMATRIX_UNITY)
+    set_target_properties(opmatrix_cases PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+  endif()
+  foreach(_case IN LISTS _cases)
+    string(REPLACE "|" ";" _parts "${_case}")
+    list(GET _parts 0 _family)
+    list(GET _parts 1 _name)
+    list(GET _parts 2 _source)
+    set_property(SOURCE "${_source}" TARGET_DIRECTORY opmatrix_cases PROPERTY UNITY_GROUP "cases_${_family}")
+    add_custom_command(TARGET opmatrix_cases POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E create_symlink opmatrix_cases "$<TARGET_FILE_DIR:opmatrix_cases>/${_name}"
+      VERBATIM)
+    add_test(NAME ${_name} COMMAND "$<TARGET_FILE_DIR:opmatrix_cases>/${_name}")
+    set_tests_properties(${_name} PROPERTIES LABELS "cases;${_family}" TIMEOUT ${OPMATRIX_CASE_TIMEOUT})
+  endforeach()
 endfunction()

@@ -15,7 +15,7 @@
 namespace opmatrix::cases {
 namespace {
 
-std::vector<DeformConv2dCase> cases() {
+std::vector<DeformConv2dCase> deformConv2dCases() {
   std::vector<DeformConv2dCase> out;
   out.push_back({"Basic3x3Pad1", {}});
   DeformConv2dConfig c;
@@ -64,7 +64,7 @@ TEST_P(DeformConv2dCorrectness, MatchesReference) {
 
 // Empty instantiation prefix: the suite is named exactly <Op><Check>, which is how the
 // harness attributes a test that crashed before writing its JSON.
-INSTANTIATE_TEST_SUITE_P(, DeformConv2dCorrectness, namedInCpuDtypes(cases()), NamedDtypeName());
+INSTANTIATE_TEST_SUITE_P(, DeformConv2dCorrectness, namedInCpuDtypes(deformConv2dCases()), NamedDtypeName());
 
 // Zero offsets and a mask of ones turn deform_conv2d into an ordinary convolution:
 // checks the sampling grid, padding and the tap order against ATen's conv2d.
@@ -151,7 +151,7 @@ TEST_P(DeformConv2dDevice, CpuAndCudaAgree) {
   OPMATRIX_REQUIRE_CUDA("opmatrix::deform_conv2d");
   const at::ScalarType dtype = GetParam();
   const bool low = isSixteenBit(dtype);
-  for (const DeformConv2dCase& kase : cases()) {
+  for (const DeformConv2dCase& kase : deformConv2dCases()) {
     const auto& c = kase.config;
     const DeformConv2dInputs cpu = reference::makeDeformConv2dInputs(c, low ? at::kFloat : dtype, 99);
     const DeformConv2dInputs gpu = moved(cpu, at::kCUDA, dtype);

@@ -15,7 +15,7 @@
 namespace opmatrix::cases {
 namespace {
 
-std::vector<MsDeformAttnCase> cases() {
+std::vector<MsDeformAttnCase> msDeformAttnCases() {
   std::vector<MsDeformAttnCase> out;
   out.push_back({"ThreeLevels", {}});
   MsDeformAttnConfig c;
@@ -57,7 +57,7 @@ TEST_P(MsDeformAttnCorrectness, MatchesGridSampleComposite) {
 }
 
 // Empty instantiation prefix: suite named exactly <Op><Check> (see the harness).
-INSTANTIATE_TEST_SUITE_P(, MsDeformAttnCorrectness, namedInCpuDtypes(cases()), NamedDtypeName());
+INSTANTIATE_TEST_SUITE_P(, MsDeformAttnCorrectness, namedInCpuDtypes(msDeformAttnCases()), NamedDtypeName());
 
 // Locations on pixel centres, on the image border (0 and 1 map to -0.5 and size - 0.5:
 // half the bilinear support outside), just inside/outside, and far outside.
@@ -137,7 +137,7 @@ TEST_P(MsDeformAttnDevice, CpuAndCudaAgree) {
   OPMATRIX_REQUIRE_CUDA("opmatrix::ms_deform_attn");
   const at::ScalarType dtype = GetParam();
   const bool low = isSixteenBit(dtype);
-  for (const MsDeformAttnCase& kase : cases()) {
+  for (const MsDeformAttnCase& kase : msDeformAttnCases()) {
     const MsDeformAttnInputs cpu = reference::makeMsDeformAttnInputs(kase.config, low ? at::kFloat : dtype, 77);
     const MsDeformAttnInputs gpu = moved(cpu, at::kCUDA, dtype);
     const double tol = dtype == at::kDouble ? 1e-10 : dtype == at::kFloat ? 1e-4 : 5e-2;

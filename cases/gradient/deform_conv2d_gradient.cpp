@@ -14,7 +14,7 @@
 namespace opmatrix::cases {
 namespace {
 
-std::vector<DeformConv2dCase> cases() {
+std::vector<DeformConv2dCase> deformConv2dCases() {
   std::vector<DeformConv2dCase> out;
   DeformConv2dConfig c;
   c.batch = 2; c.in_channels = 2; c.out_channels = 3; c.in_h = 4; c.in_w = 5;
@@ -81,7 +81,7 @@ TEST_P(DeformConv2dGradient, AutogradBackwardUsesBackwardOp) {
   if (c.use_mask) EXPECT_TRUE(at::allclose(in.mask.grad(), std::get<3>(expected), 1e-12, 1e-12));
 }
 
-INSTANTIATE_TEST_SUITE_P(, DeformConv2dGradient, ::testing::ValuesIn(cases()), NameOnly());
+INSTANTIATE_TEST_SUITE_P(, DeformConv2dGradient, ::testing::ValuesIn(deformConv2dCases()), NameOnly());
 
 TEST_F(DeformConv2dGradient, DoubleBackwardIsRefused) {
   OPMATRIX_CHECK("deform_conv2d", "gradient");

@@ -15,7 +15,7 @@
 namespace opmatrix::cases {
 namespace {
 
-std::vector<MsDeformAttnCase> cases() {
+std::vector<MsDeformAttnCase> msDeformAttnCases() {
   std::vector<MsDeformAttnCase> out;
   MsDeformAttnConfig c;
   c.batch = 2; c.levels = {{4, 3}, {2, 2}}; c.heads = 2; c.channels = 3; c.queries = 3; c.points = 2;
@@ -87,7 +87,7 @@ TEST_P(MsDeformAttnGradient, BackwardMatchesCompositeAutograd) {
   EXPECT_TRUE(at::allclose(std::get<2>(ours), in.attn_weight.grad(), 1e-10, 1e-10));
 }
 
-INSTANTIATE_TEST_SUITE_P(, MsDeformAttnGradient, ::testing::ValuesIn(cases()), NameOnly());
+INSTANTIATE_TEST_SUITE_P(, MsDeformAttnGradient, ::testing::ValuesIn(msDeformAttnCases()), NameOnly());
 
 }  // namespace
 }  // namespace opmatrix::cases

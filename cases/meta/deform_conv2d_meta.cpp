@@ -15,7 +15,7 @@
 namespace opmatrix::cases {
 namespace {
 
-std::vector<DeformConv2dCase> cases() {
+std::vector<DeformConv2dCase> deformConv2dCases() {
   std::vector<DeformConv2dCase> out;
   out.push_back({"Basic", {}});
   DeformConv2dConfig c;
@@ -39,7 +39,7 @@ TEST_P(DeformConv2dMeta, MatchesCpuKernel) {
   expectMetaMatchesCpu<DeformConv2dOps>(config(), dtype(), 17);
 }
 
-INSTANTIATE_TEST_SUITE_P(, DeformConv2dMeta, namedInCpuDtypes(cases()), NamedDtypeName());
+INSTANTIATE_TEST_SUITE_P(, DeformConv2dMeta, namedInCpuDtypes(deformConv2dCases()), NamedDtypeName());
 
 TEST_F(DeformConv2dMeta, RejectsWhatCpuRejects) {
   OPMATRIX_CHECK("deform_conv2d", "meta");

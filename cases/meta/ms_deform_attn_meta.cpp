@@ -14,7 +14,7 @@
 namespace opmatrix::cases {
 namespace {
 
-std::vector<MsDeformAttnCase> cases() {
+std::vector<MsDeformAttnCase> msDeformAttnCases() {
   std::vector<MsDeformAttnCase> out;
   out.push_back({"ThreeLevels", {}});
   MsDeformAttnConfig c;
@@ -36,7 +36,7 @@ TEST_P(MsDeformAttnMeta, MatchesCpuKernel) {
   expectMetaMatchesCpu<MsDeformAttnOps>(config(), dtype(), 19);
 }
 
-INSTANTIATE_TEST_SUITE_P(, MsDeformAttnMeta, namedInCpuDtypes(cases()), NamedDtypeName());
+INSTANTIATE_TEST_SUITE_P(, MsDeformAttnMeta, namedInCpuDtypes(msDeformAttnCases()), NamedDtypeName());
 
 }  // namespace
 }  // namespace opmatrix::cases
