@@ -40,6 +40,53 @@ class Cell:
         return [label(self.namespace + "::" + op, self.namespace) for op in self.ops]
 
 
+def requirement_at_fault(e, environ=None):
+    """The distribution a failure comes from where it is one the project's requirements installed
+    beside torch ($OPMATRIX_BUILD/deps), not torch or the op: its frames, or an ImportError naming
+    a file there (Debian's torch 2.6 beside the triton 3.9 torch-linear-assignment's unpinned
+    `triton` brings: "cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'
+    (/build/deps/triton/compiler/compiler.py)", raised in torch's own compile machinery, for
+    every op). (top-level package, its version or "") or None."""
+    env = os.environ if environ is None else environ
+    build = env.get("OPMATRIX_BUILD", "")
+    if not build:
+        return None
+    deps = os.path.join(build, "deps") + os.sep
+    seen, paths = set(), []
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        paths += [getattr(e, "path", None) or ""] + [f.filename for f in traceback_frames(e.__traceback__)]
+        paths += [w.strip("()'\"") for w in str(e).split() if w.strip("()'\"").startswith(deps)]
+        e = e.__cause__ or e.__context__
+    for path in paths:
+        if path.startswith(deps):
+            package = path[len(deps):].split(os.sep)[0]
+            try:
+                from importlib import metadata
+                version = metadata.version(package)
+            except Exception:  # noqa: BLE001 - a module whose distribution is named otherwise
+                version = ""
+            return package, version
+    return None
+
+
+def traceback_frames(tb):
+    import traceback
+    return traceback.extract_tb(tb) if tb is not None else []
+
+
+def requirement_fault_result(check, fault, e, **where):
+    """The result of a failure that a requirement of the project brought (requirement_at_fault):
+    its package named, the fix the project's."""
+    package, version = fault
+    return result(check, "fail", "%s %s, installed by the project's requirements, breaks torch's own machinery here: "
+                  "%s" % (package, version or "(its version unread)", excerpt(e)),
+                  kind="requirement_breaks_torch",
+                  fix="bound the project's requirement on %s to the releases this torch works with (or leave it to "
+                      "torch's own requirements): unpinned, pip brings its newest, which this torch's code cannot "
+                      "use" % package, **where)
+
+
 def excerpt(e):
     """torch's own text for an exception, its type first, cut to what a report line can hold.
     A wrapper's cause (opcheck's OpCheckError from the real error) is named up front so the
@@ -502,6 +549,9 @@ def against_eager(check, name, sample, transform, what, fix, note=""):
     try:
         got = transform(module, inputs)(*inputs)
     except Exception as e:  # noqa: BLE001
+        fault = requirement_at_fault(e)
+        if fault:
+            return requirement_fault_result(check, fault, e, **where)
         return result(check, "fail", "%s fails on %s: %s" % (what, sample.description, excerpt(e)),
                       kind=check, fix=fix, **where)
     why = compare(got, expected)

@@ -10,8 +10,9 @@ Prints {"checks": [...]}; never raises."""
 import re
 import sys
 
-from op_samples import (RUNTIME_SAMPLE, Cell, broken_sample, cell_targets, excerpt, fakes_unavailable, sample_devices,
-                        stdout_to_stderr, torchvision_targets)
+from op_samples import (RUNTIME_SAMPLE, Cell, broken_sample, cell_targets, excerpt, fakes_unavailable,
+                        requirement_at_fault, requirement_fault_result, sample_devices, stdout_to_stderr,
+                        torchvision_targets)
 from script_check import result, run
 
 CHECK = "opcheck"
@@ -85,6 +86,10 @@ def check_op(opcheck, which, name, samples, samples_file, no_fake=None):
                               op=name, subtest=sub))
             continue
         first, e = failures[0]
+        fault = requirement_at_fault(e)
+        if fault:
+            out.append(requirement_fault_result(CHECK, fault, e, op=name, subtest=sub, sample=first.description))
+            continue
         message = "%d of %d sample(s) fail %s (%s); first %s: %s" % (
             len(failures), len(samples), sub, which, first.description, excerpt(e))
         out.append(result(CHECK, "fail", message, kind=failure_kind(sub, e), fix=FIX[sub],

@@ -127,6 +127,37 @@ def test_excerpt_keeps_the_type_and_the_cause_and_is_cut():
         assert len(op_samples.excerpt(e)) == op_samples.MESSAGE_CHARS
 
 
+def test_a_failure_from_a_requirement_beside_torch_names_it(tmp_path):
+    # Debian's torch 2.6 beside the triton 3.9 an unpinned `triton` brings: torch's own compile
+    # machinery raises "cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'
+    # (/build/deps/triton/compiler/compiler.py)" for every op; the package is at fault, not the op.
+    deps = tmp_path / "deps" / "opm_req"
+    deps.mkdir(parents=True)
+    (deps / "__init__.py").write_text("")
+    (deps / "compiler.py").write_text("def go():\n    raise ImportError('cannot import name X')\n")
+    sys.path.insert(0, str(tmp_path / "deps"))
+    try:
+        import opm_req.compiler
+        try:
+            opm_req.compiler.go()
+        except ImportError as e:
+            raised = e
+        env = {"OPMATRIX_BUILD": str(tmp_path)}
+        assert op_samples.requirement_at_fault(raised, env) == ("opm_req", "")
+        # Named only in the message, as torch re-raises it (the frames are torch's).
+        named = ImportError("cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler' (%s)"
+                            % (tmp_path / "deps" / "triton" / "compiler" / "compiler.py"))
+        assert op_samples.requirement_at_fault(named, env) == ("triton", "")
+        assert op_samples.requirement_at_fault(RuntimeError("the op's own error"), env) is None
+        assert op_samples.requirement_at_fault(raised, {}) is None
+        r = op_samples.requirement_fault_result("opcheck", ("triton", "3.9.0"), named, op="torchvision::nms")
+        assert r["diagnosis"]["kind"] == "requirement_breaks_torch"
+        assert r["message"].startswith("triton 3.9.0, installed by the project's requirements, breaks torch's own "
+                                       "machinery here: ImportError: cannot import name 'AttrsDescriptor'")
+    finally:
+        sys.path.remove(str(tmp_path / "deps"))
+
+
 def test_samples_file_without_samples_function_raises_naming_it(tmp_path):
     path = write(tmp_path, "empty_samples.py", "X = 1\n")
     with pytest.raises(ValueError, match="empty_samples.py defines no samples"):

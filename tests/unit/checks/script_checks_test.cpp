@@ -25,6 +25,29 @@ TEST(ScriptChecks, PassAndFailEntriesBecomeCheckResultsWithRepro) {
   EXPECT_EQ(out[1].diagnosis->repro, kRepro);
 }
 
+// torch-linear-assignment 0.1.0's unpinned `triton` brings triton 3.9 beside Debian's torch 2.6,
+// whose compile machinery cannot import it: every op's opcheck fails alike, torchvision's too.
+// One red, at the first op; a failure of another kind stays its own.
+TEST(ScriptChecks, ARequirementBreakingTorchIsOneRed) {
+  const std::string broke = "triton 3.9.0, installed by the project's requirements, breaks torch's own machinery here: "
+                            "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'";
+  nlohmann::json j = {{"checks", nlohmann::json::array()}};
+  for (const char* op : {"torchvision::nms", "torchvision::roi_align"})
+    j["checks"].push_back({{"check", "opcheck"}, {"op", op}, {"status", "fail"}, {"message", broke},
+                           {"diagnosis", {{"kind", "requirement_breaks_torch"}, {"fix", "bound it"}}}});
+  j["checks"].push_back({{"check", "opcheck"}, {"op", "torchvision::ps_roi_pool"}, {"status", "fail"},
+                         {"message", "2 of 2 sample(s) fail test_schema"}});
+  const auto out = script_checks(j, "opcheck", kRepro);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].status, Status::fail);
+  ASSERT_TRUE(out[0].diagnosis);
+  EXPECT_EQ(out[0].diagnosis->kind, "requirement_breaks_torch");
+  EXPECT_EQ(out[1].status, Status::skip);
+  EXPECT_EQ(out[1].message, "not judged apart: triton 3.9.0, installed by the project's requirements, breaks torch's "
+                            "own machinery here (red once, at its first op)");
+  EXPECT_EQ(out[2].status, Status::fail);
+}
+
 TEST(ScriptChecks, SubtestAndSampleAreKept) {
   const auto j = nlohmann::json::parse(R"js({"checks": [
     {"check": "opcheck", "op": "nms", "subtest": "test_faketensor", "sample": "nms(f32[8,4], f32[8], 0.5)",

@@ -1866,6 +1866,51 @@ TEST_F(RunCell, ASystemHeaderTheImageLacksIsNotCheckedHereATorchHeaderIsRed) {
   }
 }
 
+// pytorch-quantization 2.2.1's sdist on PyPI is a placeholder: its setup.py raises, saying the
+// package is on NVIDIA's index. The run asked the wrong index: an error, never the library's red.
+TEST_F(RunCell, APlaceholderSdistPointingToAnotherIndexIsNotTheLibrarysRed) {
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  const CellResult r = run_project_with_failing_build(
+      c, "      RuntimeError:\n      ####\n      The package you are trying to install is only a placeholder project "
+         "on PyPI.org repository.\n      This package is hosted on NVIDIA Python Package Index.\n      \n      This "
+         "package can be installed as:\n      ```\n      $ pip install --no-cache-dir --extra-index-url "
+         "https://pypi.nvidia.com pytorch-quantization\n      ```\nerror: metadata-generation-failed\n");
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::error);
+  EXPECT_EQ(build->diagnosis->kind, "index_elsewhere");
+  EXPECT_EQ(build->message, "not checked: this sdist is a placeholder on PyPI, whose setup.py stops saying the package "
+                            "is on https://pypi.nvidia.com, an index this run does not reach");
+}
+
+// haste-pytorch 0.5.0rc0 (a CppExtension that includes CUDA's headers and links cudart) and diso
+// 0.1.4 (its path without CUDA compiles a file that includes cuda_runtime.h) in a CPU runtime: their
+// sources need the CUDA toolkit, a CUDA-only build, not checked here; a header of the project's own
+// tree named like one stays red.
+TEST_F(RunCell, SourcesNeedingTheCudaToolkitInARuntimeWithoutCudaAreNotCheckedHere) {
+  project_file("src/mine/cuda_helpers.h", "#pragma once\n");
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  const std::pair<const char*, Status> cases[] = {
+      {"/usr/lib/python3/dist-packages/torch/include/ATen/cuda/CUDAContextLight.h:6:10: fatal error: "
+       "cuda_runtime_api.h: No such file or directory\n", Status::skip},
+      {"src/cumc.h:2:10: fatal error: cuda_runtime.h: No such file or directory\n", Status::skip},
+      {"src/a.cpp:3:10: fatal error: thrust/device_vector.h: No such file or directory\n", Status::skip},
+      {"src/a.cpp:3:10: fatal error: cuda_helpers.h: No such file or directory\n", Status::fail}};
+  for (const auto& [error, status] : cases) {
+    const CellResult r = run_project_with_failing_build(c, error);
+    const CheckResult* build = check(r, "build");
+    ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+    EXPECT_EQ(build->status, status) << build->message;
+    if (status == Status::skip) {
+      EXPECT_EQ(build->diagnosis->kind, "needs_cuda_to_build");
+      EXPECT_NE(build->message.find("a CUDA-only build (its sources need the CUDA toolkit's "), std::string::npos)
+          << build->message;
+    }
+  }
+}
+
 // lrn-sparseatt's requires-python >=3.13 in a Python 3.11 image: pip refuses it before building,
 // what the cell lacks (a Python the project supports), "not checked here".
 TEST_F(RunCell, AProjectThatDoesNotSupportTheCellsPythonIsNotCheckedHere) {

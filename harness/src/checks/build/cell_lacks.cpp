@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "checks/promises/promises.h"
+#include "checks/requirements/index_elsewhere.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;
@@ -100,6 +101,13 @@ bool cuda_library_header(const std::string& header) {
   return std::regex_search(header, cuda_library);
 }
 
+// A header of the CUDA toolkit itself (its runtime, driver API, math and library headers, CUB,
+// Thrust, cooperative groups): missing in a runtime without CUDA, the sources need CUDA to build.
+bool cuda_toolkit_header(const std::string& header) {
+  static const std::regex toolkit(R"(^(cuda\w*\.h|cooperative_groups(\.h|/.*)|cub/.*|thrust/.*|device_launch_parameters\.h)$)");
+  return cuda_library_header(header) || std::regex_search(header, toolkit);
+}
+
 void not_checked(CheckResult& c, const std::string& summary, const std::string& fix) {
   c.status = Status::skip;
   c.message = summary;
@@ -120,6 +128,23 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
     not_checked(c, "not checked here: the project does not support this cell's Python (" + refused + ")",
                 "run it in a cell whose Python its requires-python accepts (Debian trixie's and sid's images have "
                 "Python 3.13), or widen requires-python if it does support this one");
+    return;
+  }
+  // The sdist on PyPI is a placeholder whose setup.py stops, saying the package lives on another
+  // index (pytorch-quantization 2.2.1: "only a placeholder project on PyPI.org … hosted on NVIDIA
+  // Python Package Index … pip install --extra-index-url https://pypi.nvidia.com …"): the run
+  // asked the wrong index, an infrastructure error, never the library's red.
+  static const std::regex placeholder(R"(placeholder (?:project|package)[^\n]*(?:\n[^\n]*){0,12}?--extra-index-url\s+(\S+))",
+                                      std::regex::icase);
+  std::smatch elsewhere;
+  if (std::regex_search(log, elsewhere, placeholder)) {
+    c.status = Status::error;
+    c.diagnosis->kind = kIndexElsewhere;
+    c.diagnosis->evidence = elsewhere[0].str();
+    c.message = c.diagnosis->summary = "not checked: this sdist is a placeholder on PyPI, whose setup.py stops saying "
+                                       "the package is on " + elsewhere[1].str() + ", an index this run does not reach";
+    c.diagnosis->fix = "check the package from that index (pip install --extra-index-url " + elsewhere[1].str() +
+                       "): on a machine that reaches it, name its wheel there";
     return;
   }
   if (c.diagnosis->kind == "setup_needs_gpu" && !gpu_visible(ctx.result.versions, "")) {
@@ -173,6 +198,23 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
                 "give the cell an image that has it: a Containerfile of yours (image: {containerfile: FILE}, a "
                 "copy of the built-in one) that installs the system package providing " + header + " (on Debian, "
                 "apt-file search " + header + " names it)");
+    return;
+  }
+  // Before the sources' look (cpu_only_by_design): a missing CUDA header shows they need CUDA
+  // whatever their files are called (haste's kernels are *.cu.cc); only a declared CPU promise
+  // makes it the library's red.
+  if (!ctx.cell.has_cuda() && cuda_toolkit_header(header) && !in_tree(ctx.project_dir_on_host(), header) &&
+      ctx.cell.project->promises.backends != std::vector<std::string>{"cpu"}) {
+    // Sources that need the CUDA toolkit, compiled without it: haste-pytorch 0.5.0rc0 (a
+    // CppExtension with CUDA_HOME's include folder, linking cudart: CUDA-only by its README),
+    // diso 0.1.4 (its setup.py's path without CUDA compiles a file that includes cuda_runtime.h).
+    c.diagnosis->kind = kNeedsCudaToBuild;
+    c.diagnosis->evidence = c.diagnosis->summary;
+    not_checked(c,
+                "not checked here: a CUDA-only build (its sources need the CUDA toolkit's " + header + ", which a "
+                "runtime without CUDA does not have: " + c.diagnosis->summary + "), in a runtime without CUDA",
+                "check it in a cell with CUDA; a CPU-only runtime can build it only if its CPU path stops including "
+                "CUDA's headers");
     return;
   }
   if (ctx.cell.has_cuda() || cpu_only_by_design(*ctx.cell.project, ctx.project_dir_on_host())) return;

@@ -1,5 +1,7 @@
 #include "checks/script/script_judge.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/json_fields.h"
@@ -16,6 +18,29 @@ CheckResult malformed(const std::string& check, const std::string& what, const s
   c.diagnosis = Diagnosis{"script_error", c.message, "fix the in-cell script: it must print {\"checks\": [...]}",
                           repro, ""};
   return c;
+}
+
+// A requirement of the project that breaks torch's own machinery (op_samples.py's
+// requirement_breaks_torch: Debian's torch 2.6 beside triton 3.9) fails every op of the check
+// alike, torchvision's too: one red, at the first; the others skip pointing to it.
+constexpr const char* kBrokenRequirement = "requirement_breaks_torch";
+constexpr const char* kInstalledBy = ", installed by the project's requirements";
+
+std::vector<CheckResult> one_red_per_broken_requirement(std::vector<CheckResult> results) {
+  std::vector<std::string> said;  // "triton 3.9.0": the packages already red
+  for (auto& c : results) {
+    if (!c.diagnosis || c.diagnosis->kind != kBrokenRequirement) continue;
+    const std::string package = c.message.substr(0, c.message.find(kInstalledBy));
+    if (std::find(said.begin(), said.end(), package) == said.end()) {
+      said.push_back(package);
+      continue;
+    }
+    c.status = Status::skip;
+    c.message = fmt::format("not judged apart: {}{}, breaks torch's own machinery here (red once, at its first op)",
+                            package, kInstalledBy);
+    c.diagnosis.reset();
+  }
+  return results;
 }
 
 }  // namespace
@@ -54,7 +79,7 @@ std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::
     }
     out.push_back(std::move(c));
   }
-  return out;
+  return one_red_per_broken_requirement(std::move(out));
 }
 
 }  // namespace opmatrix
