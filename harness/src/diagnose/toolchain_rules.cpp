@@ -145,6 +145,32 @@ void explain_configure_error(const StepFailure& f, const Evidence& e, Diagnosis&
   d.fix = "read the CMake error above; a missing package is usually a missing CMAKE_PREFIX_PATH or toolkit";
 }
 
+// setup.py importing, at its top, a module the build does not have (deform-conv 0.0.0: `from
+// Cython.Build import cythonize`, no pyproject.toml): the cell builds with the build requirements
+// the project declares (build_requires.py), as pip's isolated build of a user's install does, so
+// a module neither declares nor torch brings fails theirs alike. The image's own prerequisites
+// (setuptools, pybind11, wheel, pip) are the environment rules', tried first.
+bool find_undeclared_build_module(const std::string& log, Evidence& e) {
+  static const std::regex setup_frame(R"(File "[^"]*setup\.py", line \d+)");
+  static const std::regex no_module(R"(ModuleNotFoundError: No module named '([\w.]+)')");
+  const std::size_t frame = [&] {
+    std::smatch m;
+    return std::regex_search(log, m, setup_frame) ? static_cast<std::size_t>(m.position(0)) : std::string::npos;
+  }();
+  if (frame == std::string::npos) return false;
+  return find_line(log.substr(frame), no_module, e.line, e.m);
+}
+
+void explain_undeclared_build_module(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  const std::string module = e.m[1].str();
+  const std::string top = module.substr(0, module.find('.'));
+  d.kind = "undeclared_build_requirement";
+  d.summary = "setup.py imports " + module + ", which the project does not declare as a build requirement "
+              "(pyproject.toml's [build-system] requires): a user's pip install, which builds in isolation, fails alike";
+  d.fix = "declare " + top + " in pyproject.toml's [build-system] requires; meanwhile its users: pip install " + top +
+          ", then pip install --no-build-isolation with the project";
+}
+
 }  // namespace
 
 const std::vector<StepRule>& toolchain_rules() {
@@ -170,6 +196,7 @@ const std::vector<StepRule>& toolchain_rules() {
       line_rule(R"(cannot find -l(\S+))", explain_missing_library),
       line_rule(R"(undefined symbol: (\S+))", explain_undefined_symbol),
       line_rule(R"(^CMake Error(?: at (\S+):(\d+))?)", explain_configure_error),
+      own_rule(find_undeclared_build_module, explain_undeclared_build_module),
   };
   return rules;
 }

@@ -149,6 +149,26 @@ TEST(Diagnose, LinkErrorAndUndefinedSymbolDemangled) {
             std::string::npos) << d.summary;
 }
 
+// deform-conv 0.0.0's setup.py imports Cython at its top and declares no build requirement: a
+// user's isolated pip install fails alike. The image's own prerequisites stay the environment's.
+TEST(Diagnose, ASetupPyImportingAnUndeclaredModuleNamesIt) {
+  const std::string log = "      Traceback (most recent call last):\n        File \"/build/src/setup.py\", line 3, in "
+                          "<module>\n          from Cython.Build import cythonize\n      ModuleNotFoundError: No module "
+                          "named 'Cython'\n      [end of output]\nerror: metadata-generation-failed\n";
+  Diagnosis d = step(log, "build");
+  EXPECT_EQ(d.kind, "undeclared_build_requirement");
+  EXPECT_EQ(d.summary, "setup.py imports Cython, which the project does not declare as a build requirement "
+                       "(pyproject.toml's [build-system] requires): a user's pip install, which builds in isolation, "
+                       "fails alike");
+  EXPECT_NE(d.fix.find("declare Cython in pyproject.toml's [build-system] requires"), std::string::npos);
+  // Without setup.py in the traceback (an import of the package's own code): not this.
+  EXPECT_NE(step("ModuleNotFoundError: No module named 'Cython'\n", "build").kind, "undeclared_build_requirement");
+  // pybind11, an image prerequisite: the environment's rule.
+  EXPECT_NE(step("  File \"/build/src/setup.py\", line 2\nModuleNotFoundError: No module named 'pybind11'\n", "build")
+                .kind,
+            "undeclared_build_requirement");
+}
+
 // A person knows the file as it is in their repository: the summary drops the cell's copy
 // (/build/src/), the evidence keeps the log's own words.
 TEST(Diagnose, SourcePathsAreTheProjectsNotTheContainers) {
