@@ -1,5 +1,7 @@
 // Failures that are the machine's or the cell image's, not the library's: a shared library or a
 // build prerequisite the image lacks, a full disk.
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "diagnose/step_rules.h"
@@ -8,12 +10,16 @@ namespace opmatrix::step_rules {
 
 namespace {
 
+// Marks, at the start of Evidence::how, a prerequisite opmatrix's own images do not install.
+constexpr const char* kNotInBuiltinImages = "not-in-builtin:";
+
 // Something every cell image must provide for building a Python extension (docs/cell-contract.md),
 // by the name the log's pattern captured; name nullptr: any other name.
 struct Prerequisite {
   const char* name;
   const char* what;     // what the image lacks, in words
   const char* install;  // how an image of one's own gets it
+  bool in_builtin_images = true;  // opmatrix's own Containerfiles install it (git: not yet)
 };
 
 // A log line that shows a prerequisite missing, and which one by its first group.
@@ -46,6 +52,10 @@ const std::vector<PrerequisiteSign>& prerequisite_signs() {
         {"pybind11", "the pybind11 Python package", "python3-pybind11 (Debian) or `pip install pybind11`"},
         {"wheel", "the wheel package", "python3-wheel (Debian) or `pip install wheel`"},
         {nullptr, "pip", "python3-pip (Debian); in a venv made without pip, `python -m ensurepip`"}}},
+      // A setup.py that runs git (flash-mla 1.0.0.dev0, quant-matmul 1.2.0: a submodule or a
+      // version from `git`): "FileNotFoundError: [Errno 2] No such file or directory: 'git'".
+      {std::regex(R"(No such file or directory: '(git)')"),
+       {{nullptr, "git, which the project's build runs", "git (Debian: apt-get install git)", false}}},
       // Without the `wheel` package, setuptools < 70.1 has no bdist_wheel command.
       {std::regex(R"(invalid command 'bdist_wheel')"),
        {{nullptr, "the wheel package (setuptools before 70.1 has no bdist_wheel without it)",
@@ -61,7 +71,7 @@ bool missing_prerequisite(const std::string& log, Evidence& e) {
     for (const auto& p : sign.by_name)
       if (!p.name || e.m[1].str() == p.name) {
         e.what = p.what;
-        e.how = p.install;
+        e.how = p.in_builtin_images ? p.install : std::string(kNotInBuiltinImages) + p.install;
         return true;
       }
   }
@@ -89,11 +99,16 @@ void explain_disk_full(const StepFailure& f, const Evidence&, Diagnosis& d) {
 
 void explain_missing_prerequisite(const StepFailure&, const Evidence& e, Diagnosis& d) {
   d.kind = "image_missing_prerequisite";
-  d.summary = fmt::format("the cell image lacks {}, which building a Python extension needs: the image's fault, "
-                          "not the library's", e.what);
-  d.fix = fmt::format("rebuild the cell image with the current opmatrix Containerfiles, which provide it (an edited "
-                      "Containerfile gets a new image tag: `opmatrix run --images-only --cell CELL` builds it); in a "
-                      "Containerfile of your own, install {}", e.how);
+  const bool builtin = e.how.rfind(kNotInBuiltinImages, 0) != 0;
+  const std::string install = builtin ? e.how : e.how.substr(std::strlen(kNotInBuiltinImages));
+  d.summary = fmt::format("the cell image lacks {}{}: the image's fault, not the library's", e.what,
+                          e.what.find(", which") == std::string::npos ? ", which building a Python extension needs" : "");
+  d.fix = builtin ? fmt::format("rebuild the cell image with the current opmatrix Containerfiles, which provide it (an "
+                                "edited Containerfile gets a new image tag: `opmatrix run --images-only --cell CELL` "
+                                "builds it); in a Containerfile of your own, install {}", install)
+                  : fmt::format("give the cell an image that has it: a Containerfile of your own (image: {{containerfile: "
+                                "FILE}}, a copy of the built-in one) that installs {}; opmatrix's own images do not",
+                                install);
   d.evidence = trimmed(e.line);
 }
 

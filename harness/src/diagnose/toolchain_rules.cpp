@@ -171,6 +171,15 @@ void explain_undeclared_build_module(const StepFailure&, const Evidence& e, Diag
           ", then pip install --no-build-isolation with the project";
 }
 
+void explain_file_not_in_source(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  const std::string path = e.m[2].str();
+  d.kind = "source_lacks_file";
+  d.summary = "the build reads " + path + ", which the project's source (its sdist) does not hold: a user's pip "
+              "install of it fails alike";
+  d.fix = "ship " + path + " in the sdist (MANIFEST.in; a git submodule's files are left out unless it is checked "
+          "out when the sdist is made: `git submodule update --init` before `python -m build --sdist`)";
+}
+
 }  // namespace
 
 const std::vector<StepRule>& toolchain_rules() {
@@ -197,6 +206,10 @@ const std::vector<StepRule>& toolchain_rules() {
       line_rule(R"(undefined symbol: (\S+))", explain_undefined_symbol),
       line_rule(R"(^CMake Error(?: at (\S+):(\d+))?)", explain_configure_error),
       own_rule(find_undeclared_build_module, explain_undeclared_build_module),
+      // deep-gemm 1.0.0: "[Errno 2] No such file or directory: '/build/src/third-party/cutlass/include/cute'"
+      // (a submodule its sdist lacks); marlin-kernels 0.3.7: '/build/src/envs.py'. The cell's copy of
+      // the project is /build/src/ (build_wheel.py).
+      line_rule(R"((No such file or directory|FileNotFoundError)[^']*'/build/src/([^']+)')", explain_file_not_in_source),
   };
   return rules;
 }

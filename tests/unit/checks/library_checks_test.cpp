@@ -451,6 +451,23 @@ TEST(ImportCheck, AnImportInitialisingCudaOnAMachineWithoutAGpuIsNotChecked) {
   EXPECT_EQ(import_check(other, "r", false).status, Status::fail);
 }
 
+// kaolin 0.1 on PyPI: its import raises, saying it is a placeholder and where the package is
+// installed from. The run checked the wrong distribution: an error, never the library's red.
+TEST(ImportCheck, APlaceholderSayingSoIsNotTheLibrarysRed) {
+  const nlohmann::json import = {
+      {"module", "kaolin"}, {"ok", false},
+      {"error", "ImportError: This is the kaolin placeholder wheel from https://pypi.org/project/kaolin/. Please follow "
+                "https://kaolin.readthedocs.io/en/latest/notes/installation.html for installation."}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::error);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, kPlaceholderPackage);
+  EXPECT_EQ(c.message.rfind("import kaolin: this distribution is a placeholder, in its own words (ImportError: This is "
+                            "the kaolin placeholder wheel", 0), 0u) << c.message;
+  const nlohmann::json other = {{"module", "x"}, {"ok", false}, {"error", "ImportError: see https://x.org for help"}};
+  EXPECT_EQ(import_check(other, "r").status, Status::fail);
+}
+
 // intel-extension-for-transformers 1.4.2 beside torch 2.9.1 on a CPU without AVX-512: its
 // libkernellibs.so dies of SIGILL as it loads (AVX-512 code in a constructor); qbits_py's
 // undefined symbol of an older torch is the pair's red.

@@ -128,6 +128,20 @@ const std::vector<OneLog> kOneLogs = {
      "pybind11/pybind11.h: No such file or directory\n"
      "   13 | #include <pybind11/pybind11.h>\n"
      "compilation terminated.\n"},
+    // flash-mla 1.0.0.dev0's setup.py runs git: the image lacks it, a user's machine has it.
+    {"GitMissingIsTheImagesFault", "build", "image_missing_prerequisite",
+     {{kSummary, Holds::in, "the cell image lacks git, which the project's build runs: the image's fault"},
+      {kFix, Holds::in, "a Containerfile of your own"}, {kFix, Holds::in, "apt-get install git); opmatrix's own images do not"}},
+     "          raise child_exception_type(errno_num, err_msg, err_filename)\n"
+     "      FileNotFoundError: [Errno 2] No such file or directory: 'git'\n"
+     "error: metadata-generation-failed\n"},
+    // deep-gemm 1.0.0's sdist lacks its cutlass submodule, which its setup.py copies.
+    {"AFileTheSdistLacksIsNamed", "build", "source_lacks_file",
+     {{kSummary, Holds::in, "the build reads third-party/cutlass/include/cute, which the project's source (its sdist) "
+                            "does not hold"},
+      {kFix, Holds::in, "git submodule update --init"}},
+     "  Building wheel for deep_gemm (setup.py): finished with status 'error'\n"
+     "      error: [Errno 2] No such file or directory: '/build/src/third-party/cutlass/include/cute'\n"},
 };
 
 class DiagnoseOneLog : public ::testing::TestWithParam<OneLog> {};

@@ -1808,6 +1808,8 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
       {"      NameError: name 'bare_metal_version' is not defined\n", Status::skip},
       // warp-rnnt 0.7.0's setup.py: `raise Exception("CPU version is not implemented")`.
       {"      Exception: CPU version is not implemented\n", Status::skip},
+      // deep-ep 1.0.0's setup.py looks for NVSHMEM, a CUDA library.
+      {"      AssertionError: Failed to find NVSHMEM\n", Status::skip},
       // mamba-ssm 2.3.2: its own warning that nvcc is missing, then a CPU torch's None version.
       {"      <string>:118: UserWarning: mamba_ssm was requested, but nvcc was not found.  Are you sure your "
        "environment has nvcc available?\n      TypeError: expected string or bytes-like object, got 'NoneType'\n",

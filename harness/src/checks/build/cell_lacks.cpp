@@ -32,10 +32,12 @@ std::string last_exception(const std::string& log) {
 
 // A setup.py that stops on CUDA's absence: torch's own "CUDA_HOME environment variable is not
 // set" (a CUDAExtension), its own probe of nvcc's version (flash-attn's and causal-conv1d's
-// get_cuda_bare_metal_version) failing, or its own refusal of a CPU build (warp-rnnt 0.7.0:
+// get_cuda_bare_metal_version) failing, a CUDA library it looks for (NVSHMEM, NCCL, cuDNN), or its
+// own refusal of a CPU build (warp-rnnt 0.7.0:
 // "Exception: CPU version is not implemented"). A compile that fails is none of these.
 bool stopped_for_cuda(const std::string& exception) {
-  static const std::regex cuda(R"(cuda|nvcc|bare_metal)", std::regex::icase);
+  // NVIDIA's CUDA libraries too (deep-ep 1.0.0: "AssertionError: Failed to find NVSHMEM").
+  static const std::regex cuda(R"(cuda|nvcc|bare_metal|nvshmem|\bnccl\b|cudnn)", std::regex::icase);
   static const std::regex no_cpu(R"(\bCPU\b.*\bnot (?:implemented|supported|available)\b)", std::regex::icase);
   return std::regex_search(exception, cuda) || std::regex_search(exception, no_cpu);
 }

@@ -86,7 +86,7 @@ const bool kRegistered =
                          "every built library loads with RTLD_NOW in the cell's own torch, else every symbol it lacks, "
                          "demangled (subtest library); a project's module imports (subtest import)",
                          "ImportError: ...so: undefined symbol: _Z27ms_deform_attn_cuda_forward...",
-                         {"image_missing_prerequisite", kRequirementsNotHad, kImportNotInPackage}, true, false, {"library", "import"}}),
+                         {"image_missing_prerequisite", kRequirementsNotHad, kImportNotInPackage, kPlaceholderPackage}, true, false, {"library", "import"}}),
      register_check(50, {"registration", {"load", "test"}, "namespace_checks (projects) / the cases' OpRegistration",
                          CheckPer::op,
                          "every op has a kernel for CPU, Meta and Autograd, and CUDA where the cell promises it "

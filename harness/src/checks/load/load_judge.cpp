@@ -731,6 +731,19 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                  repro, json_text(import, "traceback"));
     return c;
   }
+  static const std::regex placeholder(R"(\bplaceholder\b[^\n]*?(https?://\S+?)[.,]?(?:\s|$))", std::regex::icase);
+  std::smatch where;
+  const std::string raised = json_text(import, "error");
+  if (std::regex_search(raised, where, placeholder)) {
+    CheckResult c = load_result("import", Status::error,
+                                fmt::format("import {}: this distribution is a placeholder, in its own words ({})",
+                                            module, raised.substr(0, 300)));
+    c.diagnosis = make_diagnosis(kPlaceholderPackage, c.message,
+                                 "check the package from where its maintainers publish it (its words name where), "
+                                 "not PyPI's placeholder",
+                                 repro, raised);
+    return c;
+  }
   if (const auto held = import.value("package_modules", std::vector<std::string>{}); !held.empty()) {
     // deepspeed-kernels' wheel holds `dskernels`: an atlas that names `deepspeed_kernels` asks
     // for a module no user of the package imports.

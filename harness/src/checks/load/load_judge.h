@@ -71,6 +71,10 @@ inline constexpr const char* kCpuLacksInstructions = "cpu_lacks_instructions";
 // modules its RECORD lists): the run's input is wrong, not the package. An infrastructure kind
 // of the load check: the import is not checked, never red.
 inline constexpr const char* kImportNotInPackage = "import_not_in_package";
+// A package on PyPI whose import says it is a placeholder and where the real one is to be had
+// (kaolin 0.1: "This is the kaolin placeholder wheel … Please follow https://… for installation"):
+// the run checked the wrong distribution, an infrastructure kind of the load check, never red.
+inline constexpr const char* kPlaceholderPackage = "placeholder_package";
 // An import that compiles CUDA code (torch.utils.cpp_extension) in a runtime without a CUDA
 // toolkit (torch's "CUDA_HOME environment variable is not set"): a CUDA-only library beside a
 // torch without CUDA, as an sdist's CUDA-only build is (needs_cuda_to_build): nothing to judge.
