@@ -193,7 +193,12 @@ std::string CellContext::project_output() const {
 }
 
 EnvList CellContext::wheel_build_env() const {
-  EnvList env = {{"MAX_JOBS", std::to_string(settings.build_jobs)}, {"FORCE_CUDA", cell.has_cuda() ? "1" : "0"}};
+  // A setup.py that runs pip itself (MinkowskiEngine 0.5.4: `pip uninstall MinkowskiEngine -y`)
+  // meets PEP 668 in Debian's system Python, where the cell builds; a user of Debian's torch installs
+  // into it with a venv that sees its packages, or with --break-system-packages, and neither refuses.
+  EnvList env = {{"MAX_JOBS", std::to_string(settings.build_jobs)},
+                 {"FORCE_CUDA", cell.has_cuda() ? "1" : "0"},
+                 {"PIP_BREAK_SYSTEM_PACKAGES", "1"}};
   if (cell.has_cuda()) env.emplace_back("TORCH_CUDA_ARCH_LIST", torch_arch_list(build.archs));
   return env;
 }

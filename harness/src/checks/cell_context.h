@@ -102,7 +102,8 @@ struct CellContext {
   // wheel was installed into (on PYTHONPATH for every step after the build).
   std::string project_output() const;
   // What a setup.py build (the project's wheel, or an sdist among its requirements) is given:
-  // CUDA exactly when the cell promises it, for the archs its nvcc can target, MAX_JOBS.
+  // CUDA exactly when the cell promises it, for the archs its nvcc can target, MAX_JOBS, and a
+  // pip inside it that installs into the cell's Python as a user's would (PIP_BREAK_SYSTEM_PACKAGES).
   EnvList wheel_build_env() const;
   // PYTHONPATH for every step after the build: a project's wheel, or the folder where our own
   // kernels' build put libopmatrix_ops.so beside its Python module.

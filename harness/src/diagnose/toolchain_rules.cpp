@@ -164,6 +164,16 @@ bool find_undeclared_build_module(const std::string& log, Evidence& e) {
 void explain_undeclared_build_module(const StepFailure&, const Evidence& e, Diagnosis& d) {
   const std::string module = e.m[1].str();
   const std::string top = module.substr(0, module.find('.'));
+  if (top != module) {
+    // Python names the dotted module only when its package imported: the package is there and lacks
+    // it (MinkowskiEngine 0.5.4: numpy.distutils, gone from NumPy 2 and from Python 3.12 on).
+    d.kind = "build_module_removed";
+    d.summary = "setup.py imports " + module + ", which the installed " + top + " does not have (its newer "
+                "releases removed it): the build cannot run with this " + top;
+    d.fix = "port setup.py off " + module + " (numpy.distutils: setuptools and torch.utils.cpp_extension do its "
+            "work); meanwhile it builds only with a " + top + " (and Python) that still ship it";
+    return;
+  }
   d.kind = "undeclared_build_requirement";
   d.summary = "setup.py imports " + module + ", which the project does not declare as a build requirement "
               "(pyproject.toml's [build-system] requires): a user's pip install, which builds in isolation, fails alike";

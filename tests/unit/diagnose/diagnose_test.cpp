@@ -175,6 +175,12 @@ TEST(Diagnose, ASetupPyImportingAnUndeclaredModuleNamesIt) {
                        "(pyproject.toml's [build-system] requires): a user's pip install, which builds in isolation, "
                        "fails alike");
   EXPECT_NE(d.fix.find("declare Cython in pyproject.toml's [build-system] requires"), std::string::npos);
+  // A dotted module means its package imported and lacks it (MinkowskiEngine 0.5.4: numpy.distutils).
+  Diagnosis removed = step("  File \"/build/src/setup.py\", line 9, in <module>\nModuleNotFoundError: No module named "
+                           "'numpy.distutils'\n", "build");
+  EXPECT_EQ(removed.kind, "build_module_removed");
+  EXPECT_EQ(removed.summary, "setup.py imports numpy.distutils, which the installed numpy does not have (its newer "
+                             "releases removed it): the build cannot run with this numpy");
   // Without setup.py in the traceback (an import of the package's own code): not this.
   EXPECT_NE(step("ModuleNotFoundError: No module named 'Cython'\n", "build").kind, "undeclared_build_requirement");
   // pybind11, an image prerequisite: the environment's rule.

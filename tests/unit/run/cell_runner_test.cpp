@@ -1617,6 +1617,8 @@ TEST_F(RunCell, SetuptoolsCudaProjectStepsAndCommands) {
   EXPECT_TRUE(build->capture_stdout);
   EXPECT_EQ(env_of(*build, "FORCE_CUDA"), "1");
   EXPECT_EQ(env_of(*build, "MAX_JOBS"), "3");
+  // A pip its setup.py runs installs into the cell's Python as a user's does (PEP 668 in Debian's).
+  EXPECT_EQ(env_of(*build, "PIP_BREAK_SYSTEM_PACKAGES"), "1");
   // Only the archs this nvcc can target (sm_100 is not, on 12.4).
   EXPECT_EQ(env_of(*build, "TORCH_CUDA_ARCH_LIST"), "8.0;9.0");
   EXPECT_EQ(env_of(*build, "OPMATRIX_EXPECT_CUDA"), "1");
