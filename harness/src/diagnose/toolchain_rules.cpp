@@ -181,6 +181,50 @@ void explain_undeclared_build_module(const StepFailure&, const Evidence& e, Diag
           ", then pip install --no-build-isolation with the project";
 }
 
+// The exception a setup.py raised, at its own innermost frame: "setup.py:43 (get_version): `return
+// locals()['__version__']` raised KeyError: '__version__'". The last rule: anything that says more
+// about the failure comes first.
+bool find_setup_py_exception(const std::string& log, Evidence& e) {
+  static const std::regex frame(R"re(File "[^"]*/(setup\.py)", line (\d+), in (\S+)\n\s*([^\n]*))re");
+  static const std::regex exception(R"(^\s*((?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit)(?:: [^\n]*)?)$)");
+  std::string::const_iterator from = log.begin();
+  std::smatch m, last;
+  while (std::regex_search(from, log.end(), m, frame)) {
+    last = m;
+    from = m[0].second;
+  }
+  if (last.empty()) return false;
+  std::string found;
+  for (const std::string& line : lines_of(std::string(last[0].second, log.end()))) {
+    std::smatch x;
+    if (std::regex_match(line, x, exception)) {
+      found = x[1].str();
+      break;
+    }
+  }
+  if (found.empty()) return false;
+  e.line = "setup.py:" + last[2].str() + " (" + last[3].str() + "): `" + last[4].str() + "` raised " + found;
+  e.what = last[4].str();
+  e.how = found;
+  return true;
+}
+
+void explain_setup_py_exception(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  static const std::regex exec_locals(R"(\blocals\(\)\s*\[)");
+  if (e.how.rfind("KeyError", 0) == 0 && std::regex_search(e.what, exec_locals)) {
+    // mmcv 2.2.0's get_version: exec() of its version file, then locals()['__version__'].
+    d.kind = "python_semantics_changed";
+    d.summary = "setup.py reads a name from locals() that exec() defined (" + e.line + "): from Python 3.13 "
+                "(PEP 667) exec() no longer changes a function's locals(), so no build of it runs on this Python";
+    d.fix = "exec into a namespace of its own (`ns = {}; exec(code, ns); ns['__version__']`); meanwhile it builds "
+            "only on Python 3.12 and older";
+    return;
+  }
+  d.kind = "setup_py_raised";
+  d.summary = "setup.py raised: " + e.line;
+  d.fix = "read setup.py at that line (the evidence) and run the reproduction command";
+}
+
 void explain_file_not_in_source(const StepFailure&, const Evidence& e, Diagnosis& d) {
   const std::string path = e.m[2].str();
   d.kind = "source_lacks_file";
@@ -220,6 +264,7 @@ const std::vector<StepRule>& toolchain_rules() {
       // (a submodule its sdist lacks); marlin-kernels 0.3.7: '/build/src/envs.py'. The cell's copy of
       // the project is /build/src/ (build_wheel.py).
       line_rule(R"((No such file or directory|FileNotFoundError)[^']*'/build/src/([^']+)')", explain_file_not_in_source),
+      own_rule(find_setup_py_exception, explain_setup_py_exception),
   };
   return rules;
 }

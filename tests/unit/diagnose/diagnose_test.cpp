@@ -189,6 +189,28 @@ TEST(Diagnose, ASetupPyImportingAnUndeclaredModuleNamesIt) {
             "undeclared_build_requirement");
 }
 
+// mmcv 2.2.0 on Python 3.13: its get_version() reads locals()['__version__'] after exec(), which
+// PEP 667 no longer lets change a function's locals(). Any other exception of setup.py is named
+// with its line rather than "exit code 1".
+TEST(Diagnose, WhatSetupPyRaisedIsNamedAtItsLine) {
+  const std::string log =
+      "        File \"<pip-setuptools-caller>\", line 35, in <module>\n"
+      "        File \"/build/src/setup.py\", line 462, in <module>\n          version=get_version(),\n"
+      "        File \"/build/src/setup.py\", line 43, in get_version\n          return locals()['__version__']\n"
+      "                 ~~~~~~~~^^^^^^^^^^^^^^^\n      KeyError: '__version__'\n      [end of output]\n"
+      "error: metadata-generation-failed\n";
+  Diagnosis d = step(log, "build");
+  EXPECT_EQ(d.kind, "python_semantics_changed");
+  EXPECT_NE(d.summary.find("setup.py:43 (get_version): `return locals()['__version__']` raised KeyError: "
+                           "'__version__'"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("PEP 667"), std::string::npos);
+  Diagnosis other = step("        File \"/build/src/setup.py\", line 12, in <module>\n          "
+                         "read_requirements()\n      ValueError: bad line\nerror: metadata-generation-failed\n",
+                         "build");
+  EXPECT_EQ(other.kind, "setup_py_raised");
+  EXPECT_EQ(other.summary, "setup.py raised: setup.py:12 (<module>): `read_requirements()` raised ValueError: bad line");
+}
+
 // A person knows the file as it is in their repository: the summary drops the cell's copy
 // (/build/src/), the evidence keeps the log's own words.
 TEST(Diagnose, SourcePathsAreTheProjectsNotTheContainers) {
