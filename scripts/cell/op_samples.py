@@ -49,15 +49,15 @@ def requirement_at_fault(e, environ=None):
     every op). (top-level package, its version or "") or None."""
     env = os.environ if environ is None else environ
     build = env.get("OPMATRIX_BUILD", "")
-    if not build:
+    # Version skew shows as a name one side no longer has; any other failure in a requirement's
+    # code (an op that runs through it) stays the op's.
+    if not build or not any(isinstance(x, (ImportError, AttributeError)) for x in exception_chain(e)):
         return None
     deps = os.path.join(build, "deps") + os.sep
-    seen, paths = set(), []
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        paths += [getattr(e, "path", None) or ""] + [f.filename for f in traceback_frames(e.__traceback__)]
-        paths += [w.strip("()'\"") for w in str(e).split() if w.strip("()'\"").startswith(deps)]
-        e = e.__cause__ or e.__context__
+    paths = []
+    for x in exception_chain(e):
+        paths += [getattr(x, "path", None) or ""] + [f.filename for f in traceback_frames(x.__traceback__)]
+        paths += [w.strip("()'\"") for w in str(x).split() if w.strip("()'\"").startswith(deps)]
     for path in paths:
         if path.startswith(deps):
             package = path[len(deps):].split(os.sep)[0]
@@ -68,6 +68,15 @@ def requirement_at_fault(e, environ=None):
                 version = ""
             return package, version
     return None
+
+
+def exception_chain(e):
+    """e and the exceptions it was raised from or during, each once."""
+    seen = []
+    while e is not None and all(e is not x for x in seen):
+        seen.append(e)
+        e = e.__cause__ or e.__context__
+    return seen
 
 
 def traceback_frames(tb):

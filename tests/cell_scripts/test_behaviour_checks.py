@@ -149,6 +149,11 @@ def test_a_failure_from_a_requirement_beside_torch_names_it(tmp_path):
                             % (tmp_path / "deps" / "triton" / "compiler" / "compiler.py"))
         assert op_samples.requirement_at_fault(named, env) == ("triton", "")
         assert op_samples.requirement_at_fault(RuntimeError("the op's own error"), env) is None
+        # Any other failure inside a requirement's code (an op that runs through it) stays the op's.
+        try:
+            exec(compile("raise RuntimeError('a kernel failed')", str(deps / "compiler.py"), "exec"))
+        except RuntimeError as inner:
+            assert op_samples.requirement_at_fault(inner, env) is None
         assert op_samples.requirement_at_fault(raised, {}) is None
         r = op_samples.requirement_fault_result("opcheck", ("triton", "3.9.0"), named, op="torchvision::nms")
         assert r["diagnosis"]["kind"] == "requirement_breaks_torch"
