@@ -478,6 +478,19 @@ def survive_import(zygote, said):
             "traceback": "\n".join(lines[-40:])}
 
 
+# A compiler's error line ("path:line:col: error: …"), as torch.utils.cpp_extension's "Error
+# building extension" quotes the whole ninja log of a compile at first use.
+COMPILER_ERROR = re.compile(r"^\S+:\d+:(?:\d+:)? (?:fatal )?error: .*$", re.M)
+
+
+def with_compile_errors(message, tail):
+    """The traceback's tail, with the first compiler errors of the exception's message first where
+    the tail lost them (torch-encoding 1.2.1 compiles at import; its errors sit before 3000
+    characters of warnings): the cause of a failed first-use compile stays in what is judged."""
+    errors = [line for line in COMPILER_ERROR.findall(message)[:3] if line not in tail]
+    return "\n".join(errors + [tail]) if errors else tail
+
+
 def import_module(name, said):
     """Imports `name` as a user would; what it exposes, or the error (its last traceback lines).
     What it says while importing (warnings, log records, its stdout and stderr, which this process
@@ -503,7 +516,8 @@ def import_module(name, said):
     except BaseException as e:  # noqa: BLE001 - SystemExit from a broken package included
         lines = traceback.format_exception(type(e), e, e.__traceback__)
         failed = {"module": name, "ok": False, "error": "%s: %s" % (type(e).__name__, e),
-                  "traceback": "".join(lines)[-3000:], "missing_modules": missing_modules(e)}
+                  "traceback": with_compile_errors(str(e), "".join(lines)[-3000:]),
+                  "missing_modules": missing_modules(e)}
         where = failed_in(e, name)
         if where:
             failed["failed_in"] = where

@@ -153,3 +153,19 @@ def test_an_import_naming_a_module_the_package_lacks_lists_the_modules_it_holds(
     (site / "opmatrixdsk" / "broken.py").write_text("import opmatrix_absent_dependency\n")
     broken, _ = run_json("load_library.py", "--import", "opmatrixdsk.broken", "--find", str(site), env=env)
     assert broken["import"]["ok"] is False and "package_modules" not in broken["import"], broken["import"]
+
+
+def test_a_first_use_compile_that_fails_at_import_keeps_its_compiler_errors(tmp_path):
+    # torch-encoding 1.2.1 compiles its ops at import; torch's "Error building extension" quotes
+    # the whole ninja log, whose error lines sit before 3000 characters of warnings.
+    pkg = tmp_path / "site" / "opmatrix_jitpkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "raise RuntimeError(\"Error building extension 'enclib_cpu': [1/7] c++ -c a.cpp\\n\"\n"
+        "    \"/tmp/d/encoding/lib/cpu/roi_align_cpu.cpp:413:3: error: cannot convert "
+        "'const at::DeprecatedTypeProperties' to 'c10::ScalarType'\\n\" + 'warning: x\\n' * 600)\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "opmatrix_jitpkg", "--find", str(tmp_path / "site"), env=env)
+    assert out["import"]["ok"] is False
+    assert out["import"]["traceback"].startswith(
+        "/tmp/d/encoding/lib/cpu/roi_align_cpu.cpp:413:3: error: cannot convert"), out["import"]["traceback"][:300]

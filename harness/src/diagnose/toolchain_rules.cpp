@@ -264,6 +264,10 @@ const std::vector<StepRule>& toolchain_rules() {
       // (a submodule its sdist lacks); marlin-kernels 0.3.7: '/build/src/envs.py'. The cell's copy of
       // the project is /build/src/ (build_wheel.py).
       line_rule(R"((No such file or directory|FileNotFoundError)[^']*'/build/src/([^']+)')", explain_file_not_in_source),
+      // fairseq 0.12.2 lists fairseq/clib/libbase/balanced_assignment.cpp in setup.py, its sdist lacks it:
+      // "ninja: error: '/build/src/…', needed by '…', missing and no known rule to make it".
+      line_rule(R"((ninja: error): '/build/src/([^']+)', needed by [^\n]*missing and no known rule)",
+                explain_file_not_in_source),
       own_rule(find_setup_py_exception, explain_setup_py_exception),
   };
   return rules;

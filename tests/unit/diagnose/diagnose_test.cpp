@@ -142,6 +142,12 @@ const std::vector<OneLog> kOneLogs = {
       {kFix, Holds::in, "git submodule update --init"}},
      "  Building wheel for deep_gemm (setup.py): finished with status 'error'\n"
      "      error: [Errno 2] No such file or directory: '/build/src/third-party/cutlass/include/cute'\n"},
+    // fairseq 0.12.2's setup.py names a C++ source its sdist does not hold; ninja says so.
+    {"ASourceTheSdistLacksIsNamed", "build", "source_lacks_file",
+     {{kSummary, Holds::in, "the build reads fairseq/clib/libbase/balanced_assignment.cpp, which the project's source"}},
+     "      ninja: error: '/build/src/fairseq/clib/libbase/balanced_assignment.cpp', needed by "
+     "'/build/src/build/temp.linux-x86_64-cpython-313/fairseq/clib/libbase/balanced_assignment.o', missing and no "
+     "known rule to make it\n"},
 };
 
 class DiagnoseOneLog : public ::testing::TestWithParam<OneLog> {};
