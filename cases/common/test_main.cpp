@@ -19,14 +19,16 @@ std::string baseName(const std::string& path) {
   return path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
 }
 
-// gtest >= 1.12 reads flags through GTEST_FLAG_GET; older releases through GTEST_FLAG.
-std::string outputFlag() {
+// gtest >= 1.12 reads and sets flags through GTEST_FLAG_GET/SET; older releases through GTEST_FLAG.
 #ifdef GTEST_FLAG_GET
-  return GTEST_FLAG_GET(output);
+#define OPMATRIX_GTEST_FLAG_GET(name) GTEST_FLAG_GET(name)
+#define OPMATRIX_GTEST_FLAG_SET(name, value) GTEST_FLAG_SET(name, value)
 #else
-  return ::testing::GTEST_FLAG(output);
+#define OPMATRIX_GTEST_FLAG_GET(name) ::testing::GTEST_FLAG(name)
+#define OPMATRIX_GTEST_FLAG_SET(name, value) (::testing::GTEST_FLAG(name) = (value))
 #endif
-}
+
+std::string outputFlag() { return OPMATRIX_GTEST_FLAG_GET(output); }
 
 class TestListWriter : public ::testing::EmptyTestEventListener {
  public:
@@ -81,21 +83,9 @@ bool filterSelects(const std::string& filter, const std::string& name) {
   return (positive.empty() || matchesAny(positive, name)) && !matchesAny(negative, name);
 }
 
-std::string filterFlag() {
-#ifdef GTEST_FLAG_GET
-  return GTEST_FLAG_GET(filter);
-#else
-  return ::testing::GTEST_FLAG(filter);
-#endif
-}
+std::string filterFlag() { return OPMATRIX_GTEST_FLAG_GET(filter); }
 
-void setFilterFlag(const std::string& filter) {
-#ifdef GTEST_FLAG_SET
-  GTEST_FLAG_SET(filter, filter);
-#else
-  ::testing::GTEST_FLAG(filter) = filter;
-#endif
-}
+void setFilterFlag(const std::string& filter) { OPMATRIX_GTEST_FLAG_SET(filter, filter); }
 
 // Run as a case's name: its tests (those of <name>.cpp) that the user's filter selects, as an
 // explicit list; a name that is no case's (the binary itself) runs every test.

@@ -1,7 +1,5 @@
 // Failures that are the machine's or the cell image's, not the library's: a shared library or a
 // build prerequisite the image lacks, a full disk.
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "diagnose/step_rules.h"
@@ -9,9 +7,6 @@
 namespace opmatrix::step_rules {
 
 namespace {
-
-// Marks, at the start of Evidence::how, a prerequisite opmatrix's own images do not install.
-constexpr const char* kNotInBuiltinImages = "not-in-builtin:";
 
 // Something every cell image must provide for building a Python extension (docs/cell-contract.md),
 // by the name the log's pattern captured; name nullptr: any other name.
@@ -71,7 +66,8 @@ bool missing_prerequisite(const std::string& log, Evidence& e) {
     for (const auto& p : sign.by_name)
       if (!p.name || e.m[1].str() == p.name) {
         e.what = p.what;
-        e.how = p.in_builtin_images ? p.install : std::string(kNotInBuiltinImages) + p.install;
+        e.how = p.install;
+        e.in_builtin_images = p.in_builtin_images;
         return true;
       }
   }
@@ -99,16 +95,16 @@ void explain_disk_full(const StepFailure& f, const Evidence&, Diagnosis& d) {
 
 void explain_missing_prerequisite(const StepFailure&, const Evidence& e, Diagnosis& d) {
   d.kind = "image_missing_prerequisite";
-  const bool builtin = e.how.rfind(kNotInBuiltinImages, 0) != 0;
-  const std::string install = builtin ? e.how : e.how.substr(std::strlen(kNotInBuiltinImages));
   d.summary = fmt::format("the cell image lacks {}{}: the image's fault, not the library's", e.what,
                           e.what.find(", which") == std::string::npos ? ", which building a Python extension needs" : "");
-  d.fix = builtin ? fmt::format("rebuild the cell image with the current opmatrix Containerfiles, which provide it (an "
-                                "edited Containerfile gets a new image tag: `opmatrix run --images-only --cell CELL` "
-                                "builds it); in a Containerfile of your own, install {}", install)
-                  : fmt::format("give the cell an image that has it: a Containerfile of your own (image: {{containerfile: "
-                                "FILE}}, a copy of the built-in one) that installs {}; opmatrix's own images do not",
-                                install);
+  d.fix = e.in_builtin_images
+              ? fmt::format("rebuild the cell image with the current opmatrix Containerfiles, which provide it (an "
+                            "edited Containerfile gets a new image tag: `opmatrix run --images-only --cell CELL` "
+                            "builds it); in a Containerfile of your own, install {}",
+                            e.how)
+              : fmt::format("give the cell an image that has it: a Containerfile of your own (image: {{containerfile: "
+                            "FILE}}, a copy of the built-in one) that installs {}; opmatrix's own images do not",
+                            e.how);
   d.evidence = trimmed(e.line);
 }
 

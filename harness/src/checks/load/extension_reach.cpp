@@ -43,18 +43,36 @@ std::string pure_python_wheel(const nlohmann::json& build) {
                      fmt::join(build["tags"].get<std::vector<std::string>>(), ", "));
 }
 
+// "{N} {suffix}" of each entry of `key`, an object of file counts by suffix ({".cu": 20}), and
+// the files in all.
+std::vector<std::string> counts_by_suffix(const nlohmann::json& j, const char* key, int* total) {
+  std::vector<std::string> out;
+  *total = 0;
+  if (!j.contains(key) || !j[key].is_object()) return out;
+  for (const auto& [suffix, n] : j[key].items()) {
+    const int count = n.is_number() ? n.get<int>() : 0;
+    out.push_back(fmt::format("{} {}", count, suffix));
+    *total += count;
+  }
+  return out;
+}
+
+// The text items of `key`, a list.
+std::vector<std::string> texts_in(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (j.contains(key) && j[key].is_array())
+    for (const auto& item : j[key])
+      if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
 // install_wheel.py's "jit": the C/C++/CUDA sources a pure-Python wheel ships and the modules
 // that build them with torch.utils.cpp_extension (gsplat 1.5.3). "" where it ships none.
 std::string compiled_at_first_use(const nlohmann::json& build) {
   if (!build.is_object() || !build.contains("jit") || !build["jit"].is_object()) return "";
-  const nlohmann::json& jit = build["jit"];
-  std::vector<std::string> counts, builders;
-  if (jit.contains("sources") && jit["sources"].is_object())
-    for (const auto& [suffix, n] : jit["sources"].items())
-      counts.push_back(fmt::format("{} {}", n.is_number() ? n.get<int>() : 0, suffix));
-  if (jit.contains("builders") && jit["builders"].is_array())
-    for (const auto& b : jit["builders"])
-      if (b.is_string()) builders.push_back(b.get<std::string>());
+  int files = 0;
+  const std::vector<std::string> counts = counts_by_suffix(build["jit"], "sources", &files);
+  const std::vector<std::string> builders = texts_in(build["jit"], "builders");
   if (counts.empty() || builders.empty()) return "";
   return fmt::format("ships {} source files, which {} compile{} with torch.utils.cpp_extension when first used "
                      "(needs a C++ compiler there)",
@@ -66,19 +84,14 @@ std::string compiled_at_first_use(const nlohmann::json& build) {
 // (cpm-kernels 1.0.11). "" where it ships none.
 std::string device_code_at_use(const nlohmann::json& build) {
   if (!build.is_object() || !build.contains("device_code") || !build["device_code"].is_object()) return "";
-  const nlohmann::json& device = build["device_code"];
-  std::vector<std::string> counts, paths;
-  if (device.contains("files") && device["files"].is_object())
-    for (const auto& [suffix, n] : device["files"].items())
-      counts.push_back(fmt::format("{} {}", n.is_number() ? n.get<int>() : 0, suffix));
-  if (device.contains("paths") && device["paths"].is_array())
-    for (const auto& path : device["paths"])
-      if (path.is_string()) paths.push_back(path.get<std::string>());
+  int files = 0;
+  const std::vector<std::string> counts = counts_by_suffix(build["device_code"], "files", &files);
+  const std::vector<std::string> paths = texts_in(build["device_code"], "paths");
   if (counts.empty()) return "";
   return fmt::format("ships its compiled code as CUDA device code, {} file{} ({}{}), which it loads through the CUDA "
                      "driver when its functions run (needs a GPU there)",
-                     fmt::join(counts, ", "), counts.size() == 1 && counts.front().rfind("1 ", 0) == 0 ? "" : "s",
-                     fmt::join(paths, ", "), paths.size() < 3 ? "" : ", …");
+                     fmt::join(counts, ", "), files == 1 ? "" : "s", fmt::join(paths, ", "),
+                     paths.size() < 3 ? "" : ", …");
 }
 
 }  // namespace

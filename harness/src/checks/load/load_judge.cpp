@@ -731,10 +731,10 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                  repro, json_text(import, "traceback"));
     return c;
   }
-  static const std::regex placeholder(R"(\bplaceholder\b[^\n]*?(https?://\S+?)[.,]?(?:\s|$))", std::regex::icase);
-  std::smatch where;
+  // Its own words that it is a placeholder, with where the package is had (a URL).
+  static const std::regex placeholder(R"(\bplaceholder\b[^\n]*?https?://)", std::regex::icase);
   const std::string raised = json_text(import, "error");
-  if (std::regex_search(raised, where, placeholder)) {
+  if (std::regex_search(raised, placeholder)) {
     CheckResult c = load_result("import", Status::error,
                                 fmt::format("import {}: this distribution is a placeholder, in its own words ({})",
                                             module, raised.substr(0, 300)));
@@ -822,11 +822,11 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                  repro, traceback);
     return c;
   }
-  if (!gpu_visible && !no_gpu_words_in(error).empty()) {
+  if (const std::string no_gpu = gpu_visible ? "" : no_gpu_words_in(error); !no_gpu.empty()) {
     CheckResult c = load_result("import", Status::skip,
                                 fmt::format("{} not checked here: its import initialises CUDA, and this machine has "
                                             "no GPU or driver (\"{}\")",
-                                            module, no_gpu_words_in(error)));
+                                            module, no_gpu));
     c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
                                  "nothing to fix in the library: run this cell on a machine with a GPU", repro,
                                  traceback.empty() ? error : traceback);
