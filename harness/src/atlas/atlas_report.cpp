@@ -33,7 +33,11 @@ Declared declared_of(const CheckResult* wheel) {
 
 AtlasPair pair_of(const std::string& library, const std::string& release, const std::string& runtime,
                   const std::map<std::string, const CellResult*>& by_id) {
-  AtlasPair p{atlas_pair_id(library, release, runtime), library, release, runtime};
+  AtlasPair p;
+  p.id = atlas_pair_id(library, release, runtime);
+  p.library = library;
+  p.release = release;
+  p.runtime = runtime;
   auto it = by_id.find(p.id);
   if (it == by_id.end()) {
     p.measured.verdict = Verdict::not_run;

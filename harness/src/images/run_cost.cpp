@@ -44,26 +44,28 @@ double measured_build_tree_bytes(CellWork work) {
 double measured_pair_folder_peak_bytes() { return 1.3e9; }
 
 // A cell's run past its image (results/*.json `seconds` minus the image step), 2 cores. The
-// main job of 0.8.0 from a fresh clone, nothing beside it (2026-11-28): our kernels in a CPU torch
-// 248 s (1.13) and 453 s (2.14); with CUDA 268 s (1 arch), 350 s (3 archs), 748 s (8 archs);
-// a cell declared to fail its build (a CUDA toolkit beside a CPU-only torch) 23 s; other op
-// libraries 49-394 s (torch-scatter's sdist the slowest), and 12-1767 s in earlier runs (median
-// about 130 s; torch-scatter's CUDA 13.2 compile 1737 s). An atlas pair about 10 s on average
-// (trixie's 17 newest releases: 174 s, median 7.7 s; a no-wheel pair 1 s, a pair whose pip
-// plan resolves a replacement torch 30-50 s the first time).
+// main job of 0.15.0 from a fresh clone, cold, nothing beside it (2026-11-29; our kernels and
+// cases one unity TU per family, linked once): our kernels in a CPU torch 106 s (1.13) and 245 s
+// (2.14, C++20 headers); with CUDA 175 s (1 arch), 165 s (3 archs, Debian's CUDA 12.4), 322 s
+// (8 archs), fitted as 130 s + 23 s an arch; a cell declared to fail its build (a CUDA toolkit
+// beside a CPU-only torch) 11 s; other op libraries 31-240 s (torch-scatter's sdist the
+// slowest), and 12-1767 s in earlier runs (median about 130 s; torch-scatter's CUDA 13.2
+// compile 1737 s). Before the unity build (0.8.0): 248/453 s in a CPU torch, 268-748 s with
+// CUDA. An atlas pair about 10 s on average (trixie's 17 newest releases: 174 s, median 7.7 s;
+// a no-wheel pair 1 s, a pair whose pip plan resolves a replacement torch 30-50 s the first time).
 double measured_cell_seconds(CellWork work) {
   switch (work) {
-    case CellWork::own_kernels: return 350;
+    case CellWork::own_kernels: return 175;
     case CellWork::library: return 130;
     case CellWork::atlas_pair: return 10;
   }
-  return 350;
+  return 175;
 }
 
 namespace {
-constexpr double kOwnKernelsCudaSeconds = 300;     // our kernels with CUDA, before the archs
-constexpr double kOwnKernelsPerArchSeconds = 55;   // one more arch: a device pass over every .cu file
-constexpr double kDeclaredBuildFailureSeconds = 30;  // probe, versions, the failed configure
+constexpr double kOwnKernelsCudaSeconds = 130;     // our kernels with CUDA, before the archs
+constexpr double kOwnKernelsPerArchSeconds = 23;   // one more arch: a device pass over every .cu file
+constexpr double kDeclaredBuildFailureSeconds = 15;  // probe, versions, the failed configure
 }  // namespace
 
 double measured_cell_seconds(const Cell& cell) {
