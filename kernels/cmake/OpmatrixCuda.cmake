@@ -84,13 +84,19 @@ foreach(_arch IN LISTS OPMATRIX_CUDA_ARCHS)
     math(EXPR _major_len "${_len} - 1")
     string(SUBSTRING "${_num}" 0 ${_major_len} _major)
     string(SUBSTRING "${_num}" ${_major_len} 1 _minor)
-    list(APPEND _opmatrix_torch_archs "${_major}.${_minor}")
+    # torch before 2.7 parses only one-digit majors (select_compute_arch.cmake: "Unknown CUDA
+    # Architecture Name 10.0 in CUDA_SELECT_NVCC_ARCH_FLAGS", a configure error beside CUDA 13's
+    # nvcc, which targets sm_100), and torch is not found yet to ask its version: its flags are
+    # stripped anyway, so it is told only those.
+    if(_major_len EQUAL 1)
+      list(APPEND _opmatrix_torch_archs "${_major}.${_minor}")
+    endif()
   endif()
 endforeach()
 # torch's cuda.cmake turns TORCH_CUDA_ARCH_LIST into -gencode flags; tell it the same archs
-# (so its messages agree), and OpmatrixTorch.cmake strips those flags again afterwards so
-# the CUDA_ARCHITECTURES property is the single source of truth.
+# (so its messages agree, but for those it cannot parse), and OpmatrixTorch.cmake strips those
+# flags again afterwards so the CUDA_ARCHITECTURES property is the single source of truth.
 set(TORCH_CUDA_ARCH_LIST "${_opmatrix_torch_archs}")
 set(ENV{TORCH_CUDA_ARCH_LIST} "${_opmatrix_torch_archs}")
 message(STATUS "opmatrix: CUDA ${CMAKE_CUDA_COMPILER_VERSION} at ${CMAKE_CUDA_COMPILER}, "
-               "archs ${OPMATRIX_CUDA_ARCHS} (TORCH_CUDA_ARCH_LIST=${_opmatrix_torch_archs})")
+               "archs ${OPMATRIX_CUDA_ARCHS} (torch told TORCH_CUDA_ARCH_LIST=${_opmatrix_torch_archs})")

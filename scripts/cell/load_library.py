@@ -441,9 +441,32 @@ REFUSED = re.compile(r"(torch|pytorch).*\d+\.\d+.*\b(needs?|requires?|required|e
                      r".*(torch|pytorch).*\d+\.\d+", re.I)
 
 
+# A caution is no refusal: fbgemm_gpu 1.9.0 warns "FBGEMM_GPU version is 1.9.0, which is not
+# guaranteed to be compatible with PyTorch 2.6.0+debian; library loading might crash!" and goes on
+# loading; what fails after it (its CUDA torch's libraries, beside a CPU torch) is the cause.
+CAUTION = re.compile(r"\b(not guaranteed|may not|might not|(might|may|could) (crash|fail)|at your own risk)\b", re.I)
+ANSI_CODE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def wrapped_lines(text):
+    """TEXT's lines, each run of consecutive lines indented alike joined into one: a message a
+    package wraps over several indented lines (fbgemm_gpu 1.9.0's warning) read whole."""
+    out, indent = [], 0
+    for raw in ANSI_CODE.sub("", text).splitlines():
+        line = raw.strip()
+        depth = len(raw) - len(raw.lstrip())
+        if line and out and out[-1] and indent and depth == indent:
+            out[-1] += " " + line
+        else:
+            out.append(line)
+            indent = depth if line else 0
+    return out
+
+
 def refusal_lines(text):
-    """The lines of TEXT in which a package's version check refuses this torch."""
-    return [line.strip() for line in text.splitlines() if REFUSED.search(line)][:3]
+    """The lines of TEXT in which a package's version check refuses this torch (not those that
+    only caution)."""
+    return [line for line in wrapped_lines(text) if REFUSED.search(line) and not CAUTION.search(line)][:3]
 
 
 def declined_lines(text):

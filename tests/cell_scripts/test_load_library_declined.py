@@ -30,6 +30,15 @@ PACKAGES = {
     "abortingpkg": 'import os, sys\nprint("Please refer to the FBGEMM-PyTorch compatibility table.", file=sys.stderr)\n'
                    'print("terminate called after throwing an instance of \'std::bad_alloc\'\\n  what():  std::bad_alloc", '
                    'file=sys.stderr, flush=True)\nos.abort()\n',
+    # fbgemm_gpu 1.9.0 beside Debian's CPU torch 2.6: a coloured caution wrapped over indented
+    # lines, then its CUDA torch's library missing
+    "cautionpkg": 'import sys\nprint("\\n            \\x1b[31m\\n            FBGEMM_GPU version is 1.9.0, which is not '
+                  'guaranteed to be\\n            compatible with PyTorch 2.6.0+debian; library loading might\\n'
+                  '            crash!\\n            \\x1b[0m", file=sys.stderr)\n'
+                  'raise OSError("libopmatrix_absent_cuda.so: cannot open shared object file: No such file or directory")\n',
+    # a refusal wrapped over indented lines
+    "wrappedpkg": 'print("    FooLib needs PyTorch 2.8.*,\\n    but PyTorch 2.6.0 is found; install the matching build")\n'
+                  'raise ImportError("FooLib stops here")\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -169,3 +178,14 @@ def test_a_first_use_compile_that_fails_at_import_keeps_its_compiler_errors(tmp_
     assert out["import"]["ok"] is False
     assert out["import"]["traceback"].startswith(
         "/tmp/d/encoding/lib/cpu/roi_align_cpu.cpp:413:3: error: cannot convert"), out["import"]["traceback"][:300]
+
+
+def test_a_caution_is_no_refusal_and_a_wrapped_refusal_is_read_whole(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    caution, _ = run_json("load_library.py", "--import", "cautionpkg", "--find", str(site / "cautionpkg"), env=env)
+    assert caution["import"]["ok"] is False
+    assert "refused" not in caution["import"], caution["import"]
+    assert "libopmatrix_absent_cuda.so" in caution["import"]["error"]
+    wrapped, _ = run_json("load_library.py", "--import", "wrappedpkg", "--find", str(site / "wrappedpkg"), env=env)
+    assert wrapped["import"]["refused"] == ["FooLib needs PyTorch 2.8.*, but PyTorch 2.6.0 is found; install the "
+                                            "matching build"], wrapped["import"]

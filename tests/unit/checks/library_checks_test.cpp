@@ -940,4 +940,44 @@ TEST(LoadChecks, SoXAndLibsndfileAreSystemLibrariesItsUsersInstallAlsoThroughASi
   EXPECT_NE(out[2].diagnosis->fix.find("apt install libsndfile1"), std::string::npos);
 }
 
+// Open3D 0.20.0 beside Debian's CPU torch 2.6: libOpen3D.so lacks OpenGL's libEGL.so.1 and
+// libGL.so.1 and libusb's libusb-1.0.so.0 at once (system libraries its docs ask headless users
+// to install), its pybind module and its TensorFlow op library need libOpen3D, and the TensorFlow
+// ops also TensorFlow's own library, which only TensorFlow's users load. None of those is a
+// finding of Open3D with this torch; its torch ops, built against a CUDA torch, keep their red.
+TEST(LoadChecks, SeveralSystemLibrariesAndAnotherFrameworksRuntimeAreNotCheckedHere) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.6.0", "torch_cuda": null, "libraries": [
+    {"path": "/s/open3d/cpu/libOpen3D.so.0.20", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libEGL.so.1", "libusb-1.0.so.0", "libGL.so.1"]},
+    {"path": "/s/open3d/cpu/pybind.cpython-313-x86_64-linux-gnu.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libOpen3D.so.0.20"]},
+    {"path": "/s/open3d/cpu/open3d_tf_ops.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libtensorflow_framework.so.2", "libOpen3D.so.0.20"]},
+    {"path": "/s/open3d/cpu/open3d_torch_ops.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libc10_cuda.so", "libtorch_cuda.so", "libcudart.so.12", "libOpen3D.so.0.20"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 4u);
+  auto find = [&](const std::string& prefix) {
+    for (const auto& c : out)
+      if (c.message.rfind(prefix, 0) == 0) return c;
+    ADD_FAILURE() << "no result for " << prefix;
+    return CheckResult{};
+  };
+  const CheckResult core = find("libOpen3D.so.0.20");
+  EXPECT_EQ(core.status, Status::skip);
+  EXPECT_EQ(core.message, "libOpen3D.so.0.20 not checked here: it needs OpenGL's libraries (libEGL.so.1, libGL.so.1), "
+                          "libusb's (libusb-1.0.so.0), system libraries its users install themselves (pip brings "
+                          "none), and this runtime has not them");
+  ASSERT_TRUE(core.diagnosis);
+  EXPECT_EQ(core.diagnosis->kind, "needs_system_library");
+  EXPECT_NE(core.diagnosis->fix.find("apt install libgl1 libegl1"), std::string::npos) << core.diagnosis->fix;
+  EXPECT_NE(core.diagnosis->fix.find("apt install libusb-1.0-0"), std::string::npos) << core.diagnosis->fix;
+  EXPECT_EQ(find("pybind").status, Status::skip);
+  const CheckResult tf = find("open3d_tf_ops.so");
+  EXPECT_EQ(tf.status, Status::skip) << tf.message;
+  EXPECT_NE(tf.message.find("a TensorFlow op library: only TensorFlow's users load it"), std::string::npos) << tf.message;
+  const CheckResult torch_ops = find("open3d_torch_ops.so");
+  EXPECT_EQ(torch_ops.status, Status::fail) << "a torch library it lacks keeps the red";
+}
+
 }  // namespace opmatrix

@@ -311,17 +311,26 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
   } else if (!theirs_absent.empty()) {
     std::vector<std::string> all = absent;
     all.insert(all.end(), theirs_absent.begin(), theirs_absent.end());
-    if (system_prerequisite_of(all) != system_prerequisite_of(absent)) return std::nullopt;
+    if (system_prerequisites_of(all).empty()) return std::nullopt;
   }
-  const SystemPrerequisite* p = system_prerequisite_of(absent);
-  if (!p) return std::nullopt;
-  CheckResult c = load_result(
-      "library", Status::skip,
-      fmt::format("{} not checked here: it needs {}'s libraries ({}){}, a system library its users install themselves "
-                  "(pip brings none), and this runtime has not that version of it",
-                  name, p->name, fmt::join(absent, ", "), through));
+  const std::vector<PrerequisiteNeed> needs = system_prerequisites_of(absent);
+  if (needs.empty()) return std::nullopt;
+  std::vector<std::string> what, whys, installs;
+  for (const auto& n : needs) {
+    what.push_back(fmt::format("{}'s{} ({})", n.prerequisite->name, what.empty() ? " libraries" : "",
+                               fmt::join(n.sonames, ", ")));
+    const std::string why = needs.size() > 1 && n.prerequisite->why == std::string(kSystemLibrary)
+                                ? "system libraries its users install themselves (pip brings none), and this runtime "
+                                  "has not them"
+                                : n.prerequisite->why;
+    if (std::find(whys.begin(), whys.end(), why) == whys.end()) whys.push_back(why);
+    installs.push_back(n.prerequisite->install);
+  }
+  CheckResult c = load_result("library", Status::skip,
+                              fmt::format("{} not checked here: it needs {}{}, {}", name, fmt::join(what, ", "), through,
+                                          fmt::join(whys, "; ")));
   c.diagnosis = make_diagnosis("needs_system_library", c.message,
-                               fmt::format("where it runs: {}", p->install), repro, json_text(lib, "error"));
+                               fmt::format("where it runs: {}", fmt::join(installs, "; ")), repro, json_text(lib, "error"));
   return c;
 }
 

@@ -14,11 +14,26 @@ struct SystemPrerequisite {
   const char* name;                        // "FFmpeg"
   std::vector<const char*> soname_stems;   // "libavutil.so": each of its libraries, any version
   const char* install;                     // how a Debian user installs it
+  // Why a runtime without it says nothing of the library with this torch (the end of the sentence
+  // "it needs X's libraries (...), ..."); kSystemLibrary for what its users install themselves.
+  const char* why;
 };
+
+inline constexpr const char* kSystemLibrary =
+    "a system library its users install themselves (pip brings none), and this runtime has not that version of it";
 
 // The prerequisite every one of `absent` (sonames the loader could not find) belongs to, or
 // nullptr: none, or one that is not a known prerequisite's (a torch or CUDA library stays red).
 const SystemPrerequisite* system_prerequisite_of(const std::vector<std::string>& absent);
+
+// The prerequisites that together hold every one of `absent`, each with the sonames of it, in
+// the table's order; empty where one of `absent` is no known prerequisite's. Open3D's
+// libOpen3D.so lacks libEGL.so.1, libGL.so.1 (OpenGL) and libusb-1.0.so.0 (libusb) at once.
+struct PrerequisiteNeed {
+  const SystemPrerequisite* prerequisite;
+  std::vector<std::string> sonames;
+};
+std::vector<PrerequisiteNeed> system_prerequisites_of(const std::vector<std::string>& absent);
 
 // Whether `text` (an import's error) names a prerequisite ("FFmpeg is not properly installed").
 bool names_system_prerequisite(const std::string& text);
