@@ -138,6 +138,18 @@ std::string cmake_message_after(const std::string& log, const std::string& error
   return msg;
 }
 
+// torch before 2.7 parses TORCH_CUDA_ARCH_LIST with one-digit majors only (its
+// select_compute_arch.cmake): a project's CMake that hands it 10.0 or 12.0, which CUDA 12.8+ and
+// 13 target, stops at configure whatever the nvcc.
+void explain_torch_cmake_unknown_arch(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  d.kind = "torch_cmake_unknown_arch";
+  d.summary = fmt::format("this torch's CMake (select_compute_arch.cmake) cannot parse the CUDA arch {}: before "
+                          "torch 2.7 it knows one-digit majors only",
+                          e.m[1].str());
+  d.fix = "leave that arch out of TORCH_CUDA_ARCH_LIST for this torch and name it in CMAKE_CUDA_ARCHITECTURES of "
+          "your own targets, or build with torch 2.7 or newer for sm_100 and sm_120";
+}
+
 void explain_configure_error(const StepFailure& f, const Evidence& e, Diagnosis& d) {
   d.kind = "configure_error";
   const std::string msg = cmake_message_after(f.log, e.line);
@@ -258,6 +270,8 @@ const std::vector<StepRule>& toolchain_rules() {
       line_rule(R"(undefined reference to `([^']+)')", explain_undefined_reference),
       line_rule(R"(cannot find -l(\S+))", explain_missing_library),
       line_rule(R"(undefined symbol: (\S+))", explain_undefined_symbol),
+      line_rule(R"(Unknown CUDA Architecture Name (\S+) in CUDA_SELECT_NVCC_ARCH_FLAGS)",
+                explain_torch_cmake_unknown_arch),
       line_rule(R"(^CMake Error(?: at (\S+):(\d+))?)", explain_configure_error),
       own_rule(find_undeclared_build_module, explain_undeclared_build_module),
       // deep-gemm 1.0.0: "[Errno 2] No such file or directory: '/build/src/third-party/cutlass/include/cute'"

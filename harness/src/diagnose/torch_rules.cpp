@@ -117,6 +117,17 @@ void explain_missing_torch_api(const StepFailure&, const Evidence& e, Diagnosis&
                         "in matrix.yaml){}", known->added,
                         known->instead ? fmt::format(", or fall back to {} where {} is missing", known->instead, api)
                                        : std::string());
+  } else if (api.find("._") != std::string::npos) {
+    // A private module's name (onnxruntime-training 1.19.2's ORTModule imports
+    // torch.onnx._internal.jit_utils, which torch 2.15 no longer has): private APIs move and go
+    // between releases without notice, so its absence says neither "newer" nor "older".
+    d.kind = "torch_private_api";
+    d.summary = fmt::format("uses {}, a private torch API this torch lacks (private modules change between releases "
+                            "without notice: moved or removed since, or not there yet)",
+                            api);
+    d.fix = fmt::format("use the release made for this torch (a private API ties a package to the torches it was "
+                        "built and tested with), or port the code off {} to a public API",
+                        api);
   } else {
     d.kind = "torch_too_old";
     d.summary = fmt::format("needs a newer torch: {} is an API this torch lacks", api);

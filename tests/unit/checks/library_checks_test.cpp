@@ -980,4 +980,30 @@ TEST(LoadChecks, SeveralSystemLibrariesAndAnotherFrameworksRuntimeAreNotCheckedH
   EXPECT_EQ(torch_ops.status, Status::fail) << "a torch library it lacks keeps the red";
 }
 
+// Beside PyPI's torch 2.15 (CUDA 13.2) on a machine without a GPU: sgl-kernel 0.3.21's libraries
+// lack the driver's libcuda.so.1 and CUDA 12's libcudart.so.12 (a CUDA 12 build: red whatever the
+// GPU), fbgemm_gpu 1.9.0's fbgemm_gpu_py.so lacks only NVML's libnvidia-ml.so.1 (the driver's: not
+// checked here), and Open3D's libOpen3D.so and SGLang's mscclpp lack X11's and NUMA's libraries.
+TEST(LoadChecks, AnotherCudaMajorIsRedEvenBesideTheDriversLibraryAndNvmlIsTheDrivers) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.15.0", "torch_cuda": "13.2", "libraries": [
+    {"path": "/s/sgl_kernel/flash_ops.abi3.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libnvrtc.so.12", "libcuda.so.1", "libcudart.so.12"]},
+    {"path": "/s/fbgemm_gpu/fbgemm_gpu_py.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libnvidia-ml.so.1"]},
+    {"path": "/s/open3d/libOpen3D.so.0.20", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libEGL.so.1", "libX11.so.6", "libusb-1.0.so.0", "libGL.so.1", "libnuma.so.1"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].status, Status::fail);
+  EXPECT_EQ(out[0].message, "flash_ops.abi3.so: built for CUDA 12: needs libnvrtc.so.12, and this runtime's torch has "
+                            "CUDA 13.2");
+  EXPECT_EQ(out[1].status, Status::skip);
+  EXPECT_EQ(out[1].diagnosis ? out[1].diagnosis->kind : "", "needs_gpu_driver");
+  EXPECT_NE(out[1].message.find("the NVIDIA driver's libnvidia-ml.so.1"), std::string::npos) << out[1].message;
+  EXPECT_EQ(out[2].status, Status::skip) << out[2].message;
+  ASSERT_TRUE(out[2].diagnosis);
+  EXPECT_NE(out[2].diagnosis->fix.find("apt install libx11-6"), std::string::npos) << out[2].diagnosis->fix;
+  EXPECT_NE(out[2].diagnosis->fix.find("apt install libnuma1"), std::string::npos) << out[2].diagnosis->fix;
+}
+
 }  // namespace opmatrix

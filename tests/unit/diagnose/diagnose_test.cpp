@@ -71,6 +71,13 @@ const std::vector<OneLog> kOneLogs = {
     {"CudaAskedOfACpuTorch", "configure", "no_cuda_torch", {},
      "CMake Error at cmake/OpmatrixTorch.cmake:40 (message):\n  OPMATRIX_WITH_CUDA=ON, but the torch at "
      "/usr/lib/x86_64-linux-gnu/cmake/Torch was built without CUDA\n"},
+    // torch 2.5.1 told TORCH_CUDA_ARCH_LIST=...;10.0 beside CUDA 13's nvcc (the first run of
+    // pypi-torch2.5.1-cu12.4-nvcc13.0, 2026-11-29).
+    {"TorchCMakeThatCannotParseATwoDigitArch", "configure", "torch_cmake_unknown_arch",
+     {{kSummary, Holds::in, "cannot parse the CUDA arch 10.0"}, {kFix, Holds::in, "torch 2.7 or newer"}},
+     "CMake Error at /opt/venv/lib/python3.11/site-packages/torch/share/cmake/Caffe2/Modules_CUDA_fix/upstream/"
+     "FindCUDA/select_compute_arch.cmake:227 (message):\n  Unknown CUDA Architecture Name 10.0 in "
+     "CUDA_SELECT_NVCC_ARCH_FLAGS\n"},
     {"UnknownFailureKeepsTheLogTail", "configure", "configure_failed",
      {{kEvidence, Holds::in, "something odd"}},
      "line1\nline2\nsomething odd\n"},
@@ -460,9 +467,18 @@ TEST(Diagnose, TorchTooOldForTheLibrary) {
   EXPECT_EQ(step("AttributeError: module 'torch.library' has no attribute 'impl_abstract'\n").summary,
             "needs a newer torch: torch.library.impl_abstract first appeared in torch 2.2");
   // Not in the table: no version is made up.
-  Diagnosis u = step("AttributeError: module 'torch.utils._pytree' has no attribute 'tree_map_only_'\n");
+  Diagnosis u = step("AttributeError: module 'torch.nn.functional' has no attribute 'scaled_mm_v9'\n");
   EXPECT_EQ(u.kind, "torch_too_old");
-  EXPECT_EQ(u.summary, "needs a newer torch: torch.utils._pytree.tree_map_only_ is an API this torch lacks");
+  EXPECT_EQ(u.summary, "needs a newer torch: torch.nn.functional.scaled_mm_v9 is an API this torch lacks");
+  // A private module's name says neither newer nor older (onnxruntime-training 1.19.2's ORTModule
+  // beside torch 2.15, which no longer has torch.onnx._internal.jit_utils).
+  Diagnosis p = step("ImportError: cannot import name 'jit_utils' from 'torch.onnx._internal' "
+                     "(/opt/venv/lib/python3.11/site-packages/torch/onnx/_internal/__init__.py)\n");
+  EXPECT_EQ(p.kind, "torch_private_api");
+  EXPECT_EQ(p.summary.rfind("uses torch.onnx._internal.jit_utils, a private torch API this torch lacks", 0), 0u)
+      << p.summary;
+  EXPECT_EQ(step("AttributeError: module 'torch.utils._pytree' has no attribute 'tree_map_only_'\n").kind,
+            "torch_private_api");
   // Removed APIs need an older torch.
   Diagnosis r = step("ModuleNotFoundError: No module named 'torch._six'\n");
   EXPECT_EQ(r.kind, "torch_too_new");

@@ -66,6 +66,10 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
   return c;
 }
 
+// Libraries that come with the NVIDIA driver, not with torch, a toolkit or a wheel.
+const char* const kDriverLibraries[] = {"libcuda.so.1", "libnvidia-ml.so.1", "libnvcuvid.so.1",
+                                        "libnvidia-encode.so.1", "libnvidia-opticalflow.so.1"};
+
 // A CUDA runtime library of another major version than the torch's CUDA among what a library
 // lacks (libcudart.so.12 where torch has CUDA 13.2): the CUDA it was built for.
 struct OtherCuda {
@@ -473,18 +477,24 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       const nlohmann::json through = lib.value("missing_through", nlohmann::json::object());
       for (const auto& item : through.items())
         for (const auto& m : item.value().value("missing", std::vector<std::string>{})) missing.push_back(m);
-      if (!torch_cuda.empty() && std::find(missing.begin(), missing.end(), "libcuda.so.1") != missing.end()) {
-        // The NVIDIA driver's library comes with a GPU's driver, not with torch or a toolkit: on a
-        // machine without one, a library linked to it cannot load, and what else it lacks may be a
-        // library that needs the driver too (cuequivariance-ops-torch's libcue_ops.so).
+      // A CUDA runtime of another major is decided without a GPU (sgl-kernel 0.3.21's libraries
+      // lack libcudart.so.12 beside torch's CUDA 13.2, and the driver's libcuda.so.1 too): red.
+      const auto other = other_cuda_runtime(lib, torch_cuda);
+      const auto driver = std::find_first_of(missing.begin(), missing.end(), std::begin(kDriverLibraries),
+                                             std::end(kDriverLibraries));
+      if (!torch_cuda.empty() && !other && driver != missing.end()) {
+        // The NVIDIA driver's libraries (libcuda.so.1; NVML's libnvidia-ml.so.1, which fbgemm_gpu
+        // 1.9.0 links) come with a GPU's driver, not with torch or a toolkit: on a machine without
+        // one, a library linked to them cannot load, and what else it lacks may be a library that
+        // needs the driver too (cuequivariance-ops-torch's libcue_ops.so).
         c.status = Status::skip;
-        c.message = fmt::format("{} not checked here: it links the NVIDIA driver's libcuda.so.1, which only a machine "
+        c.message = fmt::format("{} not checked here: it links the NVIDIA driver's {}, which only a machine "
                                 "with a GPU and its driver has (it also lacks here: {})",
-                                name, load_failure_summary(lib, siblings, loaded_siblings).substr(6));
+                                name, *driver, load_failure_summary(lib, siblings, loaded_siblings).substr(6));
         c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
                                      "nothing to fix in the library: run this cell on a machine with a GPU", repro,
                                      json_text(lib, "error"));
-      } else if (const auto other = other_cuda_runtime(lib, torch_cuda)) {
+      } else if (other) {
         c.message = fmt::format("{}: built for CUDA {}: needs {}, and this runtime's torch has CUDA {}", name,
                                 other->major, other->soname, torch_cuda);
         c.diagnosis = make_diagnosis("cuda_runtime_mismatch", c.message,
