@@ -42,6 +42,9 @@ import os
 import re
 import shutil
 import sys
+import tempfile
+import urllib.parse
+import urllib.request
 import zipfile
 
 import build_requires
@@ -317,6 +320,40 @@ def file_release(filename):
     return None
 
 
+def fetch_as_reported(items, files):
+    """The files pip's dry run chose (its report's download_info: their URL and sha256) put into
+    FILES as they are; the report's items that could not be, for `pip download`. `pip download`
+    prepares an sdist's metadata again, and a backend without that hook builds it whole a second
+    time: megablocks 0.10.0's numpy<2.1.0 has no wheel for Python 3.13, so numpy 2.0.2's sdist was
+    built by the dry run and again by the download, past the step's time limit."""
+    left = []
+    os.makedirs(files, exist_ok=True)
+    for item in items:
+        info = item.get("download_info") or {}
+        url = info.get("url", "")
+        name = urllib.parse.unquote(urllib.parse.urlsplit(url).path.rsplit("/", 1)[-1])
+        hashes = (info.get("archive_info") or {}).get("hashes") or {}
+        path = os.path.join(files, name)
+        try:
+            if not name or not file_release(name):
+                left.append(item)
+            elif url.startswith("file:"):  # a find-links folder or a local index: the file as it is
+                if not os.path.isfile(path):
+                    fd, tmp = tempfile.mkstemp(dir=files, prefix="." + name + ".")
+                    os.close(fd)
+                    shutil.copyfile(urllib.request.url2pathname(urllib.parse.urlsplit(url).path), tmp)
+                    os.replace(tmp, path)
+            elif hashes.get("sha256"):
+                if not fetch_pypi.in_cache(path, hashes["sha256"]):
+                    fetch_pypi.download({"url": url, "sha256": hashes["sha256"], "filename": name}, path)
+            else:
+                left.append(item)
+        except (OSError, fetch_pypi.Failure) as e:
+            log("%s: fetching it as pip's report names it failed (%s); pip downloads it instead" % (name, e))
+            left.append(item)
+    return left
+
+
 def fetch(requirements, what, cache, pins=None):
     """Resolves REQUIREMENTS against the cell's packages (torch family pinned: PINS, else
     torch_family_pins()) and downloads what is missing into CACHE/<key>/; (that folder,
@@ -342,11 +379,12 @@ def fetch(requirements, what, cache, pins=None):
         items = json.load(f).get("install", [])
     install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
     files = os.path.join(cache, "files")  # shared by every requirement set: pip download skips what is there
-    if install_list:
+    left = fetch_as_reported(items, files)
+    if left:
         rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
-                       ["%s==%s" % (i["name"], i["version"]) for i in install_list])
+                       ["%s==%s" % (normalise(i["metadata"]["name"]), i["metadata"]["version"]) for i in left])
         if rc != 0:
-            refuse(rc, text, "downloading " + ", ".join(i["name"] for i in install_list))
+            refuse(rc, text, "downloading " + ", ".join(normalise(i["metadata"]["name"]) for i in left))
     names = os.listdir(files) if os.path.isdir(files) else []
     accepted = interpreter_tags() or []
     for i in install_list:

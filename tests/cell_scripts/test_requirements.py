@@ -204,6 +204,56 @@ def test_a_requirement_with_no_wheel_whose_source_build_fails_is_named(tmp_path)
     assert "source distribution fails here" in r.json["message"]
 
 
+# An in-tree PEP 517 backend without prepare_metadata_for_build_wheel (as meson-python, numpy's):
+# pip builds the whole wheel to read its metadata, and each build is counted in $OPM_BUILDS.
+COUNTED_BACKEND = """
+import base64, hashlib, os, zipfile
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    with open(os.environ["OPM_BUILDS"], "a") as f:
+        f.write("built\\n")
+    name = "opmcounted-1.0-py3-none-any.whl"
+    files = {"opmcounted/__init__.py": b"",
+             "opmcounted-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\\nTag: py3-none-any\\n",
+             "opmcounted-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\\nName: opmcounted\\nVersion: 1.0\\n"}
+    record = "".join("%s,sha256=%s,%d\\n" % (p, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode(),
+                                            len(b)) for p, b in files.items()) + "opmcounted-1.0.dist-info/RECORD,,\\n"
+    files["opmcounted-1.0.dist-info/RECORD"] = record.encode()
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
+        for p, b in files.items():
+            z.writestr(p, b)
+    return name
+"""
+
+
+def test_a_requirement_pip_builds_from_its_sdist_is_built_once(tmp_path):
+    # megablocks 0.10.0's numpy<2.1.0 on Python 3.13: no wheel, numpy 2.0.2's sdist built by the
+    # dry run to read its metadata; the download then takes the file the report names as it is.
+    import io
+    import tarfile
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    with tarfile.open(wheelhouse / "opmcounted-1.0.tar.gz", "w:gz") as t:
+        for name, text in {"opmcounted-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: opmcounted\nVersion: 1.0\n",
+                           "opmcounted-1.0/pyproject.toml": '[build-system]\nrequires = []\n'
+                                                            'build-backend = "counted"\nbackend-path = ["."]\n',
+                           "opmcounted-1.0/counted.py": COUNTED_BACKEND}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    builds = tmp_path / "builds"
+    r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", make_wheel(tmp_path, ["opmcounted>=1"]),
+                   "--build", tmp_path / "build", "--cache", tmp_path / "cache",
+                   env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse), OPM_BUILDS=str(builds)))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert builds.read_text().count("built") == 1, "pip built the sdist again to download it"
+    assert (tmp_path / "cache" / "files" / "opmcounted-1.0.tar.gz").is_file()
+
+
 # pip's words when a requirement is NVIDIA's wheel-stub placeholder and pypi.nvidia.com cannot be
 # reached (torch-tensorrt 2.14.0's tensorrt-cu13-libs, as the install-plan step logged them).
 WHEEL_STUB_OUTPUT = """\
