@@ -85,6 +85,32 @@ void explain_missing_shared_library(const StepFailure&, const Evidence& e, Diagn
                  : "install the package that provides it, or fix the RPATH / LD_LIBRARY_PATH";
 }
 
+// pip in an image build that cannot reach the index it was told to use (a cell whose torch
+// comes from download.pytorch.org, on a machine that reaches PyPI alone): pip retries, then says
+// "No matching distribution found", which reads as if the release did not exist.
+bool index_unreachable(const std::string& log, Evidence& e) {
+  static const std::regex refused(R"(Failed to establish a new connection|Temporary failure in name resolution|)"
+                                  R"(Network is unreachable|Connection refused)");
+  static const std::regex index(R"(Looking in indexes: (\S+))");
+  std::smatch m;
+  if (!std::regex_search(log, m, refused)) return false;
+  const std::string before = log.substr(0, static_cast<std::size_t>(m.position(0)));
+  std::string url;
+  for (std::sregex_iterator it(before.begin(), before.end(), index), end; it != end; ++it) url = (*it)[1].str();
+  if (url.empty()) return false;
+  e.what = url;
+  e.line = trimmed(m.str(0));
+  return true;
+}
+
+void explain_index_unreachable(const StepFailure& f, const Evidence& e, Diagnosis& d) {
+  d.kind = "index_unreachable";
+  d.summary = fmt::format("the {} step could not reach the package index {} (pip: {})", f.step, e.what, e.line);
+  d.fix = fmt::format("this cell needs {}: run it where that index is reachable (its GitHub job), or point the "
+                      "cell's index_url at a mirror of it",
+                      e.what);
+}
+
 void explain_disk_full(const StepFailure& f, const Evidence&, Diagnosis& d) {
   d.kind = "disk_full";
   d.summary = fmt::format("the {} step ran out of disk space", f.step);
@@ -114,6 +140,7 @@ const std::vector<StepRule>& environment_rules() {
   static const std::vector<StepRule> rules = {
       line_rule(R"(error while loading shared libraries: (\S+): cannot open)", explain_missing_shared_library),
       line_rule(R"([Nn]o space left on device)", explain_disk_full),  // strerror's, and podman's lower-case
+      own_rule(index_unreachable, explain_index_unreachable),
       // Before compile errors (toolchain_rules): "fatal error: Python.h: No such file or
       // directory" is the image's fault, not a line of the library to fix.
       own_rule(missing_prerequisite, explain_missing_prerequisite),

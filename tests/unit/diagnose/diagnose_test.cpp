@@ -56,6 +56,14 @@ struct OneLog {
 void PrintTo(const OneLog& c, std::ostream* os) { *os << c.name; }
 
 const std::vector<OneLog> kOneLogs = {
+    // pypi-torch2.5.1-cu11.8's image on a machine that reaches PyPI alone (2026-11-29).
+    {"AnIndexTheImageBuildCannotReach", "image", "index_unreachable",
+     {{kSummary, Holds::in, "could not reach the package index https://download.pytorch.org/whl/cu118"},
+      {kFix, Holds::in, "its GitHub job"}},
+     "Looking in indexes: https://download.pytorch.org/whl/cu118\nWARNING: Retrying (Retry(total=4, connect=None, "
+     "read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3."
+     "connection.HTTPSConnection object at 0x7f2a8af3f750>: Failed to establish a new connection: [Errno 101] "
+     "Network is unreachable')'\nERROR: No matching distribution found for torch==2.5.1\n"},
     {"DiskFullIsNotACompileError", "build", "disk_full", {},
      "/src/cases/device/nms_device.cpp:60:1: fatal error: error writing to /tmp/cc.s: No space left on device\n"},
     {"UnsupportedArch", "build", "unsupported_arch", {{kSummary, Holds::in, "compute_100"}},

@@ -67,7 +67,8 @@ void record_image_failure(CellContext& ctx, const ImageOutcome& img, Status stat
   // A full disk is the machine's state, not the image's fault: its own kind, which the
   // infrastructure owns (never kept as the cell's result: the next run builds again).
   Diagnosis d = diagnose_step({"image", log, img.process.exit_code, 0, img.process.timed_out, 0, repro});
-  if (d.kind != "disk_full") {
+  // So is an index this machine cannot reach (the cell's torch from download.pytorch.org).
+  if (d.kind != "disk_full" && d.kind != "index_unreachable") {
     d = Diagnosis();
     d.kind = "image_error";
     d.summary = img.error;
