@@ -16,8 +16,8 @@ const SystemPrerequisite kPrerequisites[] = {
     // fairseq2n: "fairseq2 depends on libsndfile … sudo apt install libsndfile1" (its install guide).
     {"libsndfile", {"libsndfile.so"}, "apt install libsndfile1", kSystemLibrary},
     // Open3D 0.20's libOpen3D.so links OpenGL and EGL (its renderer), which a desktop has and a
-    // server or container lacks: its docs ask headless users for `apt-get install libegl1 libgl1
-    // libgomp1`. libGL.so.1 is one of the system libraries the manylinux policy lets a wheel expect.
+    // minimal server or container lacks; libGL.so.1 is one of the system libraries the manylinux
+    // policy lets a wheel expect rather than bundle.
     {"OpenGL", {"libGL.so", "libEGL.so", "libGLX.so", "libOpenGL.so", "libGLU.so"},
      "apt install libgl1 libegl1 (OpenGL and EGL: a desktop has them, a server or container may not)", kSystemLibrary},
     // X11's client library, which a desktop has: Open3D 0.20's libOpen3D.so links it beside the
