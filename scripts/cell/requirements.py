@@ -341,8 +341,12 @@ def fetch_as_reported(items, files):
                 if not os.path.isfile(path):
                     fd, tmp = tempfile.mkstemp(dir=files, prefix="." + name + ".")
                     os.close(fd)
-                    shutil.copyfile(urllib.request.url2pathname(urllib.parse.urlsplit(url).path), tmp)
-                    os.replace(tmp, path)
+                    try:
+                        shutil.copyfile(urllib.request.url2pathname(urllib.parse.urlsplit(url).path), tmp)
+                        os.replace(tmp, path)
+                    finally:
+                        if os.path.exists(tmp):
+                            os.unlink(tmp)
             elif hashes.get("sha256"):
                 if not fetch_pypi.in_cache(path, hashes["sha256"]):
                     fetch_pypi.download({"url": url, "sha256": hashes["sha256"], "filename": name}, path)
