@@ -11,6 +11,10 @@
 namespace opmatrix {
 
 CacheKey cache_key_of(const RunState& run, const RunJob& job) {
+  return job.runs() ? cache_key_of(run, job, run.engine->planned_image(*job.cell)) : CacheKey{};
+}
+
+CacheKey cache_key_of(const RunState& run, const RunJob& job, const std::string& image) {
   if (!job.runs()) return {};
   const Cell& cell = *job.cell;
   // A path project's result also depends on its files; a PyPI one's on its pinned release (in the cell).
@@ -21,7 +25,7 @@ CacheKey cache_key_of(const RunState& run, const RunJob& job) {
   if (cell.project && !cell.project->samples.empty())  // it may live outside the project's folder
     sources.emplace_back("the project's samples",
                          Fnv64().add(read_text_file(run.config.repo_root + "/" + cell.project->samples)).hex());
-  return cell_cache_key(cell, run.engine->planned_image(cell), sources);
+  return cell_cache_key(cell, image, sources);
 }
 
 Standing standing_result(const RunState& run, const Cell& cell, const CacheKey& key) {

@@ -12,6 +12,8 @@ namespace opmatrix {
 
 // The job's cache key and its parts; key "" for a job that does not run here.
 CacheKey cache_key_of(const RunState& run, const RunJob& job);
+// The same key with the image named by `image`, the tag the cell's image step ended with.
+CacheKey cache_key_of(const RunState& run, const RunJob& job, const std::string& image);
 
 // The cell's last result (marked cached) when it was made with `key` (or with any key, under
 // --keep-measured) and says something about the cell; else nullopt, and why the cell runs

@@ -89,9 +89,9 @@ void run_cell_job(RunState& run, std::size_t i, const std::string& holder) {
   if (job.runs() && !(cell_lock = lock_build_folder(run, job, holder, outcome))) return;
   CellResult r = run_or_skip(run, job, outcome);
   // The key names the image by its tag, and the tag of an image on a base this run makes is
-  // known only once that base exists: such a cell takes its key after its image step, or its
-  // result would never stand (a rerun right after a cold run built it all again).
-  const CacheKey written = key.key.empty() && job.runs() ? cache_key_of(run, job) : key;
+  // known only once that base exists: such a cell takes its key from the tag its image step
+  // ended with, or its result would never stand (a rerun right after a cold run built it again).
+  const CacheKey written = key.key.empty() && !r.image.empty() ? cache_key_of(run, job, r.image) : key;
   r.cache_key = written.key;
   r.cache_key_parts = written.parts;
   r.commit = run.commit;

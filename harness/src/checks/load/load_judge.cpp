@@ -250,7 +250,8 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
   static const std::regex cannot_open(R"(([\w.+-]+\.so[.\d]*): cannot open shared object file)");
   std::smatch m;
   if (std::regex_search(cause, m, cannot_open)) {
-    if (const SystemPrerequisite* p = system_prerequisite_of({m[1].str()})) {
+    if (const auto needs = system_prerequisites_of({m[1].str()}); !needs.empty()) {
+      const SystemPrerequisite* p = needs.front().prerequisite;
       CheckResult c = load_result(
           "import", Status::skip,
           fmt::format("not checked here: installing it makes `import torch` run its device-backend entry point '{}' "

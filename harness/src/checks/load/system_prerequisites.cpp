@@ -51,13 +51,6 @@ bool belongs(const SystemPrerequisite& p, const std::string& soname) {
 
 }  // namespace
 
-const SystemPrerequisite* system_prerequisite_of(const std::vector<std::string>& absent) {
-  if (absent.empty()) return nullptr;
-  for (const auto& p : kPrerequisites)
-    if (std::all_of(absent.begin(), absent.end(), [&](const std::string& s) { return belongs(p, s); })) return &p;
-  return nullptr;
-}
-
 std::vector<PrerequisiteNeed> system_prerequisites_of(const std::vector<std::string>& absent) {
   std::vector<PrerequisiteNeed> needs;
   for (const auto& p : kPrerequisites) {

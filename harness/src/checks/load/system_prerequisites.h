@@ -22,12 +22,9 @@ struct SystemPrerequisite {
 inline constexpr const char* kSystemLibrary =
     "a system library its users install themselves (pip brings none), and this runtime has not that version of it";
 
-// The prerequisite every one of `absent` (sonames the loader could not find) belongs to, or
-// nullptr: none, or one that is not a known prerequisite's (a torch or CUDA library stays red).
-const SystemPrerequisite* system_prerequisite_of(const std::vector<std::string>& absent);
-
-// The prerequisites that together hold every one of `absent`, each with the sonames of it, in
-// the table's order; empty where one of `absent` is no known prerequisite's. Open3D's
+// The prerequisites that together hold every one of `absent` (sonames the loader could not
+// find), each with the sonames of it, in the table's order; empty where one of `absent` is no
+// known prerequisite's (a torch or CUDA library stays red). Open3D's
 // libOpen3D.so lacks libEGL.so.1, libGL.so.1 (OpenGL) and libusb-1.0.so.0 (libusb) at once.
 struct PrerequisiteNeed {
   const SystemPrerequisite* prerequisite;
