@@ -9,11 +9,14 @@ Environment:
   OPMATRIX_TEST_NVCC       nvcc to build fat binaries (default: /usr/local/cuda/bin/nvcc, PATH)
   OPMATRIX_TEST_CUOBJDUMP  cuobjdump for the fatbin.py cross-check (default: next to nvcc, PATH)
 """
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -49,6 +52,22 @@ class ScriptRun:
                 self.json = json.loads(text)
             except ValueError:
                 pass
+
+
+def sdist(path, members, top):
+    """A .tar.gz or .zip of {name: text}, under one top-level folder."""
+    if str(path).endswith(".zip"):
+        with zipfile.ZipFile(str(path), "w") as z:
+            for name, text in members.items():
+                z.writestr(top + "/" + name, text)
+        return path
+    with tarfile.open(str(path), "w:gz") as t:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(top + "/" + name)
+            info.size, info.mtime = len(data), 1700000000
+            t.addfile(info, io.BytesIO(data))
+    return path
 
 
 def run_script(script, *args, env=None, python=None, python_args=(), timeout=300, cwd=None):

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from conftest import CELL_PYTHON, run_json, run_script
+from conftest import CELL_PYTHON, run_json, run_script, sdist
 
 SCRIPT = "build_wheel.py"
 SETUP = 'from setuptools import setup\nsetup(name="opm-tiny", version="1.0", packages=["opm_tiny"])\n'
@@ -64,29 +64,13 @@ def test_a_build_folder_inside_the_project_is_not_copied_into_itself(tmp_path):
     built(src, build)  # and again, with the first build's files now inside the project
 
 
-def sdist(path, members, top="opm_tiny-1.0"):
-    """A .tar.gz or .zip of {name: text}, under one top-level folder."""
-    if str(path).endswith(".zip"):
-        with zipfile.ZipFile(str(path), "w") as z:
-            for name, text in members.items():
-                z.writestr(top + "/" + name, text)
-        return path
-    with tarfile.open(str(path), "w:gz") as t:
-        for name, text in members.items():
-            data = text.encode()
-            info = tarfile.TarInfo(top + "/" + name)
-            info.size, info.mtime = len(data), 1700000000
-            t.addfile(info, io.BytesIO(data))
-    return path
-
-
 TINY = {"setup.py": SETUP, "opm_tiny/__init__.py": "VALUE = 1\n", "PKG-INFO": "Name: opm-tiny\nVersion: 1.0\n"}
 
 
 @pytest.mark.usefixtures("can_build")
 @pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
 def test_an_sdist_builds_from_its_top_folder(tmp_path, suffix):
-    archive = sdist(tmp_path / ("opm_tiny-1.0" + suffix), TINY)
+    archive = sdist(tmp_path / ("opm_tiny-1.0" + suffix), TINY, "opm_tiny-1.0")
     build = tmp_path / "b"
     out, _ = built(archive, build)
     assert (build / "src" / "setup.py").read_text() == SETUP  # the top folder's contents are src
@@ -96,14 +80,14 @@ def test_an_sdist_builds_from_its_top_folder(tmp_path, suffix):
 
 @pytest.mark.usefixtures("can_build")
 def test_the_same_sdist_is_not_unpacked_again(tmp_path):
-    archive = sdist(tmp_path / "opm_tiny-1.0.tar.gz", TINY)
+    archive = sdist(tmp_path / "opm_tiny-1.0.tar.gz", TINY, "opm_tiny-1.0")
     build = tmp_path / "b"
     built(archive, build)
     (build / "src" / "marker").write_text("from the first build\n")  # stands for setuptools' objects
     _, r = built(archive, build)
     assert (build / "src" / "marker").is_file() and "unpacked already" in r.stderr
     # Another archive (another release) replaces src.
-    other = sdist(tmp_path / "opm_tiny-1.1.tar.gz", dict(TINY, **{"opm_tiny/__init__.py": "VALUE = 2\n"}))
+    other = sdist(tmp_path / "opm_tiny-1.1.tar.gz", dict(TINY, **{"opm_tiny/__init__.py": "VALUE = 2\n"}), "opm_tiny-1.0")
     built(other, build)
     assert not (build / "src" / "marker").exists()
     assert (build / "site" / "opm_tiny" / "__init__.py").read_text() == "VALUE = 2\n"

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from conftest import CELL_PYTHON, cell_env, run_script
+from conftest import CELL_PYTHON, cell_env, run_script, sdist
 
 SCRIPT = "requirements.py"
 
@@ -35,6 +35,7 @@ def make_wheel(folder, requires, data=None):
         for p, b in files.items():
             z.writestr(p, b)
     return folder / name
+
 
 
 def resolve(tmp_path, wheel, *extra):
@@ -183,18 +184,12 @@ def test_a_build_requirement_the_index_cannot_give_is_named(tmp_path):
 
 def test_a_requirement_with_no_wheel_whose_source_build_fails_is_named(tmp_path):
     # torch-points-kernels asks numpy<1.20: no wheel for a new Python, and its sdist cannot build.
-    import io
-    import tarfile
     wheelhouse = tmp_path / "wheelhouse"
     wheelhouse.mkdir()
-    with tarfile.open(wheelhouse / "opmbroken-1.0.tar.gz", "w:gz") as t:
-        for name, text in {"opmbroken-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: opmbroken\nVersion: 1.0\n",
-                           "opmbroken-1.0/pyproject.toml": '[build-system]\nrequires = ["opm-no-such-backend"]\n'
-                                                           'build-backend = "opm_no_such_backend"\n'}.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
+    sdist(wheelhouse / "opmbroken-1.0.tar.gz",
+          {"PKG-INFO": "Metadata-Version: 2.1\nName: opmbroken\nVersion: 1.0\n",
+           "pyproject.toml": '[build-system]\nrequires = ["opm-no-such-backend"]\nbuild-backend = "opm_no_such_backend"\n'},
+          "opmbroken-1.0")
     r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", make_wheel(tmp_path, ["opmbroken>=1"]),
                    "--build", tmp_path / "build", "--cache", tmp_path / "cache",
                    env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse)))
@@ -232,19 +227,13 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 def test_a_requirement_pip_builds_from_its_sdist_is_built_once(tmp_path):
     # megablocks 0.10.0's numpy<2.1.0 on Python 3.13: no wheel, numpy 2.0.2's sdist built by the
     # dry run to read its metadata; the download then takes the file the report names as it is.
-    import io
-    import tarfile
     wheelhouse = tmp_path / "wheelhouse"
     wheelhouse.mkdir()
-    with tarfile.open(wheelhouse / "opmcounted-1.0.tar.gz", "w:gz") as t:
-        for name, text in {"opmcounted-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: opmcounted\nVersion: 1.0\n",
-                           "opmcounted-1.0/pyproject.toml": '[build-system]\nrequires = []\n'
-                                                            'build-backend = "counted"\nbackend-path = ["."]\n',
-                           "opmcounted-1.0/counted.py": COUNTED_BACKEND}.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
+    sdist(wheelhouse / "opmcounted-1.0.tar.gz",
+          {"PKG-INFO": "Metadata-Version: 2.1\nName: opmcounted\nVersion: 1.0\n",
+           "pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "counted"\nbackend-path = ["."]\n',
+           "counted.py": COUNTED_BACKEND},
+          "opmcounted-1.0")
     builds = tmp_path / "builds"
     r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", make_wheel(tmp_path, ["opmcounted>=1"]),
                    "--build", tmp_path / "build", "--cache", tmp_path / "cache",
