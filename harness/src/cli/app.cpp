@@ -162,9 +162,9 @@ void add_run(CLI::App& app, CommandOptions& o, Wiring& w) {
                                                      "built removed while they take more than GB (images there "
                                                      "before stay); no load matrix across images")
       ->check(CLI::PositiveNumber);
-  r->add_option("--prefetch", run.prefetch, "images built in the background ahead of the cells, while they compile "
-                                            "(default: 1; 0: none)")
-      ->check(CLI::Range(0, 100));
+  r->add_option("--prefetch", run.prefetch, "images built in the background ahead of the cells, while they compile, "
+                                            "as far as the disk allows (default: every one, 100; 0: none)")
+      ->check(CLI::Range(0, kPrefetchEvery));
   add_run_places(r, run);
   r->add_flag("--images-only", run.images_only, "build (or find) the selected cells' images and stop");
   r->add_flag("--no-cache", run.no_cache, "run every selected cell even if its last result still stands");

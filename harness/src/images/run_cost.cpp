@@ -79,9 +79,21 @@ double measured_cell_seconds(const Cell& cell) {
 }
 
 double look_ahead_wall_seconds(const std::vector<double>& image_build_seconds, const std::vector<TimedCell>& cells) {
+  // The builder's order: as the cells first ask for the images, then those no cell waits on.
+  std::vector<std::size_t> build_order;
+  std::vector<bool> queued(image_build_seconds.size(), false);
+  auto queue = [&](std::size_t i) {
+    if (i < queued.size() && !queued[i]) {
+      queued[i] = true;
+      build_order.push_back(i);
+    }
+  };
+  for (const auto& cell : cells)
+    for (const auto i : cell.images) queue(i);
+  for (std::size_t i = 0; i < image_build_seconds.size(); ++i) queue(i);
   std::vector<double> ready(image_build_seconds.size());
   double builder = 0;
-  for (std::size_t i = 0; i < image_build_seconds.size(); ++i) ready[i] = builder += image_build_seconds[i];
+  for (const auto i : build_order) ready[i] = builder += image_build_seconds[i];
   double t = 0;
   for (const auto& cell : cells) {
     for (const auto i : cell.images)

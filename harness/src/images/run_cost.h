@@ -44,10 +44,10 @@ struct TimedCell {
   std::vector<std::size_t> images;
 };
 // The run's wall time with its image look-ahead: one builder makes the new images in the order the
-// cells first ask for them, from the start, beside the cells; a cell starts once the one before it
-// ended and its images are built. (The image and cell times added up err long by about the image
-// builds a compiling cell hides: the 0.7.0 main job from a fresh clone, 4 images of 1609 s built
-// beside cells of 4455 s, took 4456 s.)
+// cells (in the order the run takes them) first ask for them, from the start, beside the cells; a
+// cell starts once the one before it ended and its images are built. (The image and cell times
+// added up err long by about the image builds a compiling cell hides: the 0.7.0 main job from a
+// fresh clone, 4 images of 1609 s built beside cells of 4455 s, took 4456 s.)
 double look_ahead_wall_seconds(const std::vector<double>& image_build_seconds, const std::vector<TimedCell>& cells);
 
 // One image a run would build (or pull) because the engine's storage does not have it.

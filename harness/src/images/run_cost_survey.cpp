@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -11,6 +12,7 @@
 
 #include "engine/container_engines.h"
 #include "images/image_kinds.h"
+#include "images/look_ahead_order.h"
 #include "util/atomic_write.h"
 #include "util/disk_space.h"
 
@@ -192,6 +194,22 @@ std::string present_names(const std::vector<std::string>& tags) {
   return fmt::format(" ({})", fmt::join(tags, ", "));
 }
 
+// The images as the look-ahead will build them: in the order the cells, as they run, first ask
+// for them (what the cost lists, top to bottom).
+void list_images_in_build_order(const std::vector<std::size_t>& order, const std::vector<TimedCell>& timeline,
+                                std::vector<PlannedImage>& images) {
+  std::vector<std::size_t> first_need(images.size(), order.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (const auto i : timeline[order[k]].images)
+      if (i < first_need.size()) first_need[i] = std::min(first_need[i], k);
+  std::vector<std::size_t> by_need(images.size());
+  std::iota(by_need.begin(), by_need.end(), std::size_t{0});
+  std::stable_sort(by_need.begin(), by_need.end(), [&](std::size_t x, std::size_t y) { return first_need[x] < first_need[y]; });
+  std::vector<PlannedImage> sorted;
+  for (const auto i : by_need) sorted.push_back(std::move(images[i]));
+  images = std::move(sorted);
+}
+
 }  // namespace
 
 ImageFigures image_figures_of(const Cell& cell) { return measured_image_figures(recipe_of(cell), false, cell.cuda); }
@@ -246,8 +264,20 @@ RunCost survey_run_cost(Engine& engine, const std::vector<const Cell*>& cells, c
       if (std::find(image.cells.begin(), image.cells.end(), cells[c]->id) != image.cells.end())
         timeline[c].images.push_back(k);
   }
-  cost.wall_seconds = cost.parallel_cells == 1 ? look_ahead_wall_seconds(builds, timeline)
-                                               : (cost.image_seconds + cost.cell_seconds) / cost.parallel_cells;
+  cost.cell_order.resize(cells.size());
+  std::iota(cost.cell_order.begin(), cost.cell_order.end(), std::size_t{0});
+  if (cost.parallel_cells > 1) {
+    cost.wall_seconds = (cost.image_seconds + cost.cell_seconds) / cost.parallel_cells;
+  } else if (images_only || image_budget_bytes > 0 || cost.atlas_pairs > 0 || !cost.uses_images) {
+    // Nothing compiles beside the builds, or the cells go image by image: the given order.
+    cost.wall_seconds = look_ahead_wall_seconds(builds, timeline);
+  } else {
+    const LookAheadOrder order = order_for_look_ahead(builds, timeline);
+    cost.cell_order = order.order;
+    cost.wall_seconds = order.wall_seconds;
+    cost.given_order_seconds = order.given_order_seconds;
+    list_images_in_build_order(order.order, timeline, cost.new_images);
+  }
   // Asked once, and only where the plan makes a base: a run whose bases are there needs no mmdebstrap.
   const auto base = std::find_if(cost.new_images.begin(), cost.new_images.end(),
                                  [](const PlannedImage& i) { return i.name.rfind(kBaseImagePrefix, 0) == 0; });
@@ -311,6 +341,10 @@ std::string render_run_cost(const RunCost& cost) {
                                                   : "";
   out += fmt::format("  time: {} ({}cells {}{})\n", human_duration(cost.wall_seconds), images,
                      human_duration(cost.cell_seconds), how);
+  if (cost.given_order_seconds > cost.wall_seconds)
+    out += fmt::format("  order: the cells whose images are here or quickest to build first, the longest builds beside "
+                       "them (images/look_ahead_order.h): {}; in the matrix's order {}\n",
+                       human_duration(cost.wall_seconds), human_duration(cost.given_order_seconds));
   for (const auto& b : cost.blockers) out += fmt::format("  the cells that need it fail at their image step: {}\n", b);
   return out;
 }

@@ -30,6 +30,12 @@ struct RunCost {
   double image_seconds = 0;  // building the new images, one after the other
   double cell_seconds = 0;   // running the cells, one after the other
   double wall_seconds = 0;   // the two together, the look-ahead's image builds beside the cells
+  // The order the cells run in (indexes into the cells surveyed): the one that keeps them least
+  // waiting for images (images/look_ahead_order.h) where one worker runs them beside the
+  // look-ahead; else as given. `given_order_seconds`: the wall time in the given order (0 where
+  // no order was chosen).
+  std::vector<std::size_t> cell_order;
+  double given_order_seconds = 0;
   int parallel_cells = 1;
   std::vector<SpaceNeed> needs;  // engine storage, work dir
   // What the host lacks to build a planned image, each with its fix (podman's base images

@@ -17,8 +17,9 @@ void run_cell_workers(RunState& run) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (;;) {
-      const std::size_t i = next++;
-      if (i >= run.jobs.size() || stop_requested().load()) return;
+      const std::size_t k = next++;
+      if (k >= run.job_order.size() || stop_requested().load()) return;
+      const std::size_t i = run.job_order[k];
       if (run.opts.images_only) ensure_job_image(run, run.jobs[i]);
       else run_cell_job(run, i, holder);
     }

@@ -1,5 +1,7 @@
 #include "pipeline/run_cost_gate.h"
 
+#include <algorithm>
+#include <numeric>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -33,6 +35,22 @@ bool real_run_fits(const SpaceVerdict& verdict, bool yes, std::ostream& err) {
   return false;
 }
 
+// The jobs as the workers take them: those that start nothing first, then run.to_run's, in the
+// order the survey chose for them.
+void order_jobs(RunState& run, const std::vector<std::size_t>& cell_order) {
+  std::vector<const Cell*> ordered;
+  for (const auto c : cell_order) ordered.push_back(run.to_run[c]);
+  run.to_run = std::move(ordered);
+  run.job_order.clear();
+  std::vector<std::size_t> of_to_run(run.to_run.size());
+  for (std::size_t j = 0; j < run.jobs.size(); ++j) {
+    const auto at = std::find(run.to_run.begin(), run.to_run.end(), run.jobs[j].cell);
+    if (at == run.to_run.end() || !run.jobs[j].runs()) run.job_order.push_back(j);
+    else of_to_run[static_cast<std::size_t>(at - run.to_run.begin())] = j;
+  }
+  run.job_order.insert(run.job_order.end(), of_to_run.begin(), of_to_run.end());
+}
+
 // Says what the run will store and how long it takes (run.to_run: those whose last result
 // does not stand; `cached` more do), and whether that fits.
 bool cost_fits_or_yes(RunState& run, int cached) {
@@ -48,6 +66,7 @@ bool cost_fits_or_yes(RunState& run, int cached) {
   const RunCost cost =
       survey_run_cost(*run.engine, cells, run.results_dir, run.parallel_cells, opts.images_only,
                       opts.disk_budget_gb * 1e9);
+  order_jobs(run, cost.cell_order);
   run.err << fmt::format("{}: {} cell{} {}{}; {}:\n", who, cells.size(), cells.size() == 1 ? "" : "s",
                          opts.dry_run ? "would run" : "to run", cached ? fmt::format(" ({} more cached)", cached) : "",
                          opts.dry_run ? "what it would cost" : "what it costs before it starts")
@@ -82,6 +101,8 @@ int sort_out_cached(RunState& run) {
 }  // namespace
 
 StageExit run_cost_gate(RunState& run) {
+  run.job_order.resize(run.jobs.size());
+  std::iota(run.job_order.begin(), run.job_order.end(), std::size_t{0});  // until the survey orders them
   // A run with only skips costs nothing and says nothing; a dry run always answers.
   if (run.runnable == 0 && !run.opts.dry_run) return std::nullopt;
   const bool fits = cost_fits_or_yes(run, sort_out_cached(run));

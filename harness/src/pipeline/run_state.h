@@ -75,7 +75,12 @@ struct RunState {
   std::string commit;  // the repository's commit, recorded in each result
 
   // run_cost_gate
-  std::vector<const Cell*> to_run;  // cells whose last result does not stand, in job order
+  // Cells whose last result does not stand, in the order they run: the one that waits least
+  // for images (images/look_ahead_order.h) where one worker runs them, else job order.
+  std::vector<const Cell*> to_run;
+  // Jobs in the order the workers take them: the cached and skipped first (they start nothing),
+  // then those of to_run in its order.
+  std::vector<std::size_t> job_order;
 
   // schedule_images (declared after `engine`, so it ends before the engine does)
   std::optional<ImageLookAhead> look_ahead;

@@ -3,6 +3,7 @@
 // survey (images/run_cost_survey.h) over a fake engine's storage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -142,14 +143,20 @@ TEST(SurveyRunCost, NewImagesOncePerTagSizedByTheCellsLastImage) {
   const std::string text = render_run_cost(cost);
   EXPECT_NE(text.find("images to build: 1 (1 present)"), std::string::npos) << text;
   EXPECT_NE(text.find("as its last image localhost/opmatrix/pypi:old"), std::string::npos) << text;
-  // The one new image is a's and b's: a, the first cell, waits for it; b and c follow.
-  EXPECT_DOUBLE_EQ(cost.wall_seconds, cost.new_images[0].build_seconds + cost.cell_seconds);
+  // The one new image is a's and b's: c, whose image is there, runs first while it builds
+  // (images/look_ahead_order.h); in the given order a would wait for it, then b and c follow.
+  EXPECT_EQ(cost.cell_order, (std::vector<std::size_t>{2, 0, 1}));
+  const double c_seconds = measured_cell_seconds(c);
+  EXPECT_DOUBLE_EQ(cost.wall_seconds, std::max(cost.new_images[0].build_seconds, c_seconds) + 400 + measured_cell_seconds(b));
+  EXPECT_DOUBLE_EQ(cost.given_order_seconds, cost.new_images[0].build_seconds + cost.cell_seconds);
+  EXPECT_NE(text.find("order: the cells whose images are here or quickest to build first"), std::string::npos) << text;
   EXPECT_NE(text.find("the images built beside the cells"), std::string::npos) << text;
   // --images-only: no build folders, no cell time.
   const RunCost images_only = survey_run_cost(engine, {&a, &b, &c}, (work / "results").string(), 1, true);
   EXPECT_EQ(images_only.new_build_trees, 0);
   EXPECT_DOUBLE_EQ(images_only.cell_seconds, 0);
   EXPECT_DOUBLE_EQ(images_only.wall_seconds, images_only.image_seconds);
+  EXPECT_EQ(images_only.cell_order, (std::vector<std::size_t>{0, 1, 2}));
   fs::remove_all(work);
 }
 
