@@ -874,6 +874,11 @@ def mark_failing_siblings_needed(libraries):
             lib["needs_failing"] = needs
 
 
+# A folder naming the torch a build is for: metatensor-torch 0.10.8's torch-2.6/lib/ (one such
+# folder per torch minor in one py3-none wheel, the one of the running torch loaded at import).
+TORCH_FOLDER = re.compile(r"^(?:py)?torch[_-]?(?P<version>\d+(?:\.\d+)+)$", re.I)
+
+
 def torch_build_version(name):
     """The torch version a library's name says it is built for (dgl's libgraphbolt_pytorch_2.2.1.so:
     "2.2.1"), or None."""
@@ -885,35 +890,63 @@ def torch_build_version(name):
     return digits if "." in digits or len(digits) < 2 else "%s.%s" % (digits[0], digits[1:])
 
 
+def torch_build_of(path):
+    """(stem, torch version, device) of a library built for one torch version, where its name says
+    so (dgl's libgraphbolt_pytorch_2.2.1.so: "libgraphbolt", "2.2.1") or one of the three folders
+    above it does (metatensor-torch's torch-2.6/lib/libmetatensor_torch.so: "libmetatensor_torch.so",
+    "2.6", None); else None."""
+    name = os.path.basename(path)
+    version = torch_build_version(name)
+    if version:
+        m = VARIANT.match(name)
+        return m.group("stem"), version, m.group("device")
+    for folder in reversed(os.path.dirname(path).split(os.sep)[-3:]):
+        m = TORCH_FOLDER.match(folder)
+        if m:
+            return name, m.group("version"), None
+    return None
+
+
+def build_label(path):
+    """How a per-torch build is told apart: its name, or from its torch folder on where the name is
+    every build's (torch-2.6/lib/libmetatensor_torch.so)."""
+    parts = path.split(os.sep)
+    for i in range(len(parts) - 2, max(len(parts) - 5, -1), -1):
+        if TORCH_FOLDER.match(parts[i]):
+            return "/".join(parts[i:])
+    return os.path.basename(path)
+
+
 def mark_other_torch_builds(libraries, torch_version):
     """A package that ships one build of a library per torch version (dgl 2.1: libgraphbolt_pytorch_
-    2.0.0.so ... _2.2.1.so); in a torch it was not built for, none fits. Each build that does not
-    load here gets "for_torch" (the version its name says) and "build_of" (its name without it:
-    libgraphbolt), and where a build of it fits this torch ("2.2" fits 2.2.1), "variant_of": that
-    one. Whatever the import does: it may fail before it loads any."""
+    2.0.0.so ... _2.2.1.so; metatensor-torch 0.10.8: torch-2.3/lib/libmetatensor_torch.so ...
+    torch-2.14/lib/...); in a torch it was not built for, none fits. Each build that does not load
+    here gets "for_torch" (the version its name or folder says) and "build_of" (its name without
+    it: libgraphbolt), and where a build of it fits this torch ("2.2" fits 2.2.1), "variant_of":
+    that one. Whatever the import does: it may fail before it loads any."""
     base = torch_version.split("+")[0]
     fits = lambda v: base == v or base.startswith(v + ".")  # noqa: E731
     stems = {}
     for lib in libraries:
-        name = os.path.basename(lib["path"])
-        if torch_build_version(name):
-            stems.setdefault(VARIANT.match(name).group("stem"), []).append((name, lib))
+        build = torch_build_of(lib["path"])
+        if build:
+            stems.setdefault(build[0], []).append((build, lib))
     for stem, builds in stems.items():
-        fitting = [name for name, _ in builds if fits(torch_build_version(name))]
-        loaded_fitting = [name for name, lib in builds if name in fitting and lib.get("loaded")]
-        for name, lib in builds:
+        fitting = [lib["path"] for (_, version, _), lib in builds if fits(version)]
+        loaded_fitting = [lib["path"] for (_, version, _), lib in builds if fits(version) and lib.get("loaded")]
+        for (_, version, device), lib in builds:
             if lib.get("loaded"):
                 continue
-            if fits(torch_build_version(name)):
+            if fits(version):
                 # This torch's build for another device (its -cuda beside a CPU torch, whose -cpu
                 # loads): the package picks the one for the device it finds.
-                if loaded_fitting and VARIANT.match(name).group("device"):
-                    lib["variant_of"] = loaded_fitting[0]
+                if loaded_fitting and device:
+                    lib["variant_of"] = build_label(loaded_fitting[0])
                     lib["optional"] = False
                 continue
-            lib.update(for_torch=torch_build_version(name), build_of=stem)
+            lib.update(for_torch=version, build_of=stem, build_label=build_label(lib["path"]))
             if fitting:
-                lib["variant_of"] = loaded_fitting[0] if loaded_fitting else fitting[0]
+                lib["variant_of"] = build_label(loaded_fitting[0] if loaded_fitting else fitting[0])
 
 
 def same_library(a, b):

@@ -398,3 +398,29 @@ def test_a_library_a_requirement_ships_is_loaded_first_and_named_with_what_it_la
     assert ext["loaded"] is False and ext["missing_libraries"] == ["libopm_req.so"], ext
     assert ext["missing_through"] == {"libopm_req.so": {"path": str(req / "libopm_req.so"),
                                                         "missing": ["libopm_absent_drv.so.1"]}}
+
+
+@pytest.mark.parametrize("torch_version, loads, expected", [
+    # In a torch it has a build for, the package loads torch-2.6/lib/…: the others are variants of it.
+    ("2.6.0+debian", "torch-2.6", [("2.3", "torch-2.6/lib/libmetatensor_torch.so"), (None, None),
+                                   ("2.14", "torch-2.6/lib/libmetatensor_torch.so")]),
+    # In torch 2.15 none fits: each is a build for another torch, one red names them all.
+    ("2.15.0+cu132", None, [("2.3", None), ("2.6", None), ("2.14", None)]),
+])
+def test_builds_per_torch_version_in_folders_of_one_name(torch_version, loads, expected):
+    # metatensor-torch 0.10.8 (and featomic-torch, sphericart-torch, vesin-torch) ship one py3-none
+    # wheel with PACKAGE/torch-2.3/lib/libmetatensor_torch.so ... torch-2.14/lib/..., and load the one
+    # for torch.__version__'s major.minor at import: the torch is in the folder, not the name.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    site = "/site/metatensor_torch"
+    libs = [{"path": f"{site}/{v}/lib/libmetatensor_torch.so", "loaded": v == loads, "error_kind": "undefined_symbol"}
+            for v in ("torch-2.3", "torch-2.6", "torch-2.14")]
+    load_library.mark_other_torch_builds(libs, torch_version)
+    assert [(lib.get("for_torch"), lib.get("variant_of")) for lib in libs] == expected
+    assert all(lib["build_of"] == "libmetatensor_torch.so" for lib in libs if lib.get("for_torch"))
+    assert libs[0]["build_label"] == "torch-2.3/lib/libmetatensor_torch.so"
+    # A folder that only looks like a version far above the library, or a name without one, is no build.
+    assert load_library.torch_build_of("/torch-2.6/a/b/c/libx.so") is None
+    assert load_library.torch_build_of("/site/pkg/lib/libx.so") is None

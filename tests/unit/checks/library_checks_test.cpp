@@ -783,6 +783,21 @@ TEST(LoadChecks, BuildsPerTorchVersionWithNoneForThisTorchAreOneRed) {
   EXPECT_NE(out[1].diagnosis->fix.find("(2.0.0, 2.1.2, 2.2.1)"), std::string::npos);
 }
 
+// metatensor-torch 0.10.8 in torch 2.15: one library name in a folder per torch (torch-2.3/lib/ …
+// torch-2.14/lib/): the builds are told apart by their folders.
+TEST(LoadChecks, BuildsPerTorchFolderAreNamedByTheirFolders) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.15.0+cu132",
+    "libraries": [
+      {"path": "/s/metatensor_torch/torch-2.3/lib/libmetatensor_torch.so", "loaded": false, "error_kind": "undefined_symbol",
+       "for_torch": "2.3", "build_of": "libmetatensor_torch.so", "build_label": "torch-2.3/lib/libmetatensor_torch.so"},
+      {"path": "/s/metatensor_torch/torch-2.14/lib/libmetatensor_torch.so", "loaded": false, "error_kind": "undefined_symbol",
+       "for_torch": "2.14", "build_of": "libmetatensor_torch.so", "build_label": "torch-2.14/lib/libmetatensor_torch.so"}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].message, "libmetatensor_torch.so: no build for torch 2.15.0: the package has builds of it for torch 2.3, "
+                            "2.14 only (torch-2.3/lib/libmetatensor_torch.so … torch-2.14/lib/libmetatensor_torch.so)");
+}
+
 }  // namespace opmatrix
 
 namespace opmatrix {

@@ -176,5 +176,50 @@ TEST(CrossLoadOneRuntime, LoadsEveryBuildIntoItsRuntimeOnly) {
   fs::remove_all(work);
 }
 
+class BothHereEngine : public fake::FakeEngine {
+ public:
+  using FakeEngine::FakeEngine;
+  std::string image_id(const std::string& tag) override { return tag.empty() ? "" : "id-" + tag; }
+};
+
+// A rerun with nothing new (the same builds, the same runtime images) starts no container: the
+// outcomes, the subject copied out of an image and the predictions all stand.
+TEST(CrossLoadRerun, NothingNewStartsNothing) {
+  namespace fs = std::filesystem;
+  const fs::path work = fs::path(::testing::TempDir()) / "xload_rerun";
+  fs::remove_all(work);
+  const std::string results = (work / "results").string();
+  fs::create_directories(results);
+  BothHereEngine engine((work / "work").string());
+  Matrix m;
+  m.ops = {"nms"};
+  m.cells = {cell("a"), cell("b")};
+  write_result(results, m.cells[0], "img-a", "/venv/torchvision/_C.so");
+  write_result(results, m.cells[1], "img-b", "/venv/torchvision/_C_stable.so");
+  for (const auto& c : m.cells) {
+    fs::create_directories(engine.host_build_dir(c) + "/kernels");
+    std::ofstream(engine.host_build_dir(c) + "/kernels/libopmatrix_ops.so") << "lib of " << c.id;
+  }
+  // What the fake's copy step would have written out of b's image.
+  fs::create_directories(engine.host_build_dir(m.cells[1]) + "/xload-subjects");
+  std::ofstream(engine.host_build_dir(m.cells[1]) + "/xload-subjects/_C_stable.so") << "torchvision stable";
+  const std::string loaded = R"({"report": {"libraries": [{"loaded": true}], "ops": {"nms": {"CPU": true}}}})";
+  engine.on("cross-load", fake::CannedStep::prints("{\"results\": [" + loaded + ", " + loaded + "]}"));
+  engine.on("cross-load", "torchvision", fake::CannedStep::prints("{\"results\": [" + loaded + "]}"));
+  CrossLoadSettings settings;
+  settings.results_dir = results;
+  const Progress quiet = [](const std::string&, const std::string&) {};
+  const nlohmann::json first = run_cross_load(m, engine, settings, quiet);
+  EXPECT_FALSE(engine.commands_for("cross-load-subject").empty());  // copied once, from img-b
+  EXPECT_FALSE(engine.commands_for("cross-load").empty());
+  engine.clear_records();
+  const nlohmann::json again = run_cross_load(m, engine, settings, quiet);
+  EXPECT_TRUE(engine.commands.empty()) << engine.commands.front().step;
+  EXPECT_EQ(again["pairs"].size(), first["pairs"].size());
+  EXPECT_EQ(again["prediction"], first["prediction"]);
+  for (const auto& row : again["runtimes"]) EXPECT_TRUE(row.value("cached", false)) << row.dump();
+  fs::remove_all(work);
+}
+
 }  // namespace
 }  // namespace opmatrix

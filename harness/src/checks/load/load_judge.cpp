@@ -225,9 +225,13 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
                                     const nlohmann::json& report, const std::string& repro) {
   std::vector<std::string> versions;
   for (const nlohmann::json* lib : builds) versions.push_back(json_text(*lib, "for_torch"));
-  const std::string first = file_name(json_text(*builds.front(), "path"));
-  const std::string names = builds.size() == 1 ? first
-                                               : fmt::format("{} … {}", first, file_name(json_text(*builds.back(), "path")));
+  // Its name, or from its torch folder on where every build has one name (torch-2.6/lib/…).
+  auto label = [](const nlohmann::json& lib) {
+    const std::string l = json_text(lib, "build_label");
+    return l.empty() ? file_name(json_text(lib, "path")) : l;
+  };
+  const std::string first = label(*builds.front());
+  const std::string names = builds.size() == 1 ? first : fmt::format("{} … {}", first, label(*builds.back()));
   const std::string torch = json_text(report, "torch");
   CheckResult c = load_result("library", Status::fail,
                               fmt::format("{}: no build for torch {}: the package has builds of it for torch {} only ({})",
