@@ -182,6 +182,41 @@ JIT_BUILD = re.compile(r"\btorch\.utils\.cpp_extension\b|\bcpp_extension\s+impor
 SETUP_SCRIPT = re.compile(r"^\s*setup\s*\(", re.M)
 
 
+def beside_its_requirements(site, deps):
+    """pip puts a package and its requirements in one site-packages; the requirements step
+    installed them into DEPS. Each of DEPS's top-level folders SITE lacks gets a link in SITE, so
+    a library's relative RPATH into a requirement's folder resolves as in a user's install
+    (cuequivariance-ops-torch's extension: $ORIGIN/../cuequivariance_ops/lib/libcue_ops.so). A
+    package the two share (featomic-torch's featomic/torch/ beside featomic's own
+    featomic/__init__.py: one folder in a user's site-packages, where `import featomic.torch`
+    works; two here, where Python takes the regular package in DEPS alone and never finds
+    featomic.torch) gets the requirement's entries it lacks linked into SITE's folder, folder by
+    folder, so that it is one package again. os.walk does not follow linked folders, and the
+    package's own libraries are told from linked ones (linked_here): they stay the ones judged."""
+    if os.path.isdir(deps):
+        link_what_it_lacks(site, deps, top=True)
+
+
+def link_what_it_lacks(into, source, top=False):
+    """Links in INTO each entry of SOURCE it lacks (at the top: folders alone, as pip's --target
+    leaves them), and does the same inside each folder both have."""
+    folder = lambda path: os.path.isdir(path) and not os.path.islink(path)  # noqa: E731
+    for entry in sorted(os.listdir(source)):
+        here, there = os.path.join(into, entry), os.path.join(source, entry)
+        if top and (entry == "bin" or not os.path.isdir(there)):
+            continue
+        if not os.path.lexists(here):
+            os.symlink(os.path.relpath(there, into), here)
+        elif folder(here) and folder(there):
+            link_what_it_lacks(here, there)
+
+
+def linked_here(path, site):
+    """A requirement's file linked into the package's folder (beside_its_requirements), not the
+    package's own."""
+    return os.path.islink(path) and not os.path.realpath(path).startswith(os.path.realpath(site) + os.sep)
+
+
 def jit_sources(site):
     """What a wheel that compiles its own C++/CUDA code at first use ships for it: the count of its
     source files by suffix, and its Python files that build them with torch.utils.cpp_extension
@@ -228,7 +263,7 @@ def summary(wheel, site):
     """The JSON object both build_wheel.py and install_wheel.py print."""
     tags, requires = metadata(wheel)
     libraries = sorted(os.path.relpath(os.path.join(root, f), site) for root, _, files in os.walk(site)
-                       for f in files if re.search(r"\.so(\.[0-9]+)*$", f))
+                       for f in files if re.search(r"\.so(\.[0-9]+)*$", f) and not linked_here(os.path.join(root, f), site))
     out = {"ok": True, "wheel": wheel, "site": site, "tags": tags, "requires": requires, "libraries": libraries}
     jit = jit_sources(site) if not libraries else None
     if jit:
@@ -345,6 +380,7 @@ def build(source, build_dir):
     rc, _ = install(wheel, site)
     if rc != 0:
         return rc
+    beside_its_requirements(site, os.path.join(build_dir, "deps"))
     report = summary(wheel, site)
     if not report["libraries"]:
         report["no_extension"] = why_no_extension(src)

@@ -16,7 +16,7 @@ import shutil
 import sys
 import zipfile
 
-from build_wheel import fail, install, summary
+from build_wheel import beside_its_requirements, fail, install, summary
 from fetch_pypi import LISTING
 from wheel_tags import compiled, interpreter_tags, wheels_for, why_none_fits
 
@@ -64,20 +64,6 @@ def compiled_wheels_elsewhere(wheel):
         return ""
     others = [f for f in files if f.endswith(".whl") and compiled(f)]
     return wheels_for(others) if others else ""
-
-
-def beside_its_requirements(site, deps):
-    """pip puts a package and its requirements in one site-packages, and a library's relative
-    RPATH may point into a requirement's folder there (cuequivariance-ops-torch's extension:
-    $ORIGIN/../cuequivariance_ops/lib/libcue_ops.so). The requirements step installed them into
-    DEPS: each of its top-level folders gets a link in SITE, so those paths resolve as in a user's
-    install. os.walk does not follow the links: the package's own libraries stay the ones judged."""
-    if not os.path.isdir(deps):
-        return
-    for entry in sorted(os.listdir(deps)):
-        link = os.path.join(site, entry)
-        if entry != "bin" and os.path.isdir(os.path.join(deps, entry)) and not os.path.lexists(link):
-            os.symlink(os.path.join(os.path.relpath(deps, site), entry), link)
 
 
 if __name__ == "__main__":

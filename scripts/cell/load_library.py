@@ -218,15 +218,29 @@ def requirement_roots(root):
     return roots
 
 
-def libraries_named(root, sonames):
+def libraries_named(root, sonames, near=None):
     """{soname: path} of the libraries named like the sonames: the package's own first, then its
     requirements' (cuequivariance-ops-torch's extension NEEDs libcue_ops.so, which its requirement
-    cuequivariance-ops ships and its import loads first, with no RUNPATH between them)."""
+    cuequivariance-ops ships and its import loads first, with no RUNPATH between them). Where the
+    library NEAR that needs them sits in a torch folder and they have one build per torch folder
+    too, the one of its torch (featomic-torch's torch-2.6/lib/libfeatomic_torch.so needs
+    metatomic-torch's torch-2.6/lib/libmetatomic_torch.so, not the first in walk order, 2.10's)."""
     found = {}
     for folder in [root] + requirement_roots(root):
         for soname, path in siblings_named(folder, sonames).items():
-            found.setdefault(soname, path)
+            found.setdefault(soname, same_torch_folder(path, near) if near else path)
     return found
+
+
+def same_torch_folder(path, near):
+    """PATH's build in NEAR's torch folder (torch-2.10/lib/x.so -> torch-2.6/lib/x.so) where both
+    sit in one and that build exists; else PATH."""
+    parts, near_parts = path.split(os.sep), near.split(os.sep)
+    at, near_at = torch_folder_at(parts), torch_folder_at(near_parts)
+    if at is None or near_at is None or parts[at] == near_parts[near_at]:
+        return path
+    other = os.sep.join(parts[:at] + [near_parts[near_at]] + parts[at + 1:])
+    return other if os.path.isfile(other) else path
 
 
 def load_siblings_first(dl, path, root, depth=0):
@@ -237,7 +251,7 @@ def load_siblings_first(dl, path, root, depth=0):
     if depth > 4:
         return None
     loaded = []
-    for soname, sibling in libraries_named(root, set(missing_libraries(dl, path))).items():
+    for soname, sibling in libraries_named(root, set(missing_libraries(dl, path)), near=path).items():
         if dl.dlopen(sibling.encode(), RTLD_NOW | RTLD_GLOBAL):
             loaded.append(sibling)
             continue
@@ -298,7 +312,7 @@ def load_one(dl, path, root=None):
         out["missing_libraries"] = missing_libraries(dl, path) or [message.split(":")[0].strip()]
         # A library it needs that is there, in its package or a requirement, yet does not load:
         # what that one lacks is the cause (libcue_ops.so, there, lacks libcuda.so.1).
-        there = libraries_named(root or os.path.dirname(path), set(out["missing_libraries"]))
+        there = libraries_named(root or os.path.dirname(path), set(out["missing_libraries"]), near=path)
         if there:
             out["missing_through"] = {soname: {"path": found, "missing": missing_libraries(dl, found)}
                                       for soname, found in there.items()}
@@ -375,7 +389,7 @@ def load_report(path, ended, root=None):
     if how == "SIGILL":
         flags = cpu_flags()
         lacks, through = extensions_this_cpu_lacks([path], flags), None
-        for needed in (libraries_named(root, needed_sonames(path)).values() if root and not lacks else []):
+        for needed in (libraries_named(root, needed_sonames(path), near=path).values() if root and not lacks else []):
             lacks, through = extensions_this_cpu_lacks([needed], flags), os.path.basename(needed)
             if lacks:
                 break
@@ -900,21 +914,22 @@ def torch_build_of(path):
     if version:
         m = VARIANT.match(name)
         return m.group("stem"), version, m.group("device")
-    for folder in reversed(os.path.dirname(path).split(os.sep)[-3:]):
-        m = TORCH_FOLDER.match(folder)
-        if m:
-            return name, m.group("version"), None
-    return None
+    parts = path.split(os.sep)
+    at = torch_folder_at(parts)
+    return None if at is None else (name, TORCH_FOLDER.match(parts[at]).group("version"), None)
+
+
+def torch_folder_at(parts):
+    """The index in a path's PARTS of the torch folder among the three folders above its file, or None."""
+    return next((i for i in range(len(parts) - 2, max(len(parts) - 5, -1), -1) if TORCH_FOLDER.match(parts[i])), None)
 
 
 def build_label(path):
     """How a per-torch build is told apart: its name, or from its torch folder on where the name is
     every build's (torch-2.6/lib/libmetatensor_torch.so)."""
     parts = path.split(os.sep)
-    for i in range(len(parts) - 2, max(len(parts) - 5, -1), -1):
-        if TORCH_FOLDER.match(parts[i]):
-            return "/".join(parts[i:])
-    return os.path.basename(path)
+    at = torch_folder_at(parts)
+    return os.path.basename(path) if at is None else "/".join(parts[at:])
 
 
 def mark_other_torch_builds(libraries, torch_version):
@@ -968,6 +983,8 @@ def find_libraries(root):
             if not (f.endswith(".so") or ".so." in f):
                 continue
             path = os.path.join(folder, f)
+            if os.path.islink(path) and not os.path.realpath(path).startswith(os.path.realpath(root) + os.sep):
+                continue  # a requirement's, linked in beside the package (build_wheel.beside_its_requirements)
             same = next((i for i, k in enumerate(kept)
                          if os.path.isfile(k) and os.path.isfile(path) and same_library(k, path)), None)
             if same is None:

@@ -3,6 +3,8 @@ installed into BUILD/site and summarised; a wheel for another platform, a file t
 import base64
 import json
 import hashlib
+import os
+import sys
 import subprocess
 import zipfile
 
@@ -11,6 +13,7 @@ import pytest
 from conftest import CELL, CELL_PYTHON, run_json, run_script
 
 SCRIPT = "install_wheel.py"
+sys.path.insert(0, str(CELL))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -78,6 +81,35 @@ def test_its_requirements_sit_beside_it_as_in_one_site_packages(tmp_path, best_t
     assert out["libraries"] == ["opm_tiny/_C.so"], "a requirement's libraries are not the project's"
     assert (build / "site" / "opm_dep" / "lib" / "libopm_dep.so").exists()
     assert (build / "site" / "opm_dep").is_symlink() and not (build / "site" / "six.py").exists()
+
+
+def test_a_package_it_shares_with_a_requirement_is_one_package_again(tmp_path, best_tag):
+    # featomic-torch 0.7.6 installs featomic/torch/ (no featomic/__init__.py); its requirement
+    # featomic installs featomic/__init__.py and featomic/lib/. One folder in a user's site-packages;
+    # here two, and Python took the regular package in deps alone: "No module named 'featomic.torch'".
+    wheel = make_wheel(tmp_path / "fetched", best_tag, members={
+        "opm_tiny/torch/__init__.py": b"from opm_tiny import CORE\nTORCH = CORE + 1\n",
+        "opm_tiny/torch/torch-2.6/lib/libopm_tiny_torch.so": b"\x7fELF stand-in\n"})
+    build = tmp_path / "b"
+    core = build / "deps" / "opm_tiny"
+    (core / "lib").mkdir(parents=True)
+    (core / "lib" / "libopm_core.so").write_bytes(b"\x7fELF stand-in\n")
+    (core / "_core.so").write_bytes(b"\x7fELF stand-in\n")
+    out, _ = run_json(SCRIPT, wheel, build)
+    site = build / "site"
+    # The wheel's own __init__.py (make_wheel's) stays; what it lacks of the requirement's is linked.
+    assert (site / "opm_tiny" / "lib").is_symlink() and (site / "opm_tiny" / "_core.so").is_symlink()
+    assert not (site / "opm_tiny" / "torch").is_symlink()
+    assert out["libraries"] == ["opm_tiny/torch/torch-2.6/lib/libopm_tiny_torch.so"], "the requirement's are not its own"
+    code = "import opm_tiny.torch as t; print(t.TORCH)"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(build / "deps")]))
+    (site / "opm_tiny" / "__init__.py").unlink()  # as in featomic-torch: the package's __init__ is the requirement's
+    (core / "__init__.py").write_text("CORE = 41\n")
+    build_wheel = __import__("build_wheel")
+    build_wheel.beside_its_requirements(str(site), str(build / "deps"))
+    assert (site / "opm_tiny" / "__init__.py").is_symlink()
+    r = subprocess.run([CELL_PYTHON, "-c", code], env=env, stdout=subprocess.PIPE, universal_newlines=True)
+    assert r.stdout.strip() == "42"
 
 
 @pytest.mark.parametrize("which", ["platform", "python"])

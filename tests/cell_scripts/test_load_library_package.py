@@ -424,3 +424,19 @@ def test_builds_per_torch_version_in_folders_of_one_name(torch_version, loads, e
     # A folder that only looks like a version far above the library, or a name without one, is no build.
     assert load_library.torch_build_of("/torch-2.6/a/b/c/libx.so") is None
     assert load_library.torch_build_of("/site/pkg/lib/libx.so") is None
+
+
+def test_a_sibling_in_torch_folders_is_taken_from_the_needing_librarys_folder(tmp_path):
+    # featomic-torch's torch-2.6/lib/libfeatomic_torch.so needs libmetatomic_torch.so, which its
+    # requirement metatomic-torch has in torch-2.10/lib/ … torch-2.6/lib/: walk order finds 2.10's first.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    for v in ("torch-2.10", "torch-2.6"):
+        (tmp_path / "metatomic" / v / "lib").mkdir(parents=True)
+        (tmp_path / "metatomic" / v / "lib" / "libmetatomic_torch.so").write_bytes(b"")
+    needing = str(tmp_path / "featomic" / "torch-2.6" / "lib" / "libfeatomic_torch.so")
+    found = load_library.libraries_named(str(tmp_path), {"libmetatomic_torch.so"}, near=needing)
+    assert found["libmetatomic_torch.so"].endswith("/metatomic/torch-2.6/lib/libmetatomic_torch.so")
+    plain = load_library.libraries_named(str(tmp_path), {"libmetatomic_torch.so"})
+    assert plain["libmetatomic_torch.so"].endswith("/metatomic/torch-2.10/lib/libmetatomic_torch.so")

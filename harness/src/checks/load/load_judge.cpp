@@ -153,12 +153,19 @@ std::string load_failure_summary(const nlohmann::json& lib, const std::vector<st
   return json_text(lib, "error").empty() ? "does not load" : json_text(lib, "error");
 }
 
+// A build of a library the package has one of per runtime: its name, or, where every build has
+// one name, its path from its torch folder (load_library.py's "build_label": torch-2.6/lib/…).
+std::string build_name(const nlohmann::json& lib) {
+  const std::string label = json_text(lib, "build_label");
+  return label.empty() ? file_name(json_text(lib, "path")) : label;
+}
+
 // A package's builds of one library for other runtimes (load_library.py's "variant_of":
 // bitsandbytes' libbitsandbytes_cuda121.so beside the _cpu.so its import loaded), named once:
 // by design, neither a break nor a limit.
 CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& libs) {
   std::vector<std::string> names;
-  for (const nlohmann::json* lib : libs) names.push_back(file_name(json_text(*lib, "path")));
+  for (const nlohmann::json* lib : libs) names.push_back(build_name(*lib));
   return load_result("library", Status::skip,
                      fmt::format("{} build{} of its library for other runtimes (another CUDA, ROCm, or torch "
                                  "version), unused here: {} — {} is the one for this runtime",
@@ -225,13 +232,8 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
                                     const nlohmann::json& report, const std::string& repro) {
   std::vector<std::string> versions;
   for (const nlohmann::json* lib : builds) versions.push_back(json_text(*lib, "for_torch"));
-  // Its name, or from its torch folder on where every build has one name (torch-2.6/lib/…).
-  auto label = [](const nlohmann::json& lib) {
-    const std::string l = json_text(lib, "build_label");
-    return l.empty() ? file_name(json_text(lib, "path")) : l;
-  };
-  const std::string first = label(*builds.front());
-  const std::string names = builds.size() == 1 ? first : fmt::format("{} … {}", first, label(*builds.back()));
+  const std::string first = build_name(*builds.front());
+  const std::string names = builds.size() == 1 ? first : fmt::format("{} … {}", first, build_name(*builds.back()));
   const std::string torch = json_text(report, "torch");
   CheckResult c = load_result("library", Status::fail,
                               fmt::format("{}: no build for torch {}: the package has builds of it for torch {} only ({})",
