@@ -818,6 +818,13 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
         m = VARIANT.match(name)
         if m and os.path.realpath(lib["path"]) in loaded_by_import:
             loaded[m.group("stem")] = name
+    # In a CPU-only torch, the plain build the import loaded stands for its CUDA variants too
+    # (sphericart-torch 2.0.4's libsphericart_torch.so, whose libsphericart_torch_cuda_stream.so it
+    # opens only on CUDA tensors): one that lacks CUDA's or torch's CUDA libraries is unused here.
+    if not torch_cuda:
+        for name, lib in by_name.items():
+            if not VARIANT.match(name) and os.path.realpath(lib["path"]) in loaded_by_import:
+                loaded.setdefault(re.sub(r"\.so(\.\d+)*$", "", name), name)
     # Where the import loaded none of a library's builds (it failed before it did), the build named
     # for this very runtime, if it loads alone: torch's CUDA (_cuda121 for 12.1), or _cpu for a CPU
     # torch. Only that one: a build for another CUDA that fails beside a generic one is a red.
@@ -1130,7 +1137,8 @@ def main():
             by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
             if out["import"]["ok"]:
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
-            mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in out["libraries"]}, by_import,
+            # By build_label: a package with a build per torch folder has one name in each.
+            mark_runtime_variants({build_label(lib["path"]): lib for lib in out["libraries"]}, by_import,
                                   out["torch_cuda"])
         else:
             dl = libc()

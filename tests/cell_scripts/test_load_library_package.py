@@ -440,3 +440,21 @@ def test_a_sibling_in_torch_folders_is_taken_from_the_needing_librarys_folder(tm
     assert found["libmetatomic_torch.so"].endswith("/metatomic/torch-2.6/lib/libmetatomic_torch.so")
     plain = load_library.libraries_named(str(tmp_path), {"libmetatomic_torch.so"})
     assert plain["libmetatomic_torch.so"].endswith("/metatomic/torch-2.10/lib/libmetatomic_torch.so")
+
+
+@pytest.mark.parametrize("torch_cuda, expected", [(None, "torch-2.14/lib/libsphericart_torch.so"), ("13.2", None)])
+def test_a_cuda_helper_of_the_plain_build_is_unused_in_a_cpu_torch(torch_cuda, expected):
+    # sphericart-torch 2.0.4 in Debian's CPU torch 2.14: the import loads torch-2.14/lib/
+    # libsphericart_torch.so; its libsphericart_torch_cuda_stream.so, opened only for CUDA tensors,
+    # lacks libnvrtc.so.12 and torch's CUDA libraries here. In a CUDA torch it stays judged.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    site = "/site/sphericart/torch/torch-2.14/lib"
+    libs = [{"path": site + "/libsphericart_torch.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": site + "/libsphericart_torch_cuda_stream.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libnvrtc.so.12", "libc10_cuda.so", "libtorch_cuda.so"]}]
+    load_library.mark_runtime_variants({load_library.build_label(lib["path"]): lib for lib in libs},
+                                       {site + "/libsphericart_torch.so"}, torch_cuda)
+    assert libs[1].get("variant_of") == expected
+    assert libs[0].get("variant_of") is None
