@@ -768,14 +768,16 @@ CUDA_TORCH_SONAME = re.compile(r"^lib(?:c10_cuda|torch_cuda|torch_cuda_linalg|c1
 def mark_optional_backends(libraries, loaded_by_import, own_names):
     """A library that does not load for want of system libraries only (not torch's, not CUDA's),
     where the package imports without it, is an optional backend of the package (an FFmpeg or SoX
-    build it tries and skips): "optional": true, for the judge to name once. A library of the
+    build it tries and skips): "optional": true, for the judge to name once. Not a build for
+    another torch (mark_other_torch_builds' "for_torch": featomic-torch's torch-2.13/lib/ build
+    beside torch 2.14, lacking its requirement's torch-2.13 libraries), which is named as such. A library of the
     package it needs counts when that one is an optional backend too (torchaudio's
     _torio_ffmpeg6.so needs its libtorio_ffmpeg6.so, which needs libavutil.so.58)."""
     by_name = {os.path.basename(lib["path"]): lib for lib in libraries}
 
     def candidate(lib):
         missing = lib.get("missing_libraries") or []
-        return bool(lib["error_kind"] == "missing_library" and missing
+        return bool(lib["error_kind"] == "missing_library" and missing and not lib.get("for_torch")
                     and os.path.realpath(lib["path"]) not in loaded_by_import
                     and not any(TORCH_SONAME.match(m) or CUDA_SONAME.match(m) or " of " in m for m in missing))
 

@@ -458,3 +458,19 @@ def test_a_cuda_helper_of_the_plain_build_is_unused_in_a_cpu_torch(torch_cuda, e
                                        {site + "/libsphericart_torch.so"}, torch_cuda)
     assert libs[1].get("variant_of") == expected
     assert libs[0].get("variant_of") is None
+
+
+def test_a_build_for_another_torch_is_no_optional_backend():
+    # featomic-torch 0.7.6 in torch 2.14: its torch-2.13/lib/ build lacks metatomic-torch's library
+    # (missing_library, not an undefined symbol): another torch's build, not "an optional backend
+    # that needs system libraries".
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/s/featomic/torch/torch-2.14/lib/libfeatomic_torch.so", "loaded": True, "error_kind": "",
+             "missing_libraries": []},
+            {"path": "/s/featomic/torch/torch-2.13/lib/libfeatomic_torch.so", "loaded": False,
+             "error_kind": "missing_library", "missing_libraries": ["libmetatomic_torch.so"]}]
+    load_library.mark_other_torch_builds(libs, "2.14.1+debian")
+    load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names={"libfeatomic_torch.so"})
+    assert libs[1]["for_torch"] == "2.13" and libs[1]["optional"] is False
