@@ -125,6 +125,23 @@ void write_result(const std::string& dir, const Cell& c, const std::string& imag
   write_file_atomically(dir + "/" + c.id + ".json", to_json(r).dump());
 }
 
+// Cells a and b with results (b's torchvision the stable-ABI one), a build of our kernels in each
+// build folder, b's torchvision subject beside its build, and every load canned to succeed.
+void two_builds_with_results(fake::FakeEngine& engine, const Matrix& m, const std::string& results) {
+  namespace fs = std::filesystem;
+  write_result(results, m.cells[0], "img-a", "/venv/torchvision/_C.so");
+  write_result(results, m.cells[1], "img-b", "/venv/torchvision/_C_stable.so");
+  for (const auto& c : m.cells) {
+    fs::create_directories(engine.host_build_dir(c) + "/kernels");
+    std::ofstream(engine.host_build_dir(c) + "/kernels/libopmatrix_ops.so") << "lib of " << c.id;
+  }
+  fs::create_directories(engine.host_build_dir(m.cells[1]) + "/xload-subjects");
+  std::ofstream(engine.host_build_dir(m.cells[1]) + "/xload-subjects/_C_stable.so") << "torchvision stable";
+  const std::string loaded = R"({"report": {"libraries": [{"loaded": true}], "ops": {"nms": {"CPU": true}}}})";
+  engine.on("cross-load", fake::CannedStep::prints("{\"results\": [" + loaded + ", " + loaded + "]}"));
+  engine.on("cross-load", "torchvision", fake::CannedStep::prints("{\"results\": [" + loaded + "]}"));
+}
+
 TEST(CrossLoadOneRuntime, LoadsEveryBuildIntoItsRuntimeOnly) {
   namespace fs = std::filesystem;
   const fs::path work = fs::path(::testing::TempDir()) / "xload_one_runtime";
@@ -135,18 +152,8 @@ TEST(CrossLoadOneRuntime, LoadsEveryBuildIntoItsRuntimeOnly) {
   Matrix m;
   m.ops = {"nms"};
   m.cells = {cell("a"), cell("b")};
-  write_result(results, m.cells[0], "img-a", "/venv/torchvision/_C.so");
-  write_result(results, m.cells[1], "img-b", "/venv/torchvision/_C_stable.so");
-  for (const auto& c : m.cells) {
-    fs::create_directories(engine.host_build_dir(c) + "/kernels");
-    std::ofstream(engine.host_build_dir(c) + "/kernels/libopmatrix_ops.so") << "lib of " << c.id;
-  }
   // b's subject, copied out of b's image by b's own job, came with its build.
-  fs::create_directories(engine.host_build_dir(m.cells[1]) + "/xload-subjects");
-  std::ofstream(engine.host_build_dir(m.cells[1]) + "/xload-subjects/_C_stable.so") << "torchvision stable";
-  const std::string loaded = R"({"report": {"libraries": [{"loaded": true}], "ops": {"nms": {"CPU": true}}}})";
-  engine.on("cross-load", fake::CannedStep::prints("{\"results\": [" + loaded + ", " + loaded + "]}"));
-  engine.on("cross-load", "torchvision", fake::CannedStep::prints("{\"results\": [" + loaded + "]}"));
+  two_builds_with_results(engine, m, results);
   CrossLoadSettings settings;
   settings.results_dir = results;
   settings.runtimes = {"a"};
@@ -194,18 +201,8 @@ TEST(CrossLoadRerun, NothingNewStartsNothing) {
   Matrix m;
   m.ops = {"nms"};
   m.cells = {cell("a"), cell("b")};
-  write_result(results, m.cells[0], "img-a", "/venv/torchvision/_C.so");
-  write_result(results, m.cells[1], "img-b", "/venv/torchvision/_C_stable.so");
-  for (const auto& c : m.cells) {
-    fs::create_directories(engine.host_build_dir(c) + "/kernels");
-    std::ofstream(engine.host_build_dir(c) + "/kernels/libopmatrix_ops.so") << "lib of " << c.id;
-  }
-  // What the fake's copy step would have written out of b's image.
-  fs::create_directories(engine.host_build_dir(m.cells[1]) + "/xload-subjects");
-  std::ofstream(engine.host_build_dir(m.cells[1]) + "/xload-subjects/_C_stable.so") << "torchvision stable";
-  const std::string loaded = R"({"report": {"libraries": [{"loaded": true}], "ops": {"nms": {"CPU": true}}}})";
-  engine.on("cross-load", fake::CannedStep::prints("{\"results\": [" + loaded + ", " + loaded + "]}"));
-  engine.on("cross-load", "torchvision", fake::CannedStep::prints("{\"results\": [" + loaded + "]}"));
+  // b's subject: what the fake's copy step would have written out of b's image.
+  two_builds_with_results(engine, m, results);
   CrossLoadSettings settings;
   settings.results_dir = results;
   const Progress quiet = [](const std::string&, const std::string&) {};
