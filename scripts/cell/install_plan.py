@@ -19,8 +19,12 @@ newer pip is stricter about becomes a finding. The answer names the pip that gav
 The answer is kept as DIR/plans/<key>.json (key: the requirement, the Python, the platform and the
 torch family installed), written atomically, so a second run needs no network.
 
+Where the wheel requires torch only under an extra (deepmd-kit's `torch==2.11.0; extra == "torch"`),
+the plan is that of NAME[EXTRA]==VERSION, what its torch side's users install ("torch_extra").
+
 stdout: one JSON object, {"ok": true, "plan": "installs"|"replaces_torch", "requirement",
-"install": [{"name", "version"}], "torch_family": [{"name", "from", "to"}], "resolver", "cached": bool} or
+"install": [{"name", "version"}], "torch_family": [{"name", "from", "to"}], "resolver", "cached": bool,
+"torch_extra" where there is one} or
 {"ok": false, "error": KIND, "message": ...} (exit 1), KIND one of no_wheel, unresolvable,
 network, internal."""
 import argparse
@@ -28,12 +32,14 @@ import json
 import os
 import re
 import sys
+import zipfile
 
 import fetch_pypi
 from fetch_pypi import normalise, write_atomic
 from metadata_index import MetadataIndex
 from requirements import (NETWORK_WORDS, PIP, TORCH_FAMILY, Failure, cache_key, refuse_index_elsewhere, run,
                           torch_family_pins)
+from wheel_metadata import metadata, torch_extra
 
 # The pip that resolves first (see above): one whose dry run downloads no wheel where the index
 # serves METADATA, and that runs on every runtime's Python (>= 3.9).
@@ -60,19 +66,22 @@ def wanted_in(line):
     return (normalise(m.group(1)), m.group(1) + m.group(2)) if m else (None, None)
 
 
-def judged(requirement, install):
+def judged(requirement, install, name=None, extra=None):
     """pip's install list, judged against what is installed: a replacement is a torch-family
     package installed here that would change version (with what comes along with it: triton, the
     NVIDIA wheels a new torch brings). Torch-family packages that are only added (the NVIDIA CUDA
     12 runtime wheels a library needs beside a torch that has none) replace nothing."""
-    name = normalise(requirement.split("==")[0])
+    name = name or normalise(requirement.split("==")[0].split("[")[0])
     have = installed_versions()
     family = [{"name": i["name"], "from": have.get(i["name"]), "to": i["version"]} for i in install
               if TORCH_FAMILY.match(i["name"]) and i["name"] != name]
     if not any(f["from"] is not None for f in family):
         family = []
-    return {"ok": True, "requirement": requirement, "plan": "replaces_torch" if family else "installs",
-            "install": install, "torch_family": family}
+    out = {"ok": True, "requirement": requirement, "plan": "replaces_torch" if family else "installs",
+           "install": install, "torch_family": family}
+    if extra:
+        out["torch_extra"] = extra
+    return out
 
 
 def runtime_pip():
@@ -103,8 +112,28 @@ def dry_run(pip, name, requirement, report, index=()):
                [requirement])
 
 
+def with_torch_extra(requirement, cache):
+    """REQUIREMENT with the extra that holds the library's torch side, where its wheel requires
+    torch only there (deepmd-kit==3.2.0 -> deepmd-kit[torch]==3.2.0: what its torch side's users
+    install); (requirement, extra or None). The wheel is the one the fetch step left in the cache:
+    nothing is downloaded here (where there is none, the dry run says why in pip's words)."""
+    try:
+        name, version = fetch_pypi.parse_requirement(requirement)
+        folder = os.path.join(cache, "%s-%s" % (normalise(name), version))
+        with open(os.path.join(folder, fetch_pypi.LISTING)) as f:
+            listing = json.load(f)
+        entry, _ = fetch_pypi.choose("wheel", name, listing["version"], listing["files"])
+        extra = torch_extra(metadata(os.path.join(folder, entry["filename"]))[1])
+    except (fetch_pypi.Failure, OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return requirement, None
+    if not extra:
+        return requirement, None
+    return "%s[%s]==%s" % (name, extra, version), extra
+
+
 def plan(requirement, cache):
     name = normalise(requirement.split("==")[0])
+    requirement, extra = with_torch_extra(requirement, cache)
     pins = torch_family_pins()
     folder = os.path.join(cache, "plans")
     kept = os.path.join(folder, cache_key([requirement], pins) + ".json")
@@ -112,8 +141,8 @@ def plan(requirement, cache):
         # pip's answer is kept; the judgement is made again (a kept answer outlives a rule).
         with open(kept) as f:
             answer = json.load(f)
-        return dict(judged(requirement, answer["install"]), resolver=answer.get("resolver", runtime_pip()),
-                    cached=True)
+        return dict(judged(requirement, answer["install"], name, extra),
+                    resolver=answer.get("resolver", runtime_pip()), cached=True)
     os.makedirs(folder, exist_ok=True)
     report = kept + ".report"
     rc, fast = 1, resolver_pip(cache)
@@ -152,7 +181,7 @@ def plan(requirement, cache):
         items = json.load(f).get("install", [])
     os.unlink(report)
     install = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
-    answer = dict(judged(requirement, install), resolver=resolver)
+    answer = dict(judged(requirement, install, name, extra), resolver=resolver)
     write_atomic(kept, json.dumps(answer, indent=1) + "\n")
     return dict(answer, cached=False)
 

@@ -262,6 +262,28 @@ def load_siblings_first(dl, path, root, depth=0):
     return loaded if loaded and dl.dlopen(path.encode(), RTLD_NOW | RTLD_GLOBAL) else None
 
 
+# A symbol of torch's, as c++filt writes it: its C++ namespaces (c10::Error::Error(...), "typeinfo
+# for at::Tensor", torch::Library::_def(...)) and its C functions (the stable ABI's aoti_torch_*
+# and torch_*, the Python bindings' THP*).
+TORCH_SYMBOL = re.compile(r"(?<![\w:])(?:c10|at|torch|caffe2|aten)::|^_?(?:aoti_torch_|torch_|THP)")
+# What a demangled symbol belongs to: its outer namespace (LAMMPS_NS of LAMMPS_NS::Pair::init, fmt
+# of fmt::v10_lmp::vformat), or a C library's prefix (MPI_ of MPI_Allgather).
+SYMBOL_PREFIX = re.compile(r"^(?:(?:typeinfo name|typeinfo|vtable|VTT|guard variable|construction vtable) for )?"
+                           r"(?:(?P<namespace>[A-Za-z_]\w*)::|(?P<c>[A-Za-z]+_)(?=[A-Za-z0-9]))")
+
+
+def symbol_prefixes(demangled, most=3):
+    """The namespaces or C prefixes most of DEMANGLED share, most common first (["MPI_",
+    "LAMMPS_NS", "fmt"]): whose symbols a library lacks."""
+    counts = {}
+    for d in demangled:
+        m = SYMBOL_PREFIX.match(d)
+        if m:
+            key = m.group("namespace") or m.group("c")
+            counts[key] = counts.get(key, 0) + 1
+    return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:most]]
+
+
 def load_one(dl, path, root=None):
     out = {"path": path, "loaded": False, "error_kind": None, "error": None, "undefined": [],
            "undefined_count": 0, "missing_libraries": [], "loaded_after": []}
@@ -305,8 +327,10 @@ def load_one(dl, path, root=None):
                                      "count": len(system), "symbols": demangle(system[:MAX_SYMBOLS])}
             missing = system + [s for s in missing if s not in system]
         out["undefined_count"] = len(missing)
-        out["undefined"] = [{"symbol": s, "demangled": d}
-                            for s, d in zip(missing[:MAX_SYMBOLS], demangle(missing[:MAX_SYMBOLS]))]
+        every = demangle(missing)
+        out["undefined"] = [{"symbol": s, "demangled": d} for s, d in zip(missing[:MAX_SYMBOLS], every[:MAX_SYMBOLS])]
+        out["torch_undefined_count"] = sum(1 for d in every if TORCH_SYMBOL.search(d))
+        out["undefined_prefixes"] = symbol_prefixes(every)
     elif "cannot open shared object file" in message:
         out["error_kind"] = "missing_library"
         out["missing_libraries"] = missing_libraries(dl, path) or [message.split(":")[0].strip()]
@@ -897,6 +921,23 @@ def mark_failing_siblings_needed(libraries):
             lib["needs_failing"] = needs
 
 
+def mark_host_plugins(libraries, loaded_by_import):
+    """A library that is no torch library at all: it needs none of torch's libraries and, of the
+    symbols no library it needs defines, none is torch's (deepmd-kit 3.2.0's libdeepmd_lmpplugin.so,
+    a LAMMPS plugin: MPI_Allgather, LAMMPS_NS::..., which the LAMMPS process that loads it
+    provides). Where the package's import does not load it either, it is a plugin of another
+    program: "host_plugin", for the judge to name, not a torch library to judge. One that lacks a
+    torch symbol, needs a torch library, or a sibling that fails, stays judged."""
+    for lib in libraries:
+        if (lib.get("loaded") or lib.get("error_kind") != "undefined_symbol" or lib.get("system_runtime")
+                or not lib.get("undefined_count") or lib.get("torch_undefined_count", 1)
+                or lib.get("needs_failing") or lib.get("loaded_as_dependency_of") or lib.get("for_torch")
+                or lib.get("variant_of") or os.path.realpath(lib["path"]) in loaded_by_import
+                or any(TORCH_SONAME.match(n) for n in needed_sonames(lib["path"]))):
+            continue
+        lib["host_plugin"] = True
+
+
 # A folder naming the torch a build is for: metatensor-torch 0.10.8's torch-2.6/lib/ (one such
 # folder per torch minor in one py3-none wheel, the one of the running torch loaded at import).
 TORCH_FOLDER = re.compile(r"^(?:py)?torch[_-]?(?P<version>\d+(?:\.\d+)+)$", re.I)
@@ -1142,7 +1183,9 @@ def main():
             # By build_label: a package with a build per torch folder has one name in each.
             mark_runtime_variants({build_label(lib["path"]): lib for lib in out["libraries"]}, by_import,
                                   out["torch_cuda"])
+            mark_host_plugins(out["libraries"], by_import)
         else:
+            mark_host_plugins(out["libraries"], [])
             dl = libc()
             for lib in out["libraries"]:
                 if lib["loaded"]:

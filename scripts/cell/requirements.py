@@ -31,7 +31,8 @@ metadata and the build need its backend, which a user's isolated build would hav
 stdout: one JSON object. resolve: {"ok": true, "requirements": [...], "left_out": [...],
 "install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool,
 "build_requires": [name==version installed into BUILD/build-deps], "download_bytes": what a run
-with an empty cache downloads for them (build requirements included)}; install:
+with an empty cache downloads for them (build requirements included), "torch_extra": the extra whose
+requirements were added where torch is required only under it (deepmd-kit's "torch")}; install:
 {"ok": true, "installed": [...], "deps": BUILD/deps, "data_libraries": [...] where some}; either: {"ok": false, "error": KIND,
 "message": ...} with exit status 1, KIND one of metadata, unresolvable, network, install_failed,
 usage, internal."""
@@ -52,7 +53,7 @@ import fetch_pypi
 from build_wheel import Refused, prepare, run_captured
 from fetch_pypi import normalise, write_atomic
 from wheel_tags import best_wheel, interpreter_tags
-from wheel_metadata import metadata
+from wheel_metadata import metadata, torch_extra
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 TORCH_FAMILY = re.compile(r"^(torch|torchvision|torchaudio|triton|pytorch-triton(-.*)?|nvidia-.*)$")
@@ -178,7 +179,7 @@ def dependency_groups(src):
     return [r for g in TEST_GROUPS for r in groups.get(g, []) if isinstance(r, str)]
 
 
-def wanted(requires, tests, extra_lines, installed):
+def wanted(requires, tests, extra_lines, installed, extras=()):
     """(requirements for pip, left out with the reason) from Requires-Dist and the test ones. A
     torch-family requirement is left out where the cell has that distribution (INSTALLED: the names
     torch_family_pins() pins; it is what the cell judges); one the cell lacks is pip's to add, as it
@@ -194,8 +195,8 @@ def wanted(requires, tests, extra_lines, installed):
             left_out.append({"requirement": text, "why": "not a requirement pip reads (%s)" % e})
             continue
         if req.marker is not None:
-            extras = [""] + (list(TEST_EXTRAS) if tests else [])
-            if not any(req.marker.evaluate(dict(default_environment(), extra=x)) for x in extras):
+            chosen = [""] + list(extras) + (list(TEST_EXTRAS) if tests else [])
+            if not any(req.marker.evaluate(dict(default_environment(), extra=x)) for x in chosen):
                 continue  # another platform's, Python's or extra's: pip would not install it either
         if TORCH_FAMILY.match(normalise(req.name)) and normalise(req.name) in installed:
             left_out.append({"requirement": text, "why": "the cell's own (the cell is there to judge it)"})
@@ -358,6 +359,28 @@ def fetch_as_reported(items, files):
     return left
 
 
+def resolved_by_metadata(requirements, constraints, report, cache, files):
+    """(pip's install items, those left to download) as install_plan.py's RESOLVER resolves them
+    against metadata_index.py, reading each candidate's METADATA alone, and its files fetched as
+    the report names them while that index (which redirects to them) is up; (None, None) where it
+    cannot resolve them. The runtime's own pip (23 in the PyPI runtimes) downloads every candidate
+    it backtracks through in full: deepmd-kit[torch]'s requirements next to torch 2.15 (vesin[torch],
+    nvalchemi-toolkit-ops, each version pinning another torch) ran past the step's 15 minutes."""
+    from install_plan import resolver_pip  # install_plan imports this module
+    from metadata_index import MetadataIndex
+    fast = resolver_pip(cache)
+    if fast is None:
+        return None, None
+    with MetadataIndex(cache) as index:
+        rc, _ = run(fast[0] + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints,
+                               "--index-url", index.url, "--trusted-host", "127.0.0.1"] + requirements)
+        if rc != 0:
+            return None, None
+        with open(report) as f:
+            items = json.load(f).get("install", [])
+        return items, fetch_as_reported(items, files)
+
+
 def fetch(requirements, what, cache, pins=None):
     """Resolves REQUIREMENTS against the cell's packages (torch family pinned: PINS, else
     torch_family_pins()) and downloads what is missing into CACHE/<key>/; (that folder,
@@ -376,14 +399,17 @@ def fetch(requirements, what, cache, pins=None):
     with open(constraints, "w") as f:
         f.write("".join(p + "\n" for p in pins))
     report = os.path.join(folder, "report.json")
-    rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
-    if rc != 0:
-        refuse(rc, text, "resolving " + what, requirements, constraints)
-    with open(report) as f:
-        items = json.load(f).get("install", [])
-    install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
     files = os.path.join(cache, "files")  # shared by every requirement set: pip download skips what is there
-    left = fetch_as_reported(items, files)
+    items, left = resolved_by_metadata(requirements, constraints, report, cache, files)
+    if items is None:
+        # Where that pip cannot resolve them (or cannot be had), the runtime's own pip says why.
+        rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
+        if rc != 0:
+            refuse(rc, text, "resolving " + what, requirements, constraints)
+        with open(report) as f:
+            items = json.load(f).get("install", [])
+        left = fetch_as_reported(items, files)
+    install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
     if left:
         rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +
                        ["%s==%s" % (normalise(i["metadata"]["name"]), i["metadata"]["version"]) for i in left])
@@ -427,10 +453,16 @@ def resolve(args):
             left_out += [{"requirement": s, "why": "a pip option in a requirements file, not a requirement"} for s in skipped]
     extra += args.require
     pins = torch_family_pins()
-    requirements, more = wanted(requires, args.tests, extra, {pin.split("==")[0] for pin in pins})
+    # The extra that holds the library's torch side, where torch is required only there: its users
+    # install it (deepmd-kit[torch]), and its torch side needs what it brings.
+    extra_name = torch_extra(requires)
+    requirements, more = wanted(requires, args.tests, extra, {pin.split("==")[0] for pin in pins},
+                                [extra_name] if extra_name else [])
     left_out += more
     out = {"ok": True, "requirements": requirements, "left_out": left_out, "install": [], "resolved": "", "cached": False,
            "build_requires": backend, "download_bytes": backend_bytes}
+    if extra_name:
+        out["torch_extra"] = extra_name
     if not requirements:
         return out
     folder, install_list, cached = fetch(requirements, ", ".join(requirements), args.cache, pins)
@@ -450,25 +482,52 @@ def install_files(files, target, what):
 
 
 # A wheel's shared libraries in its data scheme ("tbb-2023.2.0.data/data/lib/libtbb.so.12"): pip
-# puts them in the environment's lib folder (<venv>/lib), beside lib/pythonX.Y/site-packages.
-DATA_LIBRARY = re.compile(r"^[^/]+\.data/data/lib/[^/]+\.so(\.[0-9]+)*$")
+# puts them in the environment's lib folder (<venv>/lib), beside lib/pythonX.Y/site-packages; with
+# the folders under it they find theirs through (mpich 5.0.2's libmpi.so.12 has RUNPATH
+# $ORIGIN/mpich, where its own libfabric.so.1 is: without it, the system's older one is taken).
+DATA_LIBRARY = re.compile(r"^[^/]+\.data/data/lib/(?P<path>(?:[^/]+/)*[^/]+\.so(\.[0-9]+)*)$")
 
 
 def install_data_libraries(files, prefix):
     """`pip install --target` keeps no data-scheme lib folder: the shared libraries a wheel has there
-    are put in PREFIX/lib, as pip puts them in <venv>/lib for a user (fairseq2n loads tbb's
-    libtbb.so.12 from there, or by name), and later steps find them by name (LD_LIBRARY_PATH)."""
+    are put in PREFIX/lib, in their folders, as pip puts them in <venv>/lib for a user (fairseq2n
+    loads tbb's libtbb.so.12 from there, or by name), and later steps find them by name
+    (LD_LIBRARY_PATH). Returns their paths under PREFIX/lib."""
     shutil.rmtree(prefix, ignore_errors=True)
     kept = []
     for wheel in (f for f in files if f.endswith(".whl")):
         with zipfile.ZipFile(wheel) as z:
-            for member in (n for n in z.namelist() if DATA_LIBRARY.match(n)):
-                target = os.path.join(prefix, "lib", os.path.basename(member))
+            for member in z.namelist():
+                m = DATA_LIBRARY.match(member)
+                if not m:
+                    continue
+                target = os.path.join(prefix, "lib", m.group("path"))
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with z.open(member) as src, open(target, "wb") as out:
                     shutil.copyfileobj(src, out)
-                kept.append(os.path.basename(member))
+                kept.append(m.group("path"))
     return sorted(kept)
+
+
+def record_data_libraries(deps, prefix, paths):
+    """Points the installed RECORD entries of the data-scheme libraries PATHS (under PREFIX/lib) at
+    where install_data_libraries put them. pip --target recorded them where its temporary home had
+    them (mpich 5.0.2: "../libmpi.so.12", outside DEPS, a file that is nowhere), and a package that
+    finds a requirement's library through its metadata (deepmd-kit's deepmd.pt:
+    metadata.files("mpich") ... .locate(), then CDLL) must find the file its users have."""
+    for record in (os.path.join(deps, d, "RECORD") for d in sorted(os.listdir(deps)) if d.endswith(".dist-info")):
+        if not os.path.isfile(record):
+            continue
+        with open(record, encoding="utf-8") as f:
+            lines = f.read().splitlines(True)
+        changed = False
+        for i, line in enumerate(lines):
+            path, sep, rest = line.partition(",")
+            if sep and path.startswith("../") and path[len("../"):] in paths:
+                lines[i] = os.path.relpath(os.path.join(prefix, "lib", path[len("../"):]), deps) + sep + rest
+                changed = True
+        if changed:
+            write_atomic(record, "".join(lines))
 
 
 def install(args):
@@ -481,6 +540,7 @@ def install(args):
     out = {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
     libraries = install_data_libraries(files, os.path.join(args.build, "deps-data"))
     if libraries:
+        record_data_libraries(deps, os.path.join(args.build, "deps-data"), set(libraries))
         out["data_libraries"] = libraries
     return out
 

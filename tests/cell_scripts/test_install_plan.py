@@ -178,3 +178,25 @@ def test_the_resolver_is_fetched_by_hash_and_run_by_this_python(monkeypatch, tmp
         raise install_plan.fetch_pypi.Failure("network", "pypi.org unreachable")
     monkeypatch.setattr(install_plan.fetch_pypi, "fetch", down)
     assert install_plan.resolver_pip(str(tmp_path)) is None
+
+
+def test_a_wheel_requiring_torch_only_under_an_extra_is_planned_with_it(tmp_path):
+    # deepmd-kit 3.2.0: `torch==2.11.0; extra == "torch"`; its torch side's users install
+    # deepmd-kit[torch], and that is what pip is asked. The wheel is the fetch step's, in the cache.
+    import zipfile
+    import fetch_pypi
+    folder = tmp_path / "mylib-0.1"
+    folder.mkdir()
+    wheel = "mylib-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(folder / wheel, "w") as z:
+        z.writestr("mylib-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: mylib\nVersion: 0.1\n"
+                   "Requires-Dist: numpy\nRequires-Dist: torch==2.11.0; extra == \"torch\"\n")
+        z.writestr("mylib-0.1.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n")
+    (folder / fetch_pypi.LISTING).write_text(json.dumps({"version": "0.1", "files": [
+        {"filename": wheel, "url": "https://example.invalid/" + wheel, "sha256": "0" * 64, "size": 1}]}))
+    assert install_plan.with_torch_extra("mylib==0.1", str(tmp_path)) == ("mylib[torch]==0.1", "torch")
+    # Not in the cache: asked as it is (nothing is downloaded here).
+    assert install_plan.with_torch_extra("otherlib==0.1", str(tmp_path)) == ("otherlib==0.1", None)
+    answer = install_plan.judged("mylib[torch]==0.1", [{"name": "mylib", "version": "0.1"},
+                                                       {"name": "torch", "version": "2.11.0"}], "mylib", "torch")
+    assert answer["torch_extra"] == "torch" and answer["plan"] == "replaces_torch"

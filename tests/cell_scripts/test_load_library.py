@@ -55,7 +55,10 @@ def test_report_shape(torch_info, report):
     # One entry per library, in the order given.
     assert [lib["path"] for lib in out["libraries"]] == report["libs"]
     for lib in out["libraries"]:
-        assert set(lib) - {"registers"} == LIB_KEYS  # "registers": what a loaded library added, where it did
+        # "registers": what a loaded library added, where it did; the rest, what one that lacks
+        # symbols lacks (how many of them torch's, whose) and whether that makes it another
+        # program's plugin.
+        assert set(lib) - {"registers", "torch_undefined_count", "undefined_prefixes", "host_plugin"} == LIB_KEYS
 
 
 def test_op_library_loads_and_tables(op_library, report):
@@ -303,3 +306,42 @@ def test_what_each_library_registers_when_loaded_is_said(torch_info, op_library)
     (lib,) = out["libraries"]
     assert OPS_NAMESPACE in lib.get("registers", {}), lib
     assert "cpu_only" in lib["registers"][OPS_NAMESPACE]
+
+
+@pytest.fixture(scope="module")
+def plugins(cc, torch_info, build_root):
+    """Three libraries lacking MPI's and a host program's symbols, as deepmd-kit's LAMMPS plugin
+    does: one that needs nothing of torch's (another program's plugin), one that lacks a torch
+    symbol too, one that NEEDs torch's libc10.so."""
+    d = build_root / "plugins"
+    d.mkdir(exist_ok=True)
+    host = ("extern int MPI_Allgather(void);\nextern int MPI_Send(void);\n"
+            "extern int _ZN9LAMMPS_NS4Pair4initEv(void); /* LAMMPS_NS::Pair::init() */\n")
+    uses = "MPI_Allgather() + MPI_Send() + _ZN9LAMMPS_NS4Pair4initEv()"
+    sources = {
+        "lmpplugin": (host + "int opm_plugin(void) { return %s; }\n" % uses, []),
+        "lacks_torch": (host + "extern int _ZN3c1013opm_not_thereEv(void); /* c10::opm_not_there(), no torch has it */\n"
+                        "int opm_plugin(void) { return %s + _ZN3c1013opm_not_thereEv(); }\n" % uses, []),
+        "needs_torch": (host + "int opm_plugin(void) { return %s; }\n" % uses,
+                        ["-L" + p for p in torch_info["libs"]] + ["-Wl,-rpath," + p for p in torch_info["libs"]]
+                        + ["-Wl,--no-as-needed", "-lc10"]),
+    }
+    out = {}
+    for name, (src, flags) in sources.items():
+        (d / (name + ".c")).write_text(src)
+        compile_or_fail([cc, "-shared", "-fPIC", name + ".c", "-o", "lib%s.so" % name] + flags, name, cwd=d)
+        out[name] = str(d / ("lib%s.so" % name))
+    return out
+
+
+def test_another_programs_plugin_is_told_from_a_torch_library(plugins):
+    out, _ = run_json("load_library.py", plugins["lmpplugin"], plugins["lacks_torch"], plugins["needs_torch"])
+    lib = {os.path.basename(l["path"]): l for l in out["libraries"]}
+    plugin = lib["liblmpplugin.so"]
+    assert plugin["error_kind"] == "undefined_symbol" and plugin["torch_undefined_count"] == 0
+    assert plugin.get("host_plugin") is True
+    assert plugin["undefined_prefixes"] == ["MPI_", "LAMMPS_NS"]
+    # A torch symbol among what it lacks, or torch's library among what it needs: a torch library,
+    # judged as one.
+    assert lib["liblacks_torch.so"]["torch_undefined_count"] == 1 and not lib["liblacks_torch.so"].get("host_plugin")
+    assert lib["libneeds_torch.so"]["torch_undefined_count"] == 0 and not lib["libneeds_torch.so"].get("host_plugin")

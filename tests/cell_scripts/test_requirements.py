@@ -135,17 +135,42 @@ def test_a_requirements_shared_libraries_for_the_environments_lib_folder_are_kep
     # `pip install --target` drops that folder, so such wheels go again into BUILD/deps-data.
     folder = tmp_path / "cache" / "set"
     folder.mkdir(parents=True)
-    make_wheel(folder, [], data={"lib/libmydata.so.12": b"\x7fELF stand-in\n", "share/doc/x.txt": b"x"})
+    make_wheel(folder, [], data={"lib/libmydata.so.12": b"\x7fELF stand-in\n", "share/doc/x.txt": b"x",
+                                 "lib/mydata/libfabric.so.1": b"\x7fELF its own\n"})
     (folder / "resolved.json").write_text(json.dumps(
         {"install": [{"name": "mylib", "version": "0.1", "file": "mylib-0.1-py3-none-any.whl"}]}))
     build = tmp_path / "build"
     r = run_script(SCRIPT, "install", "--resolved", folder / "resolved.json", "--build", build,
                    env=cell_env(PIP_NO_INDEX="1"))
     assert r.returncode == 0, r.stderr[-2000:]
-    assert r.json["data_libraries"] == ["libmydata.so.12"]
+    assert r.json["data_libraries"] == ["libmydata.so.12", "mydata/libfabric.so.1"]
     assert (build / "deps-data" / "lib" / "libmydata.so.12").is_file()
+    # In its folder: mpich's libmpi.so.12 finds its own libfabric.so.1 through RUNPATH $ORIGIN/mpich.
+    assert (build / "deps-data" / "lib" / "mydata" / "libfabric.so.1").is_file()
     assert (build / "deps" / "mylib" / "__init__.py").is_file()
     assert not (build / "deps" / "lib").exists(), "pip --target keeps no lib folder: why deps-data exists"
+    # Its metadata finds the file where it is (deepmd-kit locates mpich's libmpi.so.12 so, then
+    # loads it): pip --target recorded it at "../libmydata.so.12", a file that is nowhere.
+    r = subprocess.run([CELL_PYTHON, "-c", "from importlib import metadata\n"
+                        "p = [f for f in metadata.files('mylib') if f.name == 'libmydata.so.12'][0]\n"
+                        "print(open(p.locate(), 'rb').read().decode().strip())"],
+                       env=cell_env(PYTHONPATH=str(build / "deps")), capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "\x7fELF stand-in", r.stderr[-2000:]
+
+
+def test_the_extra_that_holds_the_torch_side_is_installed_with_it(tmp_path):
+    # deepmd-kit 3.2.0 requires torch only under its [torch] extra (beside mpich, which its torch
+    # side loads): its torch side's users install deepmd-kit[torch], so the cell does.
+    wheel = make_wheel(tmp_path, ["numpy", "torch==2.11.0; extra == 'torch'", "numpy>=1; extra == 'torch'",
+                                  "hypothesis; extra == 'docs'", "torch; extra == 'adapt'"])
+    r = resolve(tmp_path, wheel)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.json["torch_extra"] == "torch"
+    assert r.json["requirements"] == ["numpy", "numpy>=1"]
+    assert [x["requirement"] for x in r.json["left_out"]] == ["torch==2.11.0; extra == 'torch'"]
+    # Torch required without an extra: no extra is added.
+    r = resolve(tmp_path, make_wheel(tmp_path, ["torch", "hypothesis; extra == 'torch'"]))
+    assert r.returncode == 0 and "torch_extra" not in r.json and r.json["requirements"] == [], r.stdout
 
 
 def make_project(folder, build_requires):

@@ -38,6 +38,16 @@ TEST(InstallPlanCheck, ReplacingTorchNamesEachPackageFromAndTo) {
   EXPECT_EQ(c.diagnosis->repro, "podman run ... install_plan.py");
 }
 
+// deepmd-kit 3.2.0 requires torch only under its [torch] extra: the plan is that extra's, and says so.
+TEST(InstallPlanCheck, ThePlanOfATorchExtraSaysItIsTheExtras) {
+  const json swap = {{"ok", true}, {"requirement", "deepmd-kit[torch]==3.2.0"}, {"plan", "replaces_torch"},
+                     {"torch_extra", "torch"},
+                     {"torch_family", json::array({{{"name", "torch"}, {"from", "2.14.1"}, {"to", "2.11.0"}}})}};
+  EXPECT_EQ(install_plan_check(swap, context()).message,
+            "pip install deepmd-kit[torch]==3.2.0 (its [torch] extra: the only place its metadata requires torch) would "
+            "replace this runtime's torch 2.14.1 -> 2.11.0: it works here only installed with --no-deps");
+}
+
 TEST(InstallPlanCheck, TheAnswerNamesThePipThatGaveIt) {
   const json ok = {{"ok", true}, {"requirement", "libx==1.0"}, {"plan", "installs"}, {"resolver", "pip 26.0.1 with fast-deps"},
                    {"install", json::array({{{"name", "libx"}, {"version", "1.0"}}, {{"name", "numpy"}, {"version", "2.3.0"}}})},

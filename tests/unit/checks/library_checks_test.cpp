@@ -798,6 +798,31 @@ TEST(LoadChecks, BuildsPerTorchFolderAreNamedByTheirFolders) {
                             "2.14 only (torch-2.3/lib/libmetatensor_torch.so … torch-2.14/lib/libmetatensor_torch.so)");
 }
 
+// deepmd-kit 3.2.0's libdeepmd_lmpplugin.so, LAMMPS's plugin (load_library.py's "host_plugin"): not
+// a torch library, so a skip naming whose symbols it lacks, never a red of the torch beside it; its
+// sibling that lacks torch's symbols stays red.
+TEST(LoadChecks, AnotherProgramsPluginIsNotJudgedAsATorchLibrary) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.14.1",
+    "libraries": [
+      {"path": "/s/deepmd/lib/libdeepmd_lmpplugin.so", "loaded": false, "error_kind": "undefined_symbol",
+       "error": "undefined symbol: MPI_Allgather", "undefined_count": 118, "torch_undefined_count": 0,
+       "undefined_prefixes": ["MPI_", "LAMMPS_NS", "fmt"], "host_plugin": true,
+       "undefined": [{"symbol": "MPI_Allgather", "demangled": "MPI_Allgather"}]},
+      {"path": "/s/deepmd/lib/libdeepmd_op_pt.so", "loaded": false, "error_kind": "undefined_symbol",
+       "undefined_count": 1, "torch_undefined_count": 1,
+       "undefined": [{"symbol": "_ZN5torch8autograd8profiler15prepareProfilerE", "demangled": "torch::autograd::profiler::prepareProfiler"}]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::skip);
+  EXPECT_EQ(out[0].message,
+            "libdeepmd_lmpplugin.so not checked here: a plugin of another program, not a torch library: it needs none "
+            "of torch's libraries and lacks 118 symbol(s) that no library it needs defines, none of them torch's "
+            "(MPI_…, LAMMPS_NS::…, fmt::…), which the program that loads it provides; the package's import does not "
+            "load it");
+  EXPECT_EQ(out[0].diagnosis ? out[0].diagnosis->kind : "", "host_plugin");
+  EXPECT_EQ(out[1].status, Status::fail);
+}
+
 }  // namespace opmatrix
 
 namespace opmatrix {

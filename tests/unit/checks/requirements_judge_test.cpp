@@ -42,6 +42,15 @@ TEST(RequirementsCheck, BuildRequirementsFetchedForTheBuildAreSaidOnce) {
             "[build-system] requires, which the cell lacked)");
 }
 
+// Torch required only under an extra (deepmd-kit[torch]): that extra's requirements were added, said so.
+TEST(RequirementsCheck, ATorchExtrasRequirementsAreSaidToBeTheExtras) {
+  const json resolved = {{"ok", true}, {"requirements", {"mpich"}}, {"torch_extra", "torch"},
+                         {"install", {{{"name", "mpich"}, {"version", "5.0.2"}}}}};
+  EXPECT_EQ(requirements_check(resolved, {{"ok", true}}, context()).message,
+            "pypi torch-sparse==0.6.18: installed mpich 5.0.2 (for mpich); with its [torch] extra, the only place its "
+            "metadata requires torch, as its torch side's users install it");
+}
+
 TEST(RequirementsCheck, ARequirementThePythonCannotHaveIsTheLibrarysWithTheFix) {
   const json refused = {{"ok", false}, {"error", "unresolvable"}, {"python", "3.9"},
                         {"message", "scipy>=1.14 cannot be had for the cell's Python 3.9 from the index"}};

@@ -57,19 +57,25 @@ CheckResult install_plan_check(const nlohmann::json& report, const InstallPlanCo
   // runtime's own where that one refused): said with every answer, so a reader can ask it again.
   const std::string resolver = report.is_object() ? json_text(report, "resolver") : "";
   const std::string by = resolver.empty() ? "" : fmt::format("; resolved by {}", resolver);
+  // Torch required only under an extra (deepmd-kit[torch]): the plan is that extra's, as the
+  // library's torch side's users install it.
+  const std::string extra = report.is_object() ? json_text(report, "torch_extra") : "";
+  const std::string with_extra =
+      extra.empty() ? "" : fmt::format(" (its [{}] extra: the only place its metadata requires torch)", extra);
   if (report.is_object() && report.value("ok", false)) {
     const auto family = report.value("torch_family", nlohmann::json::array());
     if (family.empty()) {
       c.status = Status::pass;
-      c.message = fmt::format("pip install {} installs it next to this torch as it is ({} package{}){}{}",
-                              json_text(report, "requirement"), report.value("install", nlohmann::json::array()).size(),
+      c.message = fmt::format("pip install {}{} installs it next to this torch as it is ({} package{}){}{}",
+                              json_text(report, "requirement"), with_extra,
+                              report.value("install", nlohmann::json::array()).size(),
                               report.value("install", nlohmann::json::array()).size() == 1 ? "" : "s", from_cache, by);
       return c;
     }
     c.status = Status::fail;
-    c.message = fmt::format("pip install {} would replace this runtime's {}: it works here only installed with "
+    c.message = fmt::format("pip install {}{} would replace this runtime's {}: it works here only installed with "
                             "--no-deps{}{}",
-                            json_text(report, "requirement"), replacements(family), from_cache, by);
+                            json_text(report, "requirement"), with_extra, replacements(family), from_cache, by);
     c.diagnosis = Diagnosis{"replaces_torch", c.message,
                             "install it with `pip install --no-deps`, or use the torch its requirements name",
                             ctx.repro, ""};

@@ -225,6 +225,28 @@ Diagnosis system_runtime_diagnosis(const nlohmann::json& lib, const std::string&
                         repro, fmt::format("{}", fmt::join(all, "\n")));
 }
 
+// A plugin of another program in the package (load_library.py's "host_plugin": deepmd-kit's
+// libdeepmd_lmpplugin.so, LAMMPS's): no torch library, lacking only symbols that none of its
+// libraries defines and none of them torch's, which the program that loads it provides; the
+// package's import does not load it. Nothing in it depends on the torch beside it.
+CheckResult host_plugin_result(const nlohmann::json& lib, const std::string& name, const std::string& repro) {
+  const auto prefixes = lib.value("undefined_prefixes", std::vector<std::string>{});
+  std::vector<std::string> shown;
+  for (const auto& p : prefixes) shown.push_back(p.back() == '_' ? p + "…" : p + "::…");
+  CheckResult c = load_result(
+      "library", Status::skip,
+      fmt::format("{} not checked here: a plugin of another program, not a torch library: it needs none of torch's "
+                  "libraries and lacks {} symbol(s) that no library it needs defines, none of them torch's{}, which "
+                  "the program that loads it provides; the package's import does not load it",
+                  name, lib.value("undefined_count", 0),
+                  shown.empty() ? "" : fmt::format(" ({})", fmt::join(shown, ", "))));
+  c.diagnosis = make_diagnosis(kHostPlugin, c.message,
+                               "nothing to fix for this torch: the program it plugs into loads it, beside its own "
+                               "symbols",
+                               repro, json_text(lib, "error"));
+  return c;
+}
+
 // A library the package builds once per torch version (load_library.py's "build_of", "for_torch":
 // dgl 2.1.0's libgraphbolt_pytorch_2.0.0.so ... _2.2.1.so) with no build for this torch: one red
 // naming the torches it has builds for, not one per build.
@@ -425,6 +447,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     }
     if (!json_text(lib, "for_torch").empty()) {
       other_torch_builds[json_text(lib, "build_of")].push_back(&lib);
+      continue;
+    }
+    if (json_flag(lib, "host_plugin")) {
+      out.push_back(host_plugin_result(lib, name, repro));
       continue;
     }
     if (std::optional<CheckResult> c = needs_system_prerequisite(lib, name, siblings, report["libraries"], repro)) {

@@ -52,6 +52,12 @@ CheckResult requirements_check(const nlohmann::json& resolved, const nlohmann::j
                               resolved.value("cached", false) ? ", from the downloads cache" : "");
     // What its pyproject's [build-system] asked for and the cell lacked (a user's isolated build
     // would have had it): fetched for the build, said once here.
+    // Torch required only under an extra (deepmd-kit's [torch]): that extra's requirements are its
+    // torch side's, as its users install it.
+    if (const std::string extra = json_text(resolved, "torch_extra"); !extra.empty())
+      c.message += fmt::format("; with its [{}] extra, the only place its metadata requires torch, as its torch "
+                               "side's users install it",
+                               extra);
     const auto backend = resolved.value("build_requires", nlohmann::json::array());
     if (backend.is_array() && !backend.empty())
       c.message += fmt::format("; for its build: {} (its [build-system] requires, which the cell lacked)",
