@@ -927,6 +927,27 @@ TEST(LoadChecks, ALibraryThatNeedsOnlyASystemLibraryItsUsersInstallIsNotCheckedW
   EXPECT_EQ(unregistered_for_want_of_load(registration, {out[0]}).status, Status::fail);
 }
 
+// deepmd-kit 3.2.0 in Debian's torch 2.14: its TensorFlow op libraries lack TensorFlow's (not
+// checked here), and its import fails for another library's cause (mpich's libmpi.so.12 meets the
+// system's libfabric.so.1, which Debian's torch loaded first): that failure is the import's own red.
+TEST(LoadChecks, AnImportFailingForAnotherLibraryIsNotExplainedByATensorFlowLibrary) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.14.1", "torch_cuda": null, "libraries": [
+    {"path": "/s/deepmd/lib/libdeepmd_op.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libtensorflow_framework.so.2"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::skip);
+  const CheckResult failed = testbed::check_result(
+      "load", Status::fail, "", "",
+      "import deepmd.pt failed: OSError: /usr/lib/x86_64-linux-gnu/libfabric.so.1: version `FABRIC_1.9' not found "
+      "(required by /build/deps-data/lib/libmpi.so.12)");
+  EXPECT_EQ(explained_by_library_failure(failed, out).status, Status::fail);
+  // One naming the library TensorFlow's users load is that one's lack.
+  const CheckResult tf = testbed::check_result(
+      "load", Status::fail, "", "", "import deepmd.tf failed: OSError: libtensorflow_framework.so.2: cannot open");
+  EXPECT_EQ(explained_by_library_failure(tf, out).status, Status::skip);
+}
+
 // IPEX 2.8.0 beside torch 2.5.1: _C.so lacks InitIpexBindings because the sibling it needs,
 // libintel-ext-pt-python.so, does not load (torch's symbols). The sibling's red comes first, and
 // _C.so's names it, never "symbols this torch does not define".

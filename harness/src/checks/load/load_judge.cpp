@@ -903,6 +903,22 @@ const CheckResult* load_diagnosed(const std::vector<CheckResult>& earlier, std::
   return nullptr;
 }
 
+// Whether IMPORT's failure names a system library one of the package's libraries was found to
+// lack, or the system software it belongs to (torchcodec's "FFmpeg is not properly installed"):
+// that lack is its cause. Another library's failure is not (deepmd-kit's import failing on mpich's
+// libfabric beside its TensorFlow op libraries, which lack TensorFlow's).
+bool fails_for_a_lacked_system_library(const CheckResult& import, const std::vector<CheckResult>& earlier) {
+  if (names_system_prerequisite(import.message)) return true;
+  static const std::regex soname(R"(lib[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*\.so[0-9.]*)");
+  for (const auto& c : earlier) {
+    if (c.check != "load" || !c.diagnosis || c.diagnosis->kind != "needs_system_library") continue;
+    for (std::sregex_iterator it(c.message.begin(), c.message.end(), soname), end; it != end; ++it)
+      if (import.message.find(it->str()) != std::string::npos)
+        return true;
+  }
+  return false;
+}
+
 // A result that follows from a load not checked here: not checked either, saying why (one cause).
 CheckResult not_checked_here(CheckResult c, const std::string& why) {
   c.status = Status::skip;
@@ -933,7 +949,7 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
   // The same where its libraries lack a system library its users install (torchcodec's "Could not
   // load libtorchcodec. Likely causes: 1. FFmpeg is not properly installed").
   if (load_diagnosed(earlier, {"needs_system_library"}) && is_bad(import.status) &&
-      (names_a_library || names_system_prerequisite(import.message)))
+      fails_for_a_lacked_system_library(import, earlier))
     return not_checked_here(std::move(import), "its libraries need a system library this runtime lacks (see load)");
   // An import that dies of SIGILL, where a library of the package uses instructions this CPU lacks.
   if (load_diagnosed(earlier, {kCpuLacksInstructions}) && import.status == Status::crash &&
