@@ -948,6 +948,25 @@ TEST(LoadChecks, AnImportFailingForAnotherLibraryIsNotExplainedByATensorFlowLibr
   EXPECT_EQ(explained_by_library_failure(tf, out).status, Status::skip);
 }
 
+// deepmd-kit 3.2.0 in PyPI's torch 2.11, where deepmd.pt imports: its TensorFlow op library is
+// still TensorFlow's, not an optional backend of its torch side (which would read as a limit).
+TEST(LoadChecks, AnotherFrameworksLibraryIsNoOptionalBackendWhereTheImportWorks) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.11.0", "torch_cuda": "13.0", "libraries": [
+    {"path": "/s/deepmd/lib/libdeepmd_op_pt.so", "loaded": true},
+    {"path": "/s/deepmd/lib/libdeepmd_op.so", "loaded": false, "error_kind": "missing_library", "optional": true,
+     "missing_libraries": ["libtensorflow_framework.so.2"]},
+    {"path": "/s/torchaudio/lib/_torio_ffmpeg6.so", "loaded": false, "error_kind": "missing_library", "optional": true,
+     "missing_libraries": ["libavutil.so.58"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[1].status, Status::skip);
+  EXPECT_NE(out[1].message.find("a TensorFlow op library"), std::string::npos) << out[1].message;
+  // Its own kind: no part of the torch side's verdict (a system library's lack leaves a pair unjudged).
+  EXPECT_EQ(out[1].diagnosis ? out[1].diagnosis->kind : "", "another_frameworks_library");
+  // A system library its users install stays an optional backend.
+  EXPECT_EQ(out[2].diagnosis ? out[2].diagnosis->kind : "", "optional_backend_unavailable");
+}
+
 // IPEX 2.8.0 beside torch 2.5.1: _C.so lacks InitIpexBindings because the sibling it needs,
 // libintel-ext-pt-python.so, does not load (torch's symbols). The sibling's red comes first, and
 // _C.so's names it, never "symbols this torch does not define".

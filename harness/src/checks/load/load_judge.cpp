@@ -225,6 +225,17 @@ Diagnosis system_runtime_diagnosis(const nlohmann::json& lib, const std::string&
                         repro, fmt::format("{}", fmt::join(all, "\n")));
 }
 
+// A library that lacks only another framework's libraries (deepmd-kit's libdeepmd_op.so,
+// TensorFlow's): named as that framework's (needs_system_prerequisite), whether or not the import
+// works without it, never as an optional backend of its torch side, which would limit the torch
+// side's verdict for a part of the package that torch's users never load.
+bool for_another_framework(const nlohmann::json& lib) {
+  const auto needs = system_prerequisites_of(lib.value("missing_libraries", std::vector<std::string>{}));
+  return !needs.empty() && std::all_of(needs.begin(), needs.end(), [](const PrerequisiteNeed& n) {
+    return std::string(n.prerequisite->why) != kSystemLibrary;
+  });
+}
+
 // A plugin of another program in the package (load_library.py's "host_plugin": deepmd-kit's
 // libdeepmd_lmpplugin.so, LAMMPS's): no torch library, lacking only symbols that none of its
 // libraries defines and none of them torch's, which the program that loads it provides; the
@@ -362,7 +373,12 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
   CheckResult c = load_result("library", Status::skip,
                               fmt::format("{} not checked here: it needs {}{}, {}", name, fmt::join(what, ", "), through,
                                           fmt::join(whys, "; ")));
-  c.diagnosis = make_diagnosis("needs_system_library", c.message,
+  // Another framework's library (TensorFlow's op library) is no part of the torch side: the torch
+  // side's verdict is judged by its own libraries, neither limited nor left unjudged by it.
+  const bool framework = std::all_of(needs.begin(), needs.end(), [](const PrerequisiteNeed& n) {
+    return std::string(n.prerequisite->why) != kSystemLibrary;
+  });
+  c.diagnosis = make_diagnosis(framework ? kAnotherFrameworksLibrary : "needs_system_library", c.message,
                                fmt::format("where it runs: {}", fmt::join(installs, "; ")), repro, json_text(lib, "error"));
   return c;
 }
@@ -426,7 +442,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                                                                      json_text(report, "torch"), loaded_after(lib))));
       continue;
     }
-    if (json_flag(lib, "optional")) {
+    if (json_flag(lib, "optional") && !for_another_framework(lib)) {
       optional.push_back(&lib);
       continue;
     }
@@ -911,7 +927,9 @@ bool fails_for_a_lacked_system_library(const CheckResult& import, const std::vec
   if (names_system_prerequisite(import.message)) return true;
   static const std::regex soname(R"(lib[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*\.so[0-9.]*)");
   for (const auto& c : earlier) {
-    if (c.check != "load" || !c.diagnosis || c.diagnosis->kind != "needs_system_library") continue;
+    if (c.check != "load" || !c.diagnosis ||
+        (c.diagnosis->kind != "needs_system_library" && c.diagnosis->kind != kAnotherFrameworksLibrary))
+      continue;
     for (std::sregex_iterator it(c.message.begin(), c.message.end(), soname), end; it != end; ++it)
       if (import.message.find(it->str()) != std::string::npos)
         return true;
@@ -948,7 +966,7 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
                                                "(see load)");
   // The same where its libraries lack a system library its users install (torchcodec's "Could not
   // load libtorchcodec. Likely causes: 1. FFmpeg is not properly installed").
-  if (load_diagnosed(earlier, {"needs_system_library"}) && is_bad(import.status) &&
+  if (load_diagnosed(earlier, {"needs_system_library", kAnotherFrameworksLibrary}) && is_bad(import.status) &&
       fails_for_a_lacked_system_library(import, earlier))
     return not_checked_here(std::move(import), "its libraries need a system library this runtime lacks (see load)");
   // An import that dies of SIGILL, where a library of the package uses instructions this CPU lacks.

@@ -67,6 +67,9 @@ inline constexpr const char* kJitNeedsVisibleGpu = "jit_needs_visible_gpu";
 // needs) uses instruction set extensions this machine's CPU lacks (load_library.py's "cpu_lacks":
 // AVX-512, AMX): its users' CPUs have them; nothing of it can be judged on this one.
 inline constexpr const char* kCpuLacksInstructions = "cpu_lacks_instructions";
+// Another framework's library (TensorFlow's op library) that the package ships beside its torch
+// libraries: not checked here, and no part of the torch side's verdict.
+inline constexpr const char* kAnotherFrameworksLibrary = "another_frameworks_library";
 // A plugin of another program (LAMMPS's, say) that the package ships beside its torch libraries.
 inline constexpr const char* kHostPlugin = "host_plugin";
 // An import naming a module the package does not hold (load_library.py's "package_modules": the
