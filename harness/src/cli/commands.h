@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,9 @@ struct RunOptions {
   bool yes = false;                // start even when the disk the run needs is not free (images/run_cost.h)
   bool dry_run = false;            // say what the run would do and what it costs; start nothing
   std::string atlas;               // an atlas file: its pairs are the cells (`opmatrix atlas run`)
+  // Where the disk has no room for the run, asked once to free some before it gives up: true when
+  // it removed something (--disk-budget: the images the run built and kept, whose cells are done).
+  std::function<bool()> make_room;
 };
 int run_command(const RunOptions& opts, std::ostream& out, std::ostream& err);
 // The selected cells in one run, as they are: what `run` does without --disk-budget, and with it

@@ -19,4 +19,10 @@ std::vector<BuiltImage> DiskBudget::over_budget() {
   return remove;
 }
 
+std::vector<BuiltImage> DiskBudget::all_kept() {
+  std::vector<BuiltImage> kept;
+  kept.swap(built_);
+  return kept;
+}
+
 }  // namespace opmatrix

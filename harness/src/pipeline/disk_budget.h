@@ -20,6 +20,8 @@ class DiskBudget {
   void built(BuiltImage image) { built_.push_back(std::move(image)); }
   // The images to remove now, oldest first; they are no longer counted.
   std::vector<BuiltImage> over_budget();
+  // Every image kept, oldest first, to remove now (the next image needs their room); none counted after.
+  std::vector<BuiltImage> all_kept();
   double kept_bytes() const;
 
  private:

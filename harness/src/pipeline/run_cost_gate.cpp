@@ -63,9 +63,13 @@ bool cost_fits_or_yes(RunState& run, int cached) {
   }
   // One survey; a dry run says it as what would happen.
   const std::string who = opts.dry_run ? "opmatrix run --dry-run" : "opmatrix run";
-  const RunCost cost =
-      survey_run_cost(*run.engine, cells, run.results_dir, run.parallel_cells, opts.images_only,
-                      opts.disk_budget_gb * 1e9);
+  RunCost cost = survey_run_cost(*run.engine, cells, run.results_dir, run.parallel_cells, opts.images_only,
+                                 opts.disk_budget_gb * 1e9);
+  // No room: what the caller can free (--disk-budget: the images it kept, whose cells are done)
+  // goes first, and the free space is read again.
+  if (!opts.dry_run && !judge_space(cost.needs).fits && opts.make_room && opts.make_room())
+    cost = survey_run_cost(*run.engine, cells, run.results_dir, run.parallel_cells, opts.images_only,
+                           opts.disk_budget_gb * 1e9);
   order_jobs(run, cost.cell_order);
   run.err << fmt::format("{}: {} cell{} {}{}; {}:\n", who, cells.size(), cells.size() == 1 ? "" : "s",
                          opts.dry_run ? "would run" : "to run", cached ? fmt::format(" ({} more cached)", cached) : "",

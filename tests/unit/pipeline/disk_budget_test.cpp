@@ -37,4 +37,16 @@ TEST(DiskBudget, ABudgetBelowOneImageRemovesEachOnceItsPairsAreDone) {
   EXPECT_DOUBLE_EQ(budget.kept_bytes(), 0);
 }
 
+// Where the next image finds no room on the disk, every image kept under the budget goes (their
+// cells are done) before the run gives up; none is counted after.
+TEST(DiskBudget, TheKeptImagesAreTheNextImagesRoom) {
+  DiskBudget budget(10e9);
+  budget.built({"pypi-2.5.1", 6.4e9});
+  EXPECT_TRUE(budget.over_budget().empty());
+  budget.built({"pypi-2.6.0", 2.0e9});
+  EXPECT_EQ(tags(budget.all_kept()), (std::vector<std::string>{"pypi-2.5.1", "pypi-2.6.0"}));
+  EXPECT_DOUBLE_EQ(budget.kept_bytes(), 0);
+  EXPECT_TRUE(budget.all_kept().empty());
+}
+
 }  // namespace opmatrix
