@@ -15,6 +15,18 @@ namespace opmatrix {
 
 namespace {
 
+// --disk-budget's check, in words (CLI11's PositiveNumber says "Value 0 not in range 0.000000 to
+// 1797693…"): a size in GB above 0, the room the kept images may take.
+CLI::Validator gigabytes_above_zero() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double gb = 0;
+        if (CLI::detail::lexical_cast(text, gb) && gb > 0) return "";
+        return "a size in GB above 0, the room the images this run builds may keep (got '" + text + "')";
+      },
+      "GB>0");
+}
+
 const char* kMatrixHelp = "matrix file to read (default: ./opmatrix.yaml, else ./matrix.yaml)";
 
 // A subcommand that reads a matrix file, named by --matrix (into `matrix`), as most do.
@@ -161,7 +173,7 @@ void add_run(CLI::App& app, CommandOptions& o, Wiring& w) {
   r->add_option("--disk-budget", run.disk_budget_gb, "one image at a time: its cells run, then the images this run "
                                                      "built removed while they take more than GB (images there "
                                                      "before stay); no load matrix across images")
-      ->check(CLI::PositiveNumber);
+      ->check(gigabytes_above_zero());
   r->add_option("--prefetch", run.prefetch, "images built in the background ahead of the cells, while they compile, "
                                             "as far as the disk allows (default: every one, 100; 0: none)")
       ->check(CLI::Range(0, kPrefetchEvery));
@@ -242,7 +254,7 @@ void add_atlas(CLI::App& app, CommandOptions& o, Wiring& w) {
   at->add_option("--disk-budget", atlas.run.disk_budget_gb, "run: one runtime at a time, removing the images this "
                                                              "run built once their pairs are done while they take "
                                                              "more than GB (images there before stay)")
-      ->check(CLI::PositiveNumber);
+      ->check(gigabytes_above_zero());
   at->add_option("--newest", atlas.newest, "run: only each library's newest N releases (default: all)")->check(CLI::Range(1, 1000));
   at->add_option("--output", atlas.output, "report: the folder its pages go to (default: docs/atlas)");
   add_run_places(at, atlas.run);

@@ -234,7 +234,7 @@ TEST(CliRun, DiskBudgetIsPositiveAndTheDryRunSaysItGoesImageByImage) {
   budget.insert(budget.end(), {"--disk-budget", "3"});
   CliRun bad = cli(zero);
   EXPECT_EQ(bad.status, 2) << bad.err;
-  EXPECT_NE(bad.err.find("--disk-budget"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--disk-budget: a size in GB above 0"), std::string::npos) << bad.err;
   CliRun ok = cli(budget);
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_NE(ok.err.find("--disk-budget 3.0 GB: the cells run image by image"), std::string::npos) << ok.err;
