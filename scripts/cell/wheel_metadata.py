@@ -35,12 +35,38 @@ def file_name_tags(wheel):
 
 
 def torch_requirement(requires):
+    """The Requires-Dist line that says which torch the wheel wants: the one that applies to a
+    plain install here, else the one of the extra that holds its torch side (deepmd-kit 3.2.0:
+    `torch==2.11.0; extra == "torch"`, not its `torch; extra == "dpa-adapt"`); None without one."""
+    named = []
     for r in requires:
-        name = r.split(";")[0].strip()
-        bare = name.replace(" ", "")
+        bare = r.split(";")[0].strip().replace(" ", "")
         if bare == "torch" or bare.startswith(("torch<", "torch>", "torch=", "torch!", "torch~", "torch(")):
-            return r
+            named.append(r)
+    for extra in ["", torch_extra(requires)]:
+        for r in named:
+            if extra is not None and applies(r, extra):
+                return r
     return None
+
+
+def applies(requirement, extra):
+    """Whether REQUIREMENT's marker holds here for an install with EXTRA ("" for none); True where
+    no parser is at hand (as before markers were read)."""
+    try:
+        from packaging.markers import default_environment
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:
+        try:
+            from pip._vendor.packaging.markers import default_environment
+            from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
+        except ImportError:
+            return True
+    try:
+        req = Requirement(requirement)
+    except InvalidRequirement:
+        return extra == ""
+    return req.marker is None or req.marker.evaluate(dict(default_environment(), extra=extra))
 
 
 # Extras a library's users name for its torch side (deepmd-kit[torch], whatever-lib[pytorch]).

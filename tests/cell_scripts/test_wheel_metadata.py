@@ -86,3 +86,19 @@ def test_a_wheel_renamed_after_its_build_is_judged_by_its_file_name(tmp_path, to
     assert "tags py3-none-manylinux_2_28_x86_64" in checks[0]["message"]
     assert "local platform tag" not in checks[0]["message"]
     assert "its WHEEL file says py3-none-linux_x86_64" in checks[0]["message"]
+
+
+def test_the_torch_requirement_is_the_plain_installs_else_the_torch_extras(tmp_path, torch_version):
+    # deepmd-kit 3.2.0: `torch; extra == "dpa-adapt"` first, `torch==2.11.0; extra == "torch"` for its
+    # torch side; neither applies to a plain install, so the torch extra's is the one judged (it
+    # read "requires torch; extra == "dpa-adapt" (met by torch …)", a pairing it never declared).
+    build = tmp_path / "b"
+    wheel(build / "wheel", ["numpy", 'torch; extra == "dpa-adapt"', 'torch==0.0.1; extra == "torch"'])
+    [c] = checks_for(build)
+    assert c["status"] == "fail", c
+    assert 'requires torch==0.0.1; extra == "torch"' in c["message"], c["message"]
+    # Another platform's requirement is not this install's.
+    build = tmp_path / "c"
+    wheel(build / "wheel", ['torch==0.0.1; sys_platform == "win32"'])
+    [c] = checks_for(build)
+    assert c["status"] == "pass" and "declares no torch requirement" in c["message"], c["message"]
