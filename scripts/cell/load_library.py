@@ -264,8 +264,10 @@ def load_siblings_first(dl, path, root, depth=0):
 
 # A symbol of torch's, as c++filt writes it: its C++ namespaces (c10::Error::Error(...), "typeinfo
 # for at::Tensor", torch::Library::_def(...)) and its C functions (the stable ABI's aoti_torch_*
-# and torch_*, the Python bindings' THP*).
-TORCH_SYMBOL = re.compile(r"(?<![\w:])(?:c10|at|torch|caffe2|aten)::|^_?(?:aoti_torch_|torch_|THP)")
+# and torch_*, the Python bindings' THP*); or still mangled, where no c++filt demangled it
+# (_ZN3c105Error…, _ZTIN2at6Tensor…).
+TORCH_SYMBOL = re.compile(r"(?<![\w:])(?:c10|at|torch|caffe2|aten)::|^_?(?:aoti_torch_|torch_|THP)|"
+                          r"^_Z[A-Z]*(?:3c10|2at|5torch|6caffe2)")
 # What a demangled symbol belongs to: its outer namespace (LAMMPS_NS of LAMMPS_NS::Pair::init, fmt
 # of fmt::v10_lmp::vformat), or a C library's prefix (MPI_ of MPI_Allgather).
 SYMBOL_PREFIX = re.compile(r"^(?:(?:typeinfo name|typeinfo|vtable|VTT|guard variable|construction vtable) for )?"
