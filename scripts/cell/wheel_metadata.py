@@ -69,41 +69,41 @@ def applies(requirement, extra):
     return req.marker is None or req.marker.evaluate(dict(default_environment(), extra=extra))
 
 
-# Extras a library's users name for its torch side (deepmd-kit[torch], whatever-lib[pytorch]).
+# Extras a library's users name for its torch side (deepmd-kit[torch], whatever-lib[pytorch]): one
+# named torch, pytorch or pt, or with torch in its name (torch-cpu). Never its test, docs or dev
+# extra, which may require torch too (cuequivariance-ops-torch-cu12's `torch; extra == "test"`,
+# beside no torch requirement of its own: the [test] extra is what its tests need, not its users).
 TORCH_EXTRA_NAMES = ("torch", "pytorch", "pt")
 
 
 def torch_extra(requires):
-    """The extra that holds a library's torch side, where torch is required only under an extra:
-    deepmd-kit 3.2.0 declares `torch==2.11.0; extra == "torch"` beside its TensorFlow extras, and
-    its torch side needs what that extra brings (mpich: deepmd.pt loads its libmpi.so.12). Its
-    users install `deepmd-kit[torch]`. None where torch is required without an extra, or not at
-    all, or where several extras bring it and none is named for torch."""
+    """The extra that holds a library's torch side, where torch is required only under an extra
+    named for torch: deepmd-kit 3.2.0 declares `torch==2.11.0; extra == "torch"` beside its
+    TensorFlow extras, and its torch side needs what that extra brings (mpich: deepmd.pt loads its
+    libmpi.so.12). Its users install `deepmd-kit[torch]`. None where torch is required without an
+    extra, or not at all, or only under extras not named for torch."""
     try:
         from packaging.markers import default_environment
         from packaging.requirements import InvalidRequirement, Requirement
     except ImportError:
         from pip._vendor.packaging.markers import default_environment
         from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
-    extras, torch_in = set(), set()
+    torch_in = set()
     for text in requires:
         try:
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        named = set(re.findall(r"""extra\s*==\s*["']([^"']+)["']""", str(req.marker or "")))
-        extras |= named
         if req.name.lower() != "torch":
             continue
+        named = set(re.findall(r"""extra\s*==\s*["']([^"']+)["']""", str(req.marker or "")))
         for extra in [""] + sorted(named):
             if req.marker is None or req.marker.evaluate(dict(default_environment(), extra=extra)):
                 torch_in.add(extra)
     if not torch_in or "" in torch_in:
         return None
-    named_for_torch = [x for x in sorted(torch_in) if x.lower() in TORCH_EXTRA_NAMES]
-    if named_for_torch:
-        return named_for_torch[0]
-    return next(iter(torch_in)) if len(torch_in) == 1 else None
+    named_for_torch = sorted(x for x in torch_in if x.lower() in TORCH_EXTRA_NAMES or "torch" in x.lower())
+    return named_for_torch[0] if named_for_torch else None
 
 
 def satisfied(requirement, version):

@@ -200,3 +200,13 @@ def test_a_wheel_requiring_torch_only_under_an_extra_is_planned_with_it(tmp_path
     answer = install_plan.judged("mylib[torch]==0.1", [{"name": "mylib", "version": "0.1"},
                                                        {"name": "torch", "version": "2.11.0"}], "mylib", "torch")
     assert answer["torch_extra"] == "torch" and answer["plan"] == "replaces_torch"
+
+
+def test_a_test_extra_that_requires_torch_is_not_the_torch_side():
+    # cuequivariance-ops-torch-cu12 requires torch only under [test] (its own tests'): users install it
+    # as it is (planning cuequivariance-ops-torch-cu12[test] ran past the step's 300 s).
+    from wheel_metadata import torch_extra
+    assert torch_extra(["numpy", 'torch>=2.4; extra == "test"', 'pytest; extra == "test"']) is None
+    assert torch_extra(['torch; extra == "gpu"']) is None
+    assert torch_extra(['torch; extra == "dpa-adapt"', 'torch==2.11.0; extra == "torch"']) == "torch"
+    assert torch_extra(['torch; extra == "torch-cpu"']) == "torch-cpu"
