@@ -225,15 +225,20 @@ Diagnosis system_runtime_diagnosis(const nlohmann::json& lib, const std::string&
                         repro, fmt::format("{}", fmt::join(all, "\n")));
 }
 
+// Whether every prerequisite of NEEDS is another framework (TensorFlow), none a system library its
+// users install themselves.
+bool other_frameworks_only(const std::vector<PrerequisiteNeed>& needs) {
+  return !needs.empty() && std::all_of(needs.begin(), needs.end(), [](const PrerequisiteNeed& n) {
+    return std::string(n.prerequisite->why) != kSystemLibrary;
+  });
+}
+
 // A library that lacks only another framework's libraries (deepmd-kit's libdeepmd_op.so,
 // TensorFlow's): named as that framework's (needs_system_prerequisite), whether or not the import
 // works without it, never as an optional backend of its torch side, which would limit the torch
 // side's verdict for a part of the package that torch's users never load.
 bool for_another_framework(const nlohmann::json& lib) {
-  const auto needs = system_prerequisites_of(lib.value("missing_libraries", std::vector<std::string>{}));
-  return !needs.empty() && std::all_of(needs.begin(), needs.end(), [](const PrerequisiteNeed& n) {
-    return std::string(n.prerequisite->why) != kSystemLibrary;
-  });
+  return other_frameworks_only(system_prerequisites_of(lib.value("missing_libraries", std::vector<std::string>{})));
 }
 
 // A plugin of another program in the package (load_library.py's "host_plugin": deepmd-kit's
@@ -375,10 +380,8 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
                                           fmt::join(whys, "; ")));
   // Another framework's library (TensorFlow's op library) is no part of the torch side: the torch
   // side's verdict is judged by its own libraries, neither limited nor left unjudged by it.
-  const bool framework = std::all_of(needs.begin(), needs.end(), [](const PrerequisiteNeed& n) {
-    return std::string(n.prerequisite->why) != kSystemLibrary;
-  });
-  c.diagnosis = make_diagnosis(framework ? kAnotherFrameworksLibrary : "needs_system_library", c.message,
+  c.diagnosis = make_diagnosis(other_frameworks_only(needs) ? kAnotherFrameworksLibrary : "needs_system_library",
+                               c.message,
                                fmt::format("where it runs: {}", fmt::join(installs, "; ")), repro, json_text(lib, "error"));
   return c;
 }
