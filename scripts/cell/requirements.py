@@ -368,6 +368,8 @@ def resolved_by_metadata(requirements, constraints, report, cache, files):
     nvalchemi-toolkit-ops, each version pinning another torch) ran past the step's 15 minutes."""
     from install_plan import resolver_pip  # install_plan imports this module
     from metadata_index import MetadataIndex
+    if os.environ.get("PIP_NO_INDEX", "").lower() in ("1", "true", "yes", "on"):
+        return None, None  # pip is told to use no index: the metadata index would be one
     fast = resolver_pip(cache)
     if fast is None:
         return None, None
