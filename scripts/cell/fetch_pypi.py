@@ -286,10 +286,15 @@ def index_url(explicit=None):
     return (explicit or os.environ.get("OPMATRIX_PYPI_URL") or DEFAULT_INDEX).rstrip("/")
 
 
+def release_folder(cache, name, version):
+    """CACHE's folder of one release: its listing (LISTING) and the files fetched of it."""
+    return os.path.join(cache, "%s-%s" % (normalise(name), version))
+
+
 def fetch(args):
     name, version = parse_requirement(args.requirement)
     index = index_url(args.index_url)
-    folder = os.path.join(args.cache, "%s-%s" % (normalise(name), version))
+    folder = release_folder(args.cache, name, version)
     listing_path = os.path.join(folder, LISTING)
     try:
         with open(listing_path) as f:

@@ -119,7 +119,7 @@ def with_torch_extra(requirement, cache):
     nothing is downloaded here (where there is none, the dry run says why in pip's words)."""
     try:
         name, version = fetch_pypi.parse_requirement(requirement)
-        folder = os.path.join(cache, "%s-%s" % (normalise(name), version))
+        folder = fetch_pypi.release_folder(cache, name, version)
         with open(os.path.join(folder, fetch_pypi.LISTING)) as f:
             listing = json.load(f)
         entry, _ = fetch_pypi.choose("wheel", name, listing["version"], listing["files"])

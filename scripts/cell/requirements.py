@@ -53,7 +53,7 @@ import fetch_pypi
 from build_wheel import Refused, prepare, run_captured
 from fetch_pypi import normalise, write_atomic
 from wheel_tags import best_wheel, interpreter_tags
-from wheel_metadata import metadata, torch_extra
+from wheel_metadata import metadata, packaging, torch_extra
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 TORCH_FAMILY = re.compile(r"^(torch|torchvision|torchaudio|triton|pytorch-triton(-.*)?|nvidia-.*)$")
@@ -68,16 +68,6 @@ class Failure(Exception):
     def __init__(self, kind, message, **extra):
         super().__init__(message)
         self.out = dict({"ok": False, "error": kind, "message": message}, **extra)
-
-
-def packaging():
-    try:
-        from packaging.markers import default_environment
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:
-        from pip._vendor.packaging.markers import default_environment
-        from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
-    return Requirement, InvalidRequirement, default_environment
 
 
 def log(*words):

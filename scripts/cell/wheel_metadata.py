@@ -50,18 +50,25 @@ def torch_requirement(requires):
     return None
 
 
-def applies(requirement, extra):
-    """Whether REQUIREMENT's marker holds here for an install with EXTRA ("" for none); True where
-    no parser is at hand (as before markers were read)."""
+def packaging():
+    """(Requirement, InvalidRequirement, default_environment): the packaging module's, else pip's
+    vendored copy; ImportError where neither is at hand."""
     try:
         from packaging.markers import default_environment
         from packaging.requirements import InvalidRequirement, Requirement
     except ImportError:
-        try:
-            from pip._vendor.packaging.markers import default_environment
-            from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
-        except ImportError:
-            return True
+        from pip._vendor.packaging.markers import default_environment
+        from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
+    return Requirement, InvalidRequirement, default_environment
+
+
+def applies(requirement, extra):
+    """Whether REQUIREMENT's marker holds here for an install with EXTRA ("" for none); True where
+    no parser is at hand (as before markers were read)."""
+    try:
+        Requirement, InvalidRequirement, default_environment = packaging()
+    except ImportError:
+        return True
     try:
         req = Requirement(requirement)
     except InvalidRequirement:
@@ -82,12 +89,7 @@ def torch_extra(requires):
     TensorFlow extras, and its torch side needs what that extra brings (mpich: deepmd.pt loads its
     libmpi.so.12). Its users install `deepmd-kit[torch]`. None where torch is required without an
     extra, or not at all, or only under extras not named for torch."""
-    try:
-        from packaging.markers import default_environment
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:
-        from pip._vendor.packaging.markers import default_environment
-        from pip._vendor.packaging.requirements import InvalidRequirement, Requirement
+    Requirement, InvalidRequirement, _ = packaging()
     torch_in = set()
     for text in requires:
         try:
@@ -97,9 +99,7 @@ def torch_extra(requires):
         if req.name.lower() != "torch":
             continue
         named = set(re.findall(r"""extra\s*==\s*["']([^"']+)["']""", str(req.marker or "")))
-        for extra in [""] + sorted(named):
-            if req.marker is None or req.marker.evaluate(dict(default_environment(), extra=extra)):
-                torch_in.add(extra)
+        torch_in |= {extra for extra in [""] + sorted(named) if applies(text, extra)}
     if not torch_in or "" in torch_in:
         return None
     named_for_torch = sorted(x for x in torch_in if x.lower() in TORCH_EXTRA_NAMES or "torch" in x.lower())
