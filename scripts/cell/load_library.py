@@ -449,6 +449,27 @@ def loaded_under(roots):
     return found
 
 
+def extensions_build_root(torch):
+    """Where torch.utils.cpp_extension.load() builds the libraries a package compiles when it runs:
+    TORCH_EXTENSIONS_DIR, else torch's default (~/.cache/torch_extensions). None where this torch
+    does not say."""
+    if os.environ.get("TORCH_EXTENSIONS_DIR"):
+        return os.path.realpath(os.environ["TORCH_EXTENSIONS_DIR"])
+    try:
+        from torch.utils import cpp_extension
+        return os.path.realpath(cpp_extension.get_default_build_root())
+    except Exception:  # noqa: BLE001 - a torch without it: nothing compiled there is found
+        return None
+
+
+def compiled_at_import(torch):
+    """The libraries the package's import compiled with torch.utils.cpp_extension.load() and loaded
+    (torchac 0.9.3 builds its backend when `import torchac` runs): those this process mapped from
+    torch's extensions build folder."""
+    root = extensions_build_root(torch)
+    return [{"path": p, "name": os.path.basename(p)} for p in loaded_under([root])] if root else []
+
+
 def cpp_only_kernels(zygote, libraries, namespace, ops):
     """kernel_table after dlopening exactly `libraries` (no Python import), in a child."""
     ended = zygote.run([["--table-after-load", "--namespace", namespace, "--ops", ",".join(ops)] + libraries])[0]
@@ -1182,6 +1203,9 @@ def main():
             by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
             if out["import"]["ok"]:
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
+                built = compiled_at_import(torch)
+                if built:
+                    out["import"]["compiled_at_import"] = built
             # By build_label: a package with a build per torch folder has one name in each.
             mark_runtime_variants({build_label(lib["path"]): lib for lib in out["libraries"]}, by_import,
                                   out["torch_cuda"])

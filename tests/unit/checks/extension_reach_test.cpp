@@ -150,6 +150,33 @@ TEST(ExtensionReach, AWheelThatCompilesItsCodeAtFirstUseSaysSo) {
   EXPECT_FALSE(no_library_result(sources_only, false, "r").diagnosis);
 }
 
+// torchac 0.9.3's py3-none-any wheel ships one .cpp, which `import torchac` compiles with
+// torch.utils.cpp_extension.load() and loads: the import measured the build in this torch, a pass
+// naming what was built (was the limit "its ops are not measured here"); its metadata requires no
+// ninja, which the import runs, and the result says so.
+TEST(ExtensionReach, AnImportThatCompiledItsCodeIsAPassNamingWhatItBuilt) {
+  auto build = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["py3-none-any"], "requires": [],
+    "wheel": "/build/wheel/torchac-0.9.3-py3-none-any.whl",
+    "jit": {"sources": {".cpp": 1}, "builders": ["torchac/torchac.py"]}})");
+  const auto import = nlohmann::json::parse(R"({"module": "torchac", "ok": true, "compiled_at_import":
+    [{"path": "/root/.cache/torch_extensions/py313_cpu/torchac_backend/torchac_backend.so", "name": "torchac_backend.so"}]})");
+  const CheckResult c = compiled_at_import_result(build, import);
+  EXPECT_EQ(c.status, Status::pass);
+  EXPECT_EQ(c.check, "load");
+  EXPECT_EQ(c.subtest, "library");
+  EXPECT_EQ(c.message, "its import compiled its C++ code against this torch with torch.utils.cpp_extension and loaded "
+                       "it: torchac_backend.so, from the wheel's 1 .cpp; the import needs a C++ compiler and ninja "
+                       "where it runs (its metadata does not require ninja: `pip install ninja`)");
+  // A package that requires ninja (torchdrug 0.2.1: `Requires-Dist: ninja`) is not told to add it.
+  build["requires"] = {"torch (>=1.8.0)", "ninja", "jinja2"};
+  EXPECT_EQ(compiled_at_import_result(build, import).message.find("pip install ninja"), std::string::npos);
+  build["requires"] = {"ninja-build-helper"};
+  EXPECT_NE(compiled_at_import_result(build, import).message.find("pip install ninja"), std::string::npos);
+  // One source file is one file.
+  build["requires"] = nlohmann::json::array();
+  EXPECT_NE(no_library_result(build, false, "r").message.find("ships 1 .cpp source file, which"), std::string::npos);
+}
+
 // cpm-kernels 1.0.11's py3-none-any wheel holds no shared library but 11 .fatbin files, which it
 // loads through the CUDA driver when its functions run: not "a pure-Python release", a limit.
 TEST(ExtensionReach, AWheelWhoseCompiledCodeIsDeviceCodeFilesSaysSo) {

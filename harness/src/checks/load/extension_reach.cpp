@@ -2,6 +2,8 @@
 // when first used (`pkg._C`), or not at all in a runtime where its build makes no compiled
 // extension by design (a setup.py that builds it only with CUDA). The load judge's words for
 // those: registered, but only once that module is imported; not checked, for want of an extension.
+#include <cctype>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -74,9 +76,22 @@ std::string compiled_at_first_use(const nlohmann::json& build) {
   const std::vector<std::string> counts = counts_by_suffix(build["jit"], "sources", &files);
   const std::vector<std::string> builders = texts_in(build["jit"], "builders");
   if (counts.empty() || builders.empty()) return "";
-  return fmt::format("ships {} source files, which {} compile{} with torch.utils.cpp_extension when first used "
+  return fmt::format("ships {} source file{}, which {} compile{} with torch.utils.cpp_extension when first used "
                      "(needs a C++ compiler there)",
-                     fmt::join(counts, ", "), fmt::join(builders, ", "), builders.size() == 1 ? "s" : "");
+                     fmt::join(counts, ", "), files == 1 ? "" : "s", fmt::join(builders, ", "),
+                     builders.size() == 1 ? "s" : "");
+}
+
+// Whether the wheel's metadata requires ninja (a Requires-Dist line naming it), which
+// torch.utils.cpp_extension.load() runs.
+bool requires_ninja(const nlohmann::json& build) {
+  for (const auto& line : texts_in(build, "requires")) {
+    const auto end = line.find_first_of(" ;<>=!~[(");
+    std::string name = line.substr(0, end);
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (name == "ninja") return true;
+  }
+  return false;
 }
 
 // build_wheel.py's "device_code": the CUDA device code files (.fatbin, .cubin, .ptx) a wheel
@@ -95,6 +110,23 @@ std::string device_code_at_use(const nlohmann::json& build) {
 }
 
 }  // namespace
+
+CheckResult compiled_at_import_result(const nlohmann::json& build, const nlohmann::json& import) {
+  std::vector<std::string> names;
+  if (import.contains("compiled_at_import") && import["compiled_at_import"].is_array())
+    for (const auto& lib : import["compiled_at_import"]) names.push_back(json_text(lib, "name"));
+  CheckResult c = make_check("", "load", "", Status::pass, "");
+  c.subtest = "library";
+  int files = 0;
+  const std::vector<std::string> counts =
+      build.contains("jit") ? counts_by_suffix(build["jit"], "sources", &files) : std::vector<std::string>{};
+  c.message = fmt::format(
+      "its import compiled its C++ code against this torch with torch.utils.cpp_extension and loaded it: {}{}; "
+      "the import needs a C++ compiler and ninja where it runs{}",
+      fmt::join(names, ", "), counts.empty() ? "" : fmt::format(", from the wheel's {}", fmt::join(counts, ", ")),
+      requires_ninja(build) ? "" : " (its metadata does not require ninja: `pip install ninja`)");
+  return c;
+}
 
 CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro) {
   const std::string why = no_extension_reason(build);

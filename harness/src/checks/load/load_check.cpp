@@ -34,7 +34,9 @@ bool load(CellContext& ctx, const StepSpec& spec) {
   std::string repro;
   nlohmann::json j = ctx.script_json(spec.name, spec.script, load_args(ctx), "load", &repro, ctx.project_env());
   if (!j.is_object()) return true;
-  if (no_library_built(j))
+  if (no_library_built(j) && j["import"].contains("compiled_at_import"))
+    ctx.add(compiled_at_import_result(ctx.build.wheel, j["import"]));
+  else if (no_library_built(j))
     ctx.add(no_library_result(ctx.build.wheel, ctx.cell.has_cuda(), repro));
   else
     for (auto& c : load_checks(j, repro)) ctx.add(std::move(c));

@@ -27,6 +27,12 @@ bool no_library_built(const nlohmann::json& report);
 // which build machines lack); a red where setup.py does not say.
 CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const std::string& repro);
 
+// The `load` result where the build made no library and the package's import compiled its C++
+// with torch.utils.cpp_extension.load() and loaded it (load_library.py's "compiled_at_import":
+// torchac 0.9.3): a pass, naming what was built, and the compiler and ninja the import needs, which
+// a package whose metadata does not require ninja leaves its users to install.
+CheckResult compiled_at_import_result(const nlohmann::json& build, const nlohmann::json& import);
+
 // "no compiled extension in this runtime, by design: setup.py:42 `if torch.cuda.is_available():`
 // builds it only there (it says 'Compiling without CUDA')" from build_wheel.py's report, or ""
 // where the build made a library or did not say why it made none.
