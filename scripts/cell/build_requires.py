@@ -11,6 +11,8 @@ The torch family is never among them: the cell's torch is the one being judged."
 import os
 
 BUILD_DEPS = "build-deps"
+# Links to the files the project's requirements were installed from (requirements.py).
+REQUIREMENT_FILES = "deps-files"
 
 
 def declared(src):
@@ -59,10 +61,17 @@ def missing(src, Requirement, is_torch_family):
 
 def env(build, base=None):
     """The environment a build of the project in BUILD runs in: BUILD/build-deps (when there)
-    first on PYTHONPATH, its bin/ first on PATH."""
+    first on PYTHONPATH, its bin/ first on PATH; and for any pip the build runs, the files of the
+    project's requirements as its only index (PIP_FIND_LINKS, PIP_NO_INDEX): a legacy setup.py's
+    setup_requires (horovod 0.28.1's `setup_requires=require_list`, its install requirements with
+    cffi) are fetched by setuptools with `pip wheel` while it builds, from PyPI for a user; the cell
+    builds offline, and those files are what PyPI gave the requirements step."""
     e = dict(os.environ if base is None else base)
     deps = os.path.join(build, BUILD_DEPS)
     if os.path.isdir(deps):
         e["PYTHONPATH"] = os.pathsep.join(p for p in (deps, e.get("PYTHONPATH", "")) if p)
         e["PATH"] = os.pathsep.join(p for p in (os.path.join(deps, "bin"), e.get("PATH", "")) if p)
+    files = os.path.join(build, REQUIREMENT_FILES)
+    if os.path.isdir(files):
+        e["PIP_FIND_LINKS"], e["PIP_NO_INDEX"] = files, "1"
     return e

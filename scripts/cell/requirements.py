@@ -426,6 +426,7 @@ def fetch(requirements, what, cache, pins=None):
 def resolve(args):
     # A requirement dropped since the last run must not linger on the later steps' PYTHONPATH.
     shutil.rmtree(os.path.join(args.build, "deps"), ignore_errors=True)
+    shutil.rmtree(os.path.join(args.build, build_requires.REQUIREMENT_FILES), ignore_errors=True)
     backend, backend_bytes = [], 0
     if args.kind == "wheel":
         requires = wheel_requires(args.source)
@@ -522,6 +523,16 @@ def record_data_libraries(deps, prefix, paths):
             write_atomic(record, "".join(lines))
 
 
+def link_requirement_files(files, folder):
+    """FOLDER (emptied first) holds a link to each file the project's requirements were installed
+    from: the pip a legacy setup.py runs while it builds (setuptools fetching its setup_requires)
+    finds them there, as a user's finds them on PyPI (build_requires.env)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for f in files:
+        os.symlink(os.path.abspath(f), os.path.join(folder, os.path.basename(f)))
+
+
 def install(args):
     with open(args.resolved) as f:
         kept = json.load(f)
@@ -529,6 +540,7 @@ def install(args):
     deps = os.path.join(args.build, "deps")
     files = [os.path.join(folder, i["file"]) for i in kept["install"]]
     install_files(files, deps, "the project's requirements")
+    link_requirement_files(files, os.path.join(args.build, build_requires.REQUIREMENT_FILES))
     out = {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
     libraries = install_data_libraries(files, os.path.join(args.build, "deps-data"))
     if libraries:

@@ -9,6 +9,8 @@ Environment:
   OPMATRIX_TEST_NVCC       nvcc to build fat binaries (default: /usr/local/cuda/bin/nvcc, PATH)
   OPMATRIX_TEST_CUOBJDUMP  cuobjdump for the fatbin.py cross-check (default: next to nvcc, PATH)
 """
+import base64
+import hashlib
 import io
 import json
 import os
@@ -68,6 +70,23 @@ def sdist(path, members, top):
             info.size, info.mtime = len(data), 1700000000
             t.addfile(info, io.BytesIO(data))
     return path
+
+
+def make_wheel(folder, requires, data=None, name="mylib", version="0.1"):
+    """A pure-Python wheel NAME VERSION (module NAME) requiring REQUIRES, in FOLDER; DATA ({path under
+    NAME-VERSION.data/data: bytes}): its data scheme."""
+    stem = "%s-%s" % (name, version)
+    files = {name + "/__init__.py": b"", stem + ".dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: py3-none-any\n",
+             stem + ".dist-info/METADATA": ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version) +
+                                            "".join("Requires-Dist: %s\n" % r for r in requires)).encode()}
+    files.update({stem + ".data/data/" + p: b for p, b in (data or {}).items()})
+    record = "".join("%s,sha256=%s,%d\n" % (p, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode(),
+                                            len(b)) for p, b in files.items()) + stem + ".dist-info/RECORD,,\n"
+    files[stem + ".dist-info/RECORD"] = record.encode()
+    with zipfile.ZipFile(str(folder / (stem + "-py3-none-any.whl")), "w") as z:
+        for p, b in files.items():
+            z.writestr(p, b)
+    return folder / (stem + "-py3-none-any.whl")
 
 
 def run_script(script, *args, env=None, python=None, python_args=(), timeout=300, cwd=None):

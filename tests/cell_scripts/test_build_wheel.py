@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from conftest import CELL_PYTHON, run_json, run_script, sdist
+from conftest import CELL_PYTHON, cell_env, make_wheel, run_json, run_script, sdist
 
 SCRIPT = "build_wheel.py"
 SETUP = 'from setuptools import setup\nsetup(name="opm-tiny", version="1.0", packages=["opm_tiny"])\n'
@@ -204,3 +204,23 @@ def test_a_build_failure_the_setup_py_swallows_is_the_reason(tmp_path):
     assert why["where"] == "setup.py:12" and why["line"] == "except Exception as e:", why
     assert why["how"] == "drops it where its build fails"
     assert why["words"].startswith("Failed to build the SAM 2 CUDA extension"), why
+
+
+@pytest.mark.usefixtures("can_build")
+def test_a_legacy_setup_requires_is_fetched_from_the_files_of_the_projects_requirements(tmp_path):
+    """horovod 0.28.1's setup.py asks for its install requirements as setup_requires when it builds,
+    and setuptools fetches them with `pip wheel` (from PyPI for a user): the offline build finds them
+    among the files the requirements step installed the project's requirements from."""
+    src = project(tmp_path / "proj")
+    (src / "setup.py").write_text('from setuptools import setup\nsetup(name="opm-tiny", version="1.0", '
+                                  'packages=["opm_tiny"], setup_requires=["opm-setup-req>=0.1"])\n')
+    build = tmp_path / "b"
+    offline = cell_env(PIP_NO_INDEX="1")
+    r = run_script(SCRIPT, src, build, env=offline)
+    assert r.returncode != 0 and "opm-setup-req" in r.stderr, r.stderr[-1500:]
+    (tmp_path / "files").mkdir()
+    wheel = make_wheel(tmp_path / "files", [], name="opm_setup_req", version="0.2")
+    (build / "deps-files").mkdir()
+    os.symlink(str(wheel), str(build / "deps-files" / wheel.name))
+    out, r = run_json(SCRIPT, src, build, env=offline)
+    assert out["ok"] is True, out

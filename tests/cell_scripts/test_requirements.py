@@ -1,16 +1,13 @@
 """scripts/cell/requirements.py: a project's own requirements as pip would bring them, less the
 torch family the cell judges; what the cell has already needs nothing fetched; a requirement
 the index cannot give is refused in words. No network: pip is kept off any index here."""
-import base64
-import hashlib
 import json
 import os
 import subprocess
-import zipfile
 
 import pytest
 
-from conftest import CELL_PYTHON, cell_env, run_script, sdist
+from conftest import CELL_PYTHON, cell_env, make_wheel, run_script, sdist
 
 SCRIPT = "requirements.py"
 
@@ -20,21 +17,6 @@ def has_pip_and_numpy():
     if subprocess.run([CELL_PYTHON, "-c", "import pip, numpy"], stderr=subprocess.DEVNULL).returncode != 0:
         pytest.skip("%s has no pip or numpy (python3-pip, python3-numpy)" % CELL_PYTHON)
 
-
-def make_wheel(folder, requires, data=None):
-    """mylib 0.1 requiring REQUIRES; DATA ({path under mylib-0.1.data/data: bytes}): its data scheme."""
-    name = "mylib-0.1-py3-none-any.whl"
-    files = {"mylib/__init__.py": b"", "mylib-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: py3-none-any\n",
-             "mylib-0.1.dist-info/METADATA": ("Metadata-Version: 2.1\nName: mylib\nVersion: 0.1\n" +
-                                               "".join("Requires-Dist: %s\n" % r for r in requires)).encode()}
-    files.update({"mylib-0.1.data/data/" + p: b for p, b in (data or {}).items()})
-    record = "".join("%s,sha256=%s,%d\n" % (p, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode(),
-                                            len(b)) for p, b in files.items()) + "mylib-0.1.dist-info/RECORD,,\n"
-    files["mylib-0.1.dist-info/RECORD"] = record.encode()
-    with zipfile.ZipFile(folder / name, "w") as z:
-        for p, b in files.items():
-            z.writestr(p, b)
-    return folder / name
 
 
 
@@ -125,9 +107,10 @@ def test_a_test_extras_requirement_is_left_out_without_tests(tmp_path):
 def test_what_an_earlier_run_installed_goes_when_nothing_is_needed(tmp_path):
     stale = tmp_path / "build" / "deps" / "scipy"
     stale.mkdir(parents=True)
+    (tmp_path / "build" / "deps-files").mkdir()
     r = resolve(tmp_path, make_wheel(tmp_path, ["torch"]))
     assert r.returncode == 0 and r.json["requirements"] == [], r.stdout
-    assert not stale.exists()
+    assert not stale.exists() and not (tmp_path / "build" / "deps-files").exists()
 
 
 def test_a_requirements_shared_libraries_for_the_environments_lib_folder_are_kept(tmp_path):
@@ -149,6 +132,9 @@ def test_a_requirements_shared_libraries_for_the_environments_lib_folder_are_kep
     assert (build / "deps-data" / "lib" / "mydata" / "libfabric.so.1").is_file()
     assert (build / "deps" / "mylib" / "__init__.py").is_file()
     assert not (build / "deps" / "lib").exists(), "pip --target keeps no lib folder: why deps-data exists"
+    # The files it was installed from, for the pip a legacy setup.py runs while it builds.
+    assert os.path.realpath(str(build / "deps-files" / "mylib-0.1-py3-none-any.whl")) == \
+        os.path.realpath(str(folder / "mylib-0.1-py3-none-any.whl"))
     # Its metadata finds the file where it is (deepmd-kit locates mpich's libmpi.so.12 so, then
     # loads it): pip --target recorded it at "../libmydata.so.12", a file that is nowhere.
     r = subprocess.run([CELL_PYTHON, "-c", "from importlib import metadata\n"

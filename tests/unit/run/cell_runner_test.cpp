@@ -1978,6 +1978,18 @@ TEST_F(RunCell, ABuildThatReachesForTheNetworkIsNotCheckedHere) {
   EXPECT_NE(fetched->message.find("CMake downloads https://github.com/pybind/pybind11/archive/v2.6.0.tar.gz"),
             std::string::npos) << fetched->message;
   EXPECT_NE(fetched->diagnosis->fix.find("FETCHCONTENT_SOURCE_DIR_"), std::string::npos);
+  // A legacy setup.py's setup_requires that the project's requirements do not hold: setuptools
+  // fetches it with pip while it builds (a user's, from PyPI); what it asks for is named.
+  const CellResult eggs = run_project_with_failing_build(
+      c, "      ERROR: Could not find a version that satisfies the requirement cython (from versions: none)\n"
+         "      distutils.errors.DistutilsError: Command '['/usr/bin/python3', '-m', 'pip', "
+         "'--disable-pip-version-check', 'wheel', '--no-deps', '-w', '/tmp/tmpl_83e4x2', '--quiet', 'cython']' "
+         "returned non-zero exit status 1.\n");
+  const CheckResult* setup_requires = build_not_checked(eggs, "build_needs_network");
+  ASSERT_TRUE(setup_requires) << all_checks(eggs);
+  EXPECT_NE(setup_requires->message.find("setuptools fetches setup.py's setup_requires cython with pip while it builds"),
+            std::string::npos) << setup_requires->message;
+  EXPECT_NE(setup_requires->diagnosis->fix.find("[build-system] requires"), std::string::npos);
 }
 
 // pytorch/ao #1981: a stale _C.cpython-310-*.so next to the fresh _C.abi3.so.

@@ -159,11 +159,21 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
   // GitHub releases and builds only on an HTTP error): cells build without network, users with it.
   // CMake's FetchContent / ExternalProject fetching a dependency at configure time (kaldifeat 1.24
   // and fast-rnnt 1.3: pybind11 from GitHub): "error: downloading 'URL' failed".
+  // A legacy setup.py's setup_requires, which setuptools fetches with `pip wheel --no-deps -w TMP
+  // REQ` while it builds (from PyPI for a user): those not among the project's requirements, whose
+  // files the build's pip is given (build_requires.env: horovod 0.28.1's cffi is), fail offline.
   static const std::regex offline(R"(urlopen error .*(?:name resolution|Network is unreachable|Connection refused)[^\n]*)");
   static const std::regex cmake_download(R"(error: downloading '([^']+)' failed)");
+  static const std::regex setup_requires(
+      R"(Command '\[[^\]\n]*'pip',[^\]\n]*'wheel', '--no-deps', '-w', '[^']*',(?: '--quiet',)? '([^']+)'\]' returned non-zero exit status \d+)");
   std::smatch net;
   std::string reached, fix;
-  if (std::regex_search(log, net, offline)) {
+  if (std::regex_search(log, net, setup_requires)) {
+    reached = "setuptools fetches setup.py's setup_requires " + net[1].str() + " with pip while it builds";
+    fix = "declare " + net[1].str() + " in pyproject.toml's [build-system] requires, which pip installs before it "
+          "builds (setup_requires is deprecated); meanwhile: pip install " + net[1].str() + " first, then pip install "
+          "--no-build-isolation";
+  } else if (std::regex_search(log, net, offline)) {
     reached = net[0].str();
     fix = "build it from source without network: the library's own switch for that (causal-conv1d: "
           "CAUSAL_CONV1D_FORCE_BUILD=TRUE), or in the library, build when the download fails for any reason";
