@@ -290,7 +290,11 @@ FAILED_WORDS = re.compile(r"""(["'])([^"'\n]*failed to (?:build|compile)[^"'\n]*
 # What a gate's block does when it decides the extension: names it (ext_modules, an Extension),
 # or ends the build of it (return, raise, exit).
 DECIDES_EXTENSION = re.compile(r"ext_modules|\b\w*Extension\(|\.builder\(\)|^\s*(?:return|raise)\b|sys\.exit")
-ADDS_EXTENSION = re.compile(r"ext_modules\s*(?:\.append|\.extend|\+=)|\.append\(\s*\w*Extension\(")
+# A list of extensions assigned (basicsr 1.4.2: `ext_modules = [make_cuda_ext(...), ...]` under
+# `if cuda_ext == 'True':`), or one appended.
+ADDS_EXTENSION = re.compile(r"ext_modules\s*(?:\.append|\.extend|\+=|=\s*\[(?!\s*\]))|\.append\(\s*\w*Extension\(")
+# An environment variable read: os.getenv("X"), os.environ.get("X"), os.environ["X"].
+READS_ENVIRONMENT = re.compile(r"""os\.(?:getenv|environ\.get)\(\s*["'](\w+)["']|os\.environ\[\s*["'](\w+)["']\s*\]""")
 
 
 def indent_of(line):
@@ -323,6 +327,23 @@ def enclosing_if(lines, i):
     return None
 
 
+def switch_of(lines, gate):
+    """The environment variable the `if` at GATE reads, in its condition or through a name assigned
+    from it before (basicsr 1.4.2: `cuda_ext = os.getenv('BASICSR_EXT')`, then `if cuda_ext ==
+    'True':`): an opt-in switch of the build. None where it reads none."""
+    condition = lines[gate].strip()[len("if"):]
+    m = READS_ENVIRONMENT.search(condition)
+    if m:
+        return m.group(1) or m.group(2)
+    for line in reversed(lines[:gate]):
+        assigned = re.match(r"\s*(\w+)\s*=(?!=)(.*)", line)
+        if assigned and re.search(r"\b%s\b" % re.escape(assigned.group(1)), condition):
+            m = READS_ENVIRONMENT.search(assigned.group(2))
+            if m:
+                return m.group(1) or m.group(2)
+    return None
+
+
 def why_no_extension(src):
     """Where SRC's setup.py decides to build no extension in this runtime, or None: an `except`
     that drops the extension when its build fails (sam2), else the first CUDA condition whose block decides the extension (a CUDA condition that decides something else,
@@ -343,15 +364,22 @@ def why_no_extension(src):
                 "how": "drops it where its build fails"}
     gate = next((i for i, line in enumerate(lines)
                  if CUDA_GATE.search(line) and any(DECIDES_EXTENSION.search(b) for b in block_of(lines, i))), None)
+    switch = None
     if gate is None:
         gate = next((g for i, line in enumerate(lines) if ADDS_EXTENSION.search(line)
                      for g in [enclosing_if(lines, i)] if g is not None), None)
+        switch = switch_of(lines, gate) if gate is not None else None
     if gate is None:
         return None
     near = lines[max(0, gate - 3):gate + 1] + block_of(lines, gate)
     words = next((m.group(2) for line in near for m in [NO_CUDA_WORDS.search(line)] if m), None)
-    return {"where": "setup.py:%d" % (gate + 1), "line": lines[gate].strip(), "words": words,
-            "how": "builds it only there"}
+    out = {"where": "setup.py:%d" % (gate + 1), "line": lines[gate].strip(), "words": words,
+           "how": "builds it only there"}
+    if switch:
+        # An opt-in: `pip install NAME` builds none, in a CUDA runtime as in any.
+        out.update(switch=switch, how="builds it only where the environment variable %s asks for it, which a "
+                                      "plain `pip install` leaves unset" % switch)
+    return out
 
 
 def fail(kind, message):

@@ -192,6 +192,25 @@ def test_a_cuda_condition_deciding_something_else_is_not_the_reason(tmp_path):
                    "how": "builds it only there"}
 
 
+def test_an_environment_switch_that_decides_the_extension_is_named(tmp_path):
+    # basicsr 1.4.2: its ops are built only where BASICSR_EXT=True (else compiled at first use where
+    # BASICSR_JIT=True): `pip install basicsr` builds none, by design, in any runtime.
+    why = why_no_extension(tmp_path, (
+        "import os\n\nif __name__ == '__main__':\n    cuda_ext = os.getenv('BASICSR_EXT')  # whether compile cuda ext\n"
+        "    if cuda_ext == 'True':\n        ext_modules = [\n            make_cuda_ext(name='deform_conv_ext'),\n"
+        "        ]\n    else:\n        ext_modules = []\n    setup(name='basicsr', ext_modules=ext_modules)\n"))
+    assert why == {"where": "setup.py:5", "line": "if cuda_ext == 'True':", "words": None, "switch": "BASICSR_EXT",
+                   "how": "builds it only where the environment variable BASICSR_EXT asks for it, which a plain "
+                          "`pip install` leaves unset"}
+    # Read in the condition itself.
+    why = why_no_extension(tmp_path, "import os\nif os.environ.get('OPM_EXT') == '1':\n"
+                                     "    ext_modules.append(CppExtension('x', ['x.cpp']))\n")
+    assert why["switch"] == "OPM_EXT" and why["line"] == "if os.environ.get('OPM_EXT') == '1':"
+    # A condition on no environment variable names no switch.
+    why = why_no_extension(tmp_path, "import sys\nif sys.platform == 'linux':\n    ext_modules = [CppExtension('x', ['x.cpp'])]\n")
+    assert why["line"] == "if sys.platform == 'linux':" and "switch" not in why
+
+
 def test_a_build_failure_the_setup_py_swallows_is_the_reason(tmp_path):
     # sam2 1.1.0: SAM2_BUILD_CUDA is on by default, so `if not BUILD_CUDA: return []` is not why;
     # its CUDA build fails without a toolkit and an `except` empties the extensions, printing its words.

@@ -99,7 +99,8 @@ Diagnosis explain_signal(const StepFailure& f, int sig, Diagnosis d) {
 
 // Where the cell keeps a project's sources: its copy for a wheel build (build_wheel.py's
 // BUILD/src) and its tests' tree (run_tests.py's). A person knows the file as `pkg/ops.cu` in
-// their repository, not as the container's /build/src/pkg/ops.cu; the evidence keeps the log's words.
+// their repository, not as the container's /build/src/pkg/ops.cu, in the summary and the fix; the
+// evidence keeps the log's words.
 const char* const kCellSourceFolders[] = {"/build/src/", "/build/run-tree/"};
 
 std::string project_relative(std::string text) {
@@ -135,6 +136,7 @@ Diagnosis diagnose_step(const StepFailure& f) {
       d.evidence = e.line;
       rule.explain(f, e, d);
       d.summary = project_relative(d.summary);
+      d.fix = project_relative(d.fix);
       return d;
     }
   return explain_unrecognised(f, d);

@@ -252,7 +252,9 @@ const std::vector<StepRule>& toolchain_rules() {
   static const std::vector<StepRule> rules = {
       line_rule(R"((Unsupported gpu architecture '([a-z_0-9]+)'|invalid value for --gpu-architecture))",
                 explain_unsupported_arch),
-      line_rule(R"((No CMAKE_CUDA_COMPILER could be found|Failed to find nvcc|Could not find nvcc|no CUDA compiler))",
+      // Not CMake's status lines ("-- Could not find nvcc, please set CUDAToolkit_ROOT."): a probe for
+      // an optional CUDA that the build goes on without (horovod 0.28.1).
+      line_rule(R"(^(?!\s*-- ).*?(No CMAKE_CUDA_COMPILER could be found|Failed to find nvcc|Could not find nvcc|no CUDA compiler))",
                 explain_no_nvcc),
       // Before compile errors: host_config.h's #error is one, at a line of the toolkit's header.
       line_rule(R"(unsupported GNU version! gcc versions later than (\d+))",

@@ -81,6 +81,23 @@ TEST(ExtensionReach, NoExtensionInACudaRuntimeIsTheCpuOnlyBuild) {
   EXPECT_NE(c.message.find("CUDA promised, built without its extension: setup.py:8"), std::string::npos) << c.message;
 }
 
+// basicsr 1.4.2 builds its ops only where BASICSR_EXT=True: an opt-in a plain install leaves off,
+// by design in a CUDA runtime too (not "CUDA promised, built without its extension").
+TEST(ExtensionReach, AnOptInSwitchLeftOffIsByDesignInACudaRuntimeToo) {
+  const auto build = nlohmann::json::parse(R"({"ok": true, "libraries": [], "no_extension": {"where": "setup.py:79",
+    "line": "if cuda_ext == 'True':", "words": null, "switch": "BASICSR_EXT",
+    "how": "builds it only where the environment variable BASICSR_EXT asks for it, which a plain `pip install` leaves unset"}})");
+  for (const bool cuda_cell : {false, true}) {
+    const CheckResult c = no_library_result(build, cuda_cell, "r");
+    EXPECT_EQ(c.status, Status::skip) << cuda_cell;
+    ASSERT_TRUE(c.diagnosis);
+    EXPECT_EQ(c.diagnosis->kind, "no_extension_by_design");
+    EXPECT_EQ(c.message.rfind("no compiled extension in this runtime, by design: setup.py:79 `if cuda_ext == 'True':` "
+                              "builds it only where the environment variable BASICSR_EXT asks for it", 0), 0u)
+        << c.message;
+  }
+}
+
 TEST(ExtensionReach, NoLibraryWithoutAReasonStaysARed) {
   const CheckResult c = no_library_result(nlohmann::json::parse(R"({"ok": true, "libraries": [], "no_extension": null})"),
                                           false, "r");

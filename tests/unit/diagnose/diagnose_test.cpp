@@ -115,6 +115,16 @@ const std::vector<OneLog> kOneLogs = {
      "      NotImplementedError: Cuda is not availabel\n"
      "      [end of output]\n"
      "error: metadata-generation-failed\n"},
+    // horovod 0.28.1 in Debian trixie (gcc 14, torch 2.6, no CUDA): its CMake looks for nvcc and goes
+    // on without it ("-- Could not find nvcc", a status line); what fails is its C++ (its real log).
+    {"ACMakeStatusLineIsNotTheFailure", "build", "compile_error",
+     {{kSummary, Holds::in, "compile error in horovod/common/group_table.h:35: ‘string’ in namespace ‘std’"},
+      {kFix, Holds::in, "add #include <string> to horovod/common/group_table.h"}},
+     "      -- Looking for a CUDA compiler - NOTFOUND\n"
+     "      -- Could not find nvcc, please set CUDAToolkit_ROOT.\n"
+     "      /build/src/horovod/common/group_table.h:35:47: error: ‘string’ in namespace ‘std’ does not name a type\n"
+     "      /build/src/horovod/common/group_table.h:19:1: note: ‘std::string’ is defined in header ‘<string>’; this is "
+     "probably fixable by adding ‘#include <string>’\n"},
     // torch-points-kernels 0.7 (2021) in Debian trixie (gcc 14, torch 2.6): its real log.
     {"MissingStandardIncludeNamesTheHeader", "build", "compile_error",
      {{kSummary, Holds::in, "compile error in cpu/src/neighbors.cpp:47: ‘unique_ptr’ is not a member of ‘std’"},

@@ -170,7 +170,9 @@ CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const
     c.diagnosis = make_diagnosis("no_library_built", c.message,
                                  "check that setup.py's ext_modules is not empty in this runtime (pip wheel -v shows "
                                  "what it builds)", repro);
-  } else if (cuda_cell) {
+  } else if (cuda_cell && json_text(build["no_extension"], "switch").empty()) {
+    // A switch of its own (an environment variable a plain install leaves unset) is an opt-in, in a
+    // CUDA runtime as in any: by design, below.
     const nlohmann::json& gate = build["no_extension"];
     c.message = fmt::format("CUDA promised, built without its extension: {} `{}` decides, and this build (no GPU "
                             "visible, as on build machines and CI runners) made none",
