@@ -584,6 +584,25 @@ TEST(ImportCheck, AFirstUseCudaCompileWithoutACudaToolkitIsNotChecked) {
   EXPECT_EQ(import_check(own, "r").status, Status::fail);
 }
 
+// basicsr 1.4.2 in PyPI's torch 2.8: its import loads cv2 (opencv-python, a requirement), which
+// needs X11's libxcb.so.1, a desktop's and not this image's: not checked here, the library named
+// with its fix. A library no table knows stays the import's red.
+TEST(ImportCheck, AnImportThatLoadsAModuleLackingASystemLibraryIsNotChecked) {
+  nlohmann::json import = {
+      {"module", "basicsr"}, {"ok", false}, {"failed_in", "cv2"},
+      {"error", "ImportError: libxcb.so.1: cannot open shared object file: No such file or directory"},
+      {"traceback", "  File \"/build/site/cv2/__init__.py\", line 153, in bootstrap\n"}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "needs_system_library");
+  EXPECT_EQ(c.message.rfind("basicsr not checked here: its import loads cv2, which needs X11's libxcb.so.1, a system "
+                            "library its users install themselves", 0), 0u) << c.message;
+  EXPECT_NE(c.diagnosis->fix.find("apt install libx11-6"), std::string::npos) << c.diagnosis->fix;
+  import["error"] = "ImportError: libopm_private.so.3: cannot open shared object file: No such file or directory";
+  EXPECT_EQ(import_check(import, "r").status, Status::fail);
+}
+
 // vptq 0.0.5.post1 beside torch 2.5.1: the refusal is transformers', a requirement, whose code
 // raised; the package is not the one refusing.
 TEST(ImportCheck, ARefusalRaisedInsideARequirementIsThatRequirements) {

@@ -893,6 +893,23 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                  repro, traceback);
     return c;
   }
+  // A compiled module the import loads lacks a system library its users install themselves
+  // (basicsr 1.4.2's requirement opencv-python: cv2 needs X11's libxcb.so.1, which a desktop has and
+  // this runtime's image has not): not checked here, as for one of the package's own libraries.
+  static const std::regex cannot_open(R"(^ImportError: ([\w.+-]+\.so[.\d]*): cannot open shared object file)");
+  std::smatch lacked;
+  if (std::regex_search(error, lacked, cannot_open))
+    if (const auto needs = system_prerequisites_of({lacked[1].str()}); !needs.empty()) {
+      const SystemPrerequisite* p = needs.front().prerequisite;
+      const std::string in = json_text(import, "failed_in");
+      CheckResult c = load_result("import", Status::skip,
+                                  fmt::format("{} not checked here: its import loads {}, which needs {}'s {}, {} ({})",
+                                              module, in.empty() ? "a compiled module" : in, p->name,
+                                              lacked[1].str(), p->why, error));
+      c.diagnosis = make_diagnosis("needs_system_library", c.message, fmt::format("where it runs: {}", p->install),
+                                   repro, traceback.empty() ? error : traceback);
+      return c;
+    }
   if (const std::string no_gpu = gpu_visible ? "" : no_gpu_words_in(error); !no_gpu.empty()) {
     CheckResult c = load_result("import", Status::skip,
                                 fmt::format("{} not checked here: its import initialises CUDA, and this machine has "

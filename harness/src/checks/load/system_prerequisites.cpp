@@ -21,10 +21,11 @@ const SystemPrerequisite kPrerequisites[] = {
     {"OpenGL", {"libGL.so", "libEGL.so", "libGLX.so", "libOpenGL.so", "libGLU.so"},
      "apt install libgl1 libegl1 (OpenGL and EGL: a desktop has them, a server or container may not)", kSystemLibrary},
     // X11's client library, which a desktop has: Open3D 0.20's libOpen3D.so links it beside the
-    // torch 2.15 image's Python (bookworm); the manylinux policy lets a wheel expect it too.
+    // torch 2.15 image's Python (bookworm), opencv-python's cv2 (basicsr 1.4.2's requirement) needs
+    // libxcb.so.1; the manylinux policy lets a wheel expect them.
     {"X11", {"libX11.so", "libXext.so", "libXrender.so", "libXi.so", "libXrandr.so", "libXcursor.so", "libXinerama.so",
              "libXfixes.so", "libxcb.so"},
-     "apt install libx11-6 libxext6 libxrender1 (X11's client libraries: a desktop has them)", kSystemLibrary},
+     "apt install libx11-6 libxext6 libxrender1 libxcb1 (X11's client libraries: a desktop has them)", kSystemLibrary},
     // NUMA's libnuma.so.1: vLLM's CPU build and SGLang's kernels (mscclpp) link it; vLLM's CPU
     // install guide asks for `apt-get install libnuma-dev`.
     {"libnuma", {"libnuma.so"}, "apt install libnuma1", kSystemLibrary},
