@@ -1122,6 +1122,29 @@ def namespaces_named_in(root, namespaces):
     return found
 
 
+def torch_defines(torch, namespaces):
+    """Those of NAMESPACES that torch's own Python defines (torch.library.Library("NS", "DEF"):
+    prims, quantized_decomposed), whose ops register when that module of torch is first imported:
+    torch's, whichever package's import brought it in and uses them (zentorch 2.14.0.1's graph
+    passes call torch.ops.quantized_decomposed and torch.ops.prims)."""
+    if not namespaces:
+        return set()
+    defines = re.compile(rb"""Library\(\s*['"](%s)['"]\s*,\s*['"]DEF['"]"""
+                         % b"|".join(re.escape(ns.encode()) for ns in sorted(namespaces)))
+    found = set()
+    for folder, _, files in os.walk(os.path.dirname(torch.__file__)):
+        for f in files:
+            if f.endswith(".py"):
+                try:
+                    with open(os.path.join(folder, f), "rb") as fh:
+                        found.update(m.group(1).decode() for m in defines.finditer(fh.read()))
+                except OSError:
+                    continue
+        if found == set(namespaces):
+            break
+    return found
+
+
 def files_naming_namespace(root, namespace):
     """Whether the package's own files (under root) define or use ops of the namespace
     (names_namespace()), read in them rather than assumed. A release whose files do none of these
@@ -1225,6 +1248,7 @@ def main():
             # (torch-cluster's `torch_cluster::fps`, …) is never taken for a plain Python extension.
             added = namespaces_added(torch, ops_before)
             own = namespaces_named_in(args.find, added) if args.find else set(added)
+            own -= torch_defines(torch, own)
             out["namespaces_added"] = {ns: ops for ns, ops in added.items() if ns in own}
         if args.namespace:
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []

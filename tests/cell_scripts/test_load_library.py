@@ -299,6 +299,24 @@ def test_namespaces_torch_registers_during_a_packages_import_are_not_the_package
     assert out["namespaces_added"] == {"opmatrix_nsown": ["twice"]}, out["namespaces_added"]
 
 
+def test_a_namespace_torchs_own_python_defines_is_torchs_though_the_package_uses_it(tmp_path):
+    # zentorch 2.14.0.1's import brings in torch modules that define prims and quantized_decomposed,
+    # whose ops its graph passes call (torch.ops.quantized_decomposed.…): torch's namespaces.
+    import sys
+    from conftest import CELL
+    sys.path.insert(0, str(CELL))
+    import load_library
+    fake_torch = tmp_path / "torch"
+    (fake_torch / "ao").mkdir(parents=True)
+    (fake_torch / "__init__.py").write_text("")
+    (fake_torch / "ao" / "_decomposed.py").write_text(
+        'from torch.library import Library\nquantized_decomposed_lib = Library("quantized_decomposed", "DEF")\n'
+        'impl = Library("opm_fragment", "FRAGMENT")\n')
+    torch = type("Torch", (), {"__file__": str(fake_torch / "__init__.py")})
+    assert load_library.torch_defines(torch, {"quantized_decomposed", "zentorch", "opm_fragment"}) == {"quantized_decomposed"}
+    assert load_library.torch_defines(torch, set()) == set()
+
+
 def test_what_each_library_registers_when_loaded_is_said(torch_info, op_library):
     # executorch 1.5.1's import registers nothing; its libcustom_ops_aot_lib.so registers llama::…
     # when loaded: each library's own load is read in its own process.
