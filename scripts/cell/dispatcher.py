@@ -86,9 +86,24 @@ def _serving(has_kernel, qualified, key):
     return None
 
 
+def _overload_of(torch, has_kernel, qualified):
+    """QUALIFIED where it has a default overload, else its first named one ("ns::op.out"): an op
+    defined by its out variant alone (zentorch 2.14.0.1's zentorch_group_matmul.out) is
+    registered, and answers by that name. QUALIFIED where it has none either."""
+    try:
+        has_kernel(qualified, "CPU")
+        return qualified
+    except Exception:  # noqa: BLE001 - no default overload
+        pass
+    list_all = getattr(torch._C, "_dispatch_get_all_op_names", None)
+    named = sorted(n for n in (list_all() if list_all else []) if n.startswith(qualified + "."))
+    return named[0] if named else qualified
+
+
 def _rows(torch, namespace, ops, keys):
     has_kernel = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
-    return {op: {key: _serving(has_kernel, namespace + "::" + op, key) for key in keys} for op in ops}
+    names = {op: _overload_of(torch, has_kernel, namespace + "::" + op) if has_kernel else None for op in ops}
+    return {op: {key: _serving(has_kernel, names[op], key) for key in keys} for op in ops}
 
 
 def served_by(torch, namespace, ops, keys=KEYS):

@@ -67,6 +67,10 @@ class FakeC:
         return key in self.ops[name]
 
 
+    def _dispatch_get_all_op_names(self):
+        return list(self.ops)
+
+
 class FakeTorch:
     def __init__(self, ops):
         self._C = FakeC(ops)
@@ -100,6 +104,14 @@ def test_missing_op_is_none_in_both_tables():
     assert dispatcher.kernel_table(torch, "ns", ["gone"]) == {"gone": {k: None for k in dispatcher.KEYS}}
     assert dispatcher.served_by(torch, "ns", ["gone"]) == {"gone": {k: None for k in dispatcher.KEYS}}
     assert dispatcher.kernel_table(torch, "ns", ["there"])["there"]["CPU"] is True
+
+
+def test_an_op_defined_by_its_out_variant_alone_answers_by_that_name():
+    # zentorch 2.14.0.1 defines zentorch_group_matmul.out and no default overload: registered.
+    torch = FakeTorch({"ns::grouped.out": {"CPU", "Meta"}, "ns::grouped_other.default": {"CPU"}})
+    assert dispatcher.kernel_table(torch, "ns", ["grouped"]) == {"grouped": {"CPU": True, "CUDA": False, "Meta": True,
+                                                                             "Autograd": False}}
+    assert dispatcher.kernel_table(torch, "ns", ["gone"]) == {"gone": {k: None for k in dispatcher.KEYS}}
 
 
 def test_unknown_key_gives_no_answer():
