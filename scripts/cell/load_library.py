@@ -143,6 +143,30 @@ def open_needed(dl, soname, dirs):
 SYSTEM_RUNTIME_VERSION = re.compile(r"^(GLIBCXX|CXXABI|GLIBC)_[\d.]+$")
 
 
+def apart(job):
+    """job() in a child of this process: its JSON-able result, or None where the child dies. The
+    symbol survey opens a library's NEEDED libraries RTLD_LAZY, which runs their constructors,
+    and one beside a torch it was not built for may end the process (zentorch 2.14.0.1's
+    libzentorch.so: a symbol lookup error, exit 127, or std::bad_alloc) where the loader's RTLD_NOW
+    refused it cleanly: a user's import meets that refusal, never such a crash."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as result:
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                result.write(json.dumps(job()).encode())
+                result.flush()
+            except BaseException:  # noqa: BLE001 - the parent reads nothing and goes on
+                code = 1
+            os._exit(code)
+        if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
+            return None
+        result.seek(0)
+        return json.loads(result.read().decode("utf-8") or "null")
+
+
 def unresolved_symbols(dl, path, versions=None):
     """The library's undefined (non-weak) dynamic symbols that neither the global scope nor any
     library it needs (as this process would resolve them) defines. `versions`, when given, gets
@@ -316,9 +340,12 @@ def load_one(dl, path, root=None):
     too_old = re.search(r"version `((?:GLIBCXX|CXXABI|GLIBC)_[\d.]+)' not found", message)
     if m or too_old:
         out["error_kind"] = "undefined_symbol"
-        versions = {}
-        missing = unresolved_symbols(dl, path, versions)
-        if not missing and m:  # no binutils, or only the one dlerror saw
+
+        def survey():
+            versions = {}
+            return [unresolved_symbols(dl, path, versions), versions]
+        missing, versions = apart(survey) or [None, {}]
+        if not missing and m:  # no binutils, the survey died, or only the one dlerror saw
             missing = [m.group(1).split("@")[0]]
         missing = missing or []
         system = [s for s in missing if SYSTEM_RUNTIME_VERSION.match(versions.get(s, ""))]

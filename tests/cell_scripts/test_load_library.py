@@ -386,3 +386,21 @@ def test_the_libraries_an_import_compiles_with_cpp_extension_are_named(torch_inf
     assert out["import"]["compiled_at_import"][0]["path"].startswith(os.path.realpath(str(tmp_path / "ext")) + "/")
     out, _ = run_json("load_library.py", "--import", "opm_plain_pkg", "--find", str(site / "opm_plain_pkg"), env=env)
     assert out["import"]["ok"] and "compiled_at_import" not in out["import"]
+
+
+def test_a_needed_library_whose_constructor_dies_when_surveyed_leaves_the_loaders_own_refusal(torch_info, cc, tmp_path):
+    """zentorch 2.14.0.1's _C NEEDs libzentorch.so, which lacks symbols of the torch beside it:
+    RTLD_NOW refuses _C cleanly, as a user's import meets it; the symbol survey, which opens the
+    NEEDED library lazily, runs its constructor, and that call of a missing function ended the
+    process (a symbol lookup error: exit 127), reported as "the process died while loading it"."""
+    (tmp_path / "b.c").write_text("extern void opm_absent(void);\n"
+                                  "__attribute__((constructor)) static void init(void) { opm_absent(); }\n"
+                                  "void opm_b(void) {}\n")
+    (tmp_path / "a.c").write_text("extern void opm_b(void);\nvoid opm_a(void) { opm_b(); }\n")
+    compile_or_fail([cc, "-shared", "-fPIC", "b.c", "-Wl,-z,lazy", "-o", "libopmb.so"], "libopmb", cwd=tmp_path)
+    compile_or_fail([cc, "-shared", "-fPIC", "a.c", "-L.", "-lopmb", "-Wl,-rpath,$ORIGIN", "-o", "libopma.so"],
+                    "libopma", cwd=tmp_path)
+    out, r = run_json("load_library.py", str(tmp_path / "libopma.so"))
+    lib = out["libraries"][0]
+    assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol", (lib, r.stderr[-2000:])
+    assert "opm_absent" in lib["error"], lib
