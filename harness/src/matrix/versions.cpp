@@ -50,7 +50,9 @@ const std::vector<std::string>& known_archs() {
 }
 
 std::optional<MajorMinor> major_minor(const std::string& version) {
-  static const std::regex re(R"(^([0-9]+)\.([0-9]+).*)");
+  // Nine digits at most, which an int holds: a longer number is no version (the fuzzer's
+  // "2.1077777777777777.0" overflowed std::stoi, an exception that ended the run).
+  static const std::regex re(R"(^([0-9]{1,9})\.([0-9]{1,9})(?![0-9]).*)");
   std::smatch m;
   if (!std::regex_match(version, m, re)) return std::nullopt;
   return MajorMinor{std::stoi(m[1]), std::stoi(m[2])};

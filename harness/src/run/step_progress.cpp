@@ -27,11 +27,12 @@ std::string named_file(const std::string& line) {
 void feed_step_line(StepProgress& p, const std::string& line) {
   if (line.find_first_not_of(" \t\r") == std::string::npos) return;
   p.last_line = shortened(line);
-  static const std::regex ninja(R"(^\[(\d+)/(\d+)\] (.*))");
-  static const std::regex make(R"(^\[ *(\d+)%\] (.*))");
-  static const std::regex ctest(R"(^ *(\d+)/(\d+) Test +#\d+: (\S+))");
+  // A build's own output: nine digits at most, which std::stoi holds (a longer count is no progress).
+  static const std::regex ninja(R"(^\[(\d{1,9})/(\d{1,9})\] (.*))");
+  static const std::regex make(R"(^\[ *(\d{1,9})%\] (.*))");
+  static const std::regex ctest(R"(^ *(\d{1,9})/(\d{1,9}) Test +#\d+: (\S+))");
   static const std::regex gtest(R"(^\[ RUN +\] (\S+))");
-  static const std::regex pytest(R"(^(\S+::\S+).*\[ *(\d+)%\]\s*$)");
+  static const std::regex pytest(R"(^(\S+::\S+).*\[ *(\d{1,9})%\]\s*$)");
   static const std::regex compiler(R"((?:^|/|\s)(?:[\w.-]*-)?(?:g\+\+|gcc|c\+\+|cc|clang\+\+|clang|nvcc)(?:-\d+)?\s.*\s-c\s)");
   std::smatch m;
   if (std::regex_search(line, m, ninja)) {

@@ -24,7 +24,7 @@ int arch_number(std::string arch) {
   std::string digits;
   for (char c : arch)
     if (c >= '0' && c <= '9') digits += c;
-  return digits.empty() ? -1 : std::stoi(digits);
+  return digits.empty() || digits.size() > 9 ? -1 : std::stoi(digits);  // more digits than an int holds: none
 }
 
 bool arch_specific(const std::string& arch) { return !arch.empty() && (arch.back() == 'a' || arch.back() == 'f'); }

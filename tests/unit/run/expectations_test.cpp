@@ -139,6 +139,7 @@ TEST(CudaArch, EverySpellingOfOneArch) {
   EXPECT_EQ(sm_name("10.0"), "sm_100");
   for (const auto& [in, number] : {std::pair{"sm_90a", 90}, std::pair{"compute_120", 120}, std::pair{"10.0f", 100}})
     EXPECT_EQ(arch_number(in), number) << in;
+  EXPECT_EQ(arch_number("sm_99999999999"), -1) << "more digits than an int holds: no arch, no exception";
   EXPECT_TRUE(arch_specific("9.0a"));
   EXPECT_FALSE(arch_specific("9.0"));
   EXPECT_EQ(torch_arch_list({"80", "90a", "100"}), "8.0;9.0a;10.0");

@@ -41,6 +41,15 @@ TEST(StepProgress, TestsByCTestGoogleTestAndPytest) {
             "tests: 37 % done (last: test/test_scatter.py::test_forward[sum-float])");
 }
 
+// A build's output is not ours: a count longer than an int holds is no progress, never an
+// exception that ends the run.
+TEST(StepProgress, ACountTooLongForAnIntIsNoProgress) {
+  EXPECT_NO_THROW(after({"[99999999999/2] Building CXX object x.o", "[ 99999999999%] Building x.o",
+                         " 99999999999/99999999999 Test  #3: Meta.Nms"}));
+  EXPECT_EQ(after({"[12/86] Building CXX object a.o", "[99999999999/2] x"}),
+            "compiling: 12 of 86 build steps done (last: a.o)");
+}
+
 TEST(StepProgress, AnythingElseIsTheLastLineShortened) {
   EXPECT_EQ(after({"opcheck: nms", "", "opcheck: roi_align   "}), "opcheck: roi_align");
   const std::string long_line(200, 'x');
