@@ -86,23 +86,30 @@ def _serving(has_kernel, qualified, key):
     return None
 
 
-def _overload_of(torch, has_kernel, qualified):
+def _overload_of(has_kernel, qualified, every_name):
     """QUALIFIED where it has a default overload, else its first named one ("ns::op.out"): an op
     defined by its out variant alone (zentorch 2.14.0.1's zentorch_group_matmul.out) is
-    registered, and answers by that name. QUALIFIED where it has none either."""
+    registered, and answers by that name. QUALIFIED where it has none either. EVERY_NAME() is the
+    dispatcher's list of qualified names with overloads, asked only where needed."""
     try:
         has_kernel(qualified, "CPU")
         return qualified
     except Exception:  # noqa: BLE001 - no default overload
         pass
-    list_all = getattr(torch._C, "_dispatch_get_all_op_names", None)
-    named = sorted(n for n in (list_all() if list_all else []) if n.startswith(qualified + "."))
+    named = sorted(n for n in every_name() if n.startswith(qualified + "."))
     return named[0] if named else qualified
 
 
 def _rows(torch, namespace, ops, keys):
     has_kernel = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
-    names = {op: _overload_of(torch, has_kernel, namespace + "::" + op) if has_kernel else None for op in ops}
+    list_all = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", None)
+    listed = []  # the dispatcher's list, read once, where an op has no default overload
+
+    def every_name():
+        if not listed and list_all:
+            listed.append(list_all())
+        return listed[0] if listed else []
+    names = {op: _overload_of(has_kernel, namespace + "::" + op, every_name) if has_kernel else None for op in ops}
     return {op: {key: _serving(has_kernel, names[op], key) for key in keys} for op in ops}
 
 

@@ -2,7 +2,7 @@
 // when first used (`pkg._C`), or not at all in a runtime where its build makes no compiled
 // extension by design (a setup.py that builds it only with CUDA). The load judge's words for
 // those: registered, but only once that module is imported; not checked, for want of an extension.
-#include <cctype>
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +10,7 @@
 #include "checks/check_results.h"
 #include "checks/load/load_judge.h"
 #include "util/json_fields.h"
+#include "util/python_distributions.h"
 
 namespace opmatrix {
 
@@ -85,13 +86,9 @@ std::string compiled_at_first_use(const nlohmann::json& build) {
 // Whether the wheel's metadata requires ninja (a Requires-Dist line naming it), which
 // torch.utils.cpp_extension.load() runs.
 bool requires_ninja(const nlohmann::json& build) {
-  for (const auto& line : texts_in(build, "requires")) {
-    const auto end = line.find_first_of(" ;<>=!~[(");
-    std::string name = line.substr(0, end);
-    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (name == "ninja") return true;
-  }
-  return false;
+  const auto requires = texts_in(build, "requires");
+  return std::any_of(requires.begin(), requires.end(),
+                     [](const std::string& line) { return requirement_name(line) == "ninja"; });
 }
 
 // build_wheel.py's "device_code": the CUDA device code files (.fatbin, .cubin, .ptx) a wheel
