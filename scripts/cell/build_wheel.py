@@ -158,13 +158,27 @@ def run(argv, env=None):
     return subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr, env=env).returncode
 
 
-def run_captured(argv, env=None):
-    """argv's exit status and its output, which also goes to stderr (the step's log)."""
+# run_captured's exit status for a command stopped at its time limit (no process exits with it).
+TIMED_OUT = -1000
+
+
+def run_captured(argv, env=None, timeout=None):
+    """argv's exit status and its output, which also goes to stderr (the step's log). Past
+    TIMEOUT seconds the command and everything it started (pip's build of an sdist: its compilers)
+    are killed, and the status is TIMED_OUT."""
     print("+", " ".join(argv), file=sys.stderr, flush=True)
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=env)
-    sys.stderr.write(p.stdout)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=env,
+                         start_new_session=timeout is not None)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, _ = p.communicate()
+        rc = TIMED_OUT
+    sys.stderr.write(out)
     sys.stderr.flush()
-    return p.returncode, p.stdout
+    return rc, out
 
 
 def install(wheel, site):

@@ -37,8 +37,8 @@ import zipfile
 import fetch_pypi
 from fetch_pypi import normalise, write_atomic
 from metadata_index import MetadataIndex
-from requirements import (NETWORK_WORDS, PIP, TORCH_FAMILY, Failure, cache_key, refuse_index_elsewhere, run,
-                          torch_family_pins)
+from requirements import (NETWORK_WORDS, PIP, SOURCE_BUILD_BOUND_S, TIMED_OUT, TORCH_FAMILY, Failure, cache_key,
+                          refuse_index_elsewhere, run, source_build_past_bound, torch_family_pins, without_wheel)
 from wheel_metadata import metadata, torch_extra
 
 # The pip that resolves first (see above): one whose dry run downloads no wheel where the index
@@ -107,9 +107,22 @@ def resolver_pip(cache):
 
 
 def dry_run(pip, name, requirement, report, index=()):
+    """pip's dry run of REQUIREMENT, the release itself as a wheel; stopped past SOURCE_BUILD_BOUND_S
+    (a requirement pip builds from source to read its metadata), which then names that requirement:
+    asking pip again would build it again."""
     # --report: without it Debian's pip refuses even a dry run (externally managed environment).
-    return run(pip + ["install", "--dry-run", "--quiet", "--only-binary", name, "--report", report] + list(index) +
-               [requirement])
+    rc, out = run(pip + ["install", "--dry-run", "--quiet", "--only-binary", name, "--report", report] +
+                  list(index) + [requirement], timeout=SOURCE_BUILD_BOUND_S)
+    if rc != TIMED_OUT:
+        return rc, out
+    python = "%d.%d" % sys.version_info[:2]
+    wheel_less = without_wheel([requirement], pip=pip, index=index)
+    if wheel_less and normalise(re.split(r"[=<>!~;\[ ]", wheel_less)[0]) != name:
+        raise Failure("requirement_no_wheel", "pip cannot install %s here without building a requirement from "
+                      "source: %s" % (requirement, source_build_past_bound(wheel_less, python)),
+                      python=python, requirement=wheel_less)
+    raise Failure("internal", "pip's dry run of %s ran past %d s, and no requirement of it lacks a wheel here: "
+                  "its words are in the log" % (requirement, SOURCE_BUILD_BOUND_S))
 
 
 def with_torch_extra(requirement, cache):

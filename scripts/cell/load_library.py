@@ -47,6 +47,7 @@ import sys
 import tempfile
 
 from dispatcher import kernel_table, namespaces_added, ops_in_namespace, registered_ops, served_by
+from import_fallbacks import fallbacks, recording
 from zygote import Zygote
 
 RTLD_LAZY, RTLD_NOW, RTLD_GLOBAL, RTLD_NOLOAD = 0x1, 0x2, 0x100, 0x4
@@ -620,8 +621,9 @@ def import_module(name, said):
     saved = (os.dup(1), os.dup(2))
     os.dup2(said.fileno(), 1)  # a print
     os.dup2(said.fileno(), 2)  # a C library's or Python's own stderr
+    tried = []  # the extension modules whose load failed on the way (import_fallbacks.py)
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, recording(tried):
             warnings.simplefilter("always")
             module = importlib.import_module(name)
     except BaseException as e:  # noqa: BLE001 - SystemExit from a broken package included
@@ -656,6 +658,9 @@ def import_module(name, said):
     declined = declined_lines("\n".join([str(w.message) for w in caught] + records + [printed]))
     if declined:
         out["declined"] = declined
+    fell_back = fallbacks(tried, package_site(name))
+    if fell_back:
+        out["fallbacks"] = fell_back
     return out
 
 
@@ -837,6 +842,16 @@ CUDA_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt|cusparse|cufft|curand|c
                          r"cupti|nvToolsExt)\.so")
 # torch's own GPU libraries, which a CPU-only torch does not have.
 CUDA_TORCH_SONAME = re.compile(r"^lib(?:c10_cuda|torch_cuda|torch_cuda_linalg|c10_hip|torch_hip)\.so")
+
+
+def mark_python_fallbacks(libraries, fell_back):
+    """Marks each library that did not load and that the import replaced by Python code
+    (import_fallbacks.py) with that fallback: {"module", "site", "names", "fallback"}."""
+    by_path = {os.path.realpath(f["path"]): f for f in fell_back if f.get("path")}
+    for lib in libraries:
+        found = by_path.get(os.path.realpath(lib["path"]))
+        if found and not lib["loaded"]:
+            lib["python_fallback"] = {k: found[k] for k in ("module", "site", "names", "fallback")}
 
 
 def mark_optional_backends(libraries, loaded_by_import, own_names):
@@ -1252,6 +1267,7 @@ def main():
                 out["import"]["package_modules"] = held
             by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
             if out["import"]["ok"]:
+                mark_python_fallbacks(out["libraries"], out["import"].get("fallbacks", []))
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
                 built = compiled_at_import(torch)
                 if built:

@@ -50,7 +50,7 @@ import zipfile
 
 import build_requires
 import fetch_pypi
-from build_wheel import Refused, prepare, run_captured
+from build_wheel import TIMED_OUT, Refused, prepare, run_captured
 from fetch_pypi import normalise, write_atomic
 from wheel_tags import best_wheel, interpreter_tags
 from wheel_metadata import metadata, packaging, torch_extra
@@ -74,13 +74,13 @@ def log(*words):
     print("requirements.py:", *words, file=sys.stderr, flush=True)
 
 
-def run(argv, base=None):
-    """pip's output to the log (stderr); (exit status, its output)."""
+def run(argv, base=None, timeout=None):
+    """pip's output to the log (stderr); (exit status, its output): TIMED_OUT past TIMEOUT s."""
     env = dict(os.environ if base is None else base)
     # The fetch step's CA bundle (a re-signing proxy's): pip reads its own variable, not OpenSSL's.
     if env.get("SSL_CERT_FILE") and not env.get("PIP_CERT"):
         env["PIP_CERT"] = env["SSL_CERT_FILE"]
-    return run_captured(argv, env)
+    return run_captured(argv, env, timeout)
 
 
 # --- what the project asks for --------------------------------------------------------------
@@ -266,15 +266,32 @@ def refuse_index_elsewhere(out, what):
                           package, version, url, what), package=package, version=version, index=url)
 
 
-def without_wheel(requirements, constraints):
-    """Where pip failed inside a source distribution it had to build (no wheel for this Python):
-    which requirement that was, as pip says with --only-binary (its 'No matching distribution')."""
+# A dry run that builds a requirement's sdist to read its metadata (no wheel of it for this
+# Python) may take a step's whole time: flag-gems 5.0.2 pins numpy==1.26.4, which has no wheel for
+# Python 3.13, and numpy's meson backend compiles numpy to say its metadata (4 min here, then the
+# build fails: numpy 1.26 does not support 3.13). Past this bound the dry run is stopped and the
+# requirement named (without_wheel) in what the step reports.
+SOURCE_BUILD_BOUND_S = 150
+
+
+def without_wheel(requirements, constraints=None, pip=None, index=()):
+    """Where pip failed inside a source distribution it had to build (no wheel for this Python),
+    or ran past SOURCE_BUILD_BOUND_S building one: which requirement that was, as pip says with
+    --only-binary (its 'No matching distribution'), asked of PIP (the runtime's) at INDEX."""
     # --report: without it Debian's pip refuses even a dry run (externally managed environment).
-    report = os.path.join(os.path.dirname(constraints), "only-binary.json")
-    rc, out = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "--only-binary", ":all:", "-c",
-                         constraints] + requirements)
+    with tempfile.TemporaryDirectory(prefix="only-binary-") as folder:
+        rc, out = run((pip or PIP) + ["install", "--dry-run", "--quiet", "--report", os.path.join(folder, "report.json"),
+                                      "--only-binary", ":all:"] + (["-c", constraints] if constraints else []) +
+                      list(index) + requirements)
     m = re.search(r"No matching distribution found for (.+)", out) if rc != 0 else None
     return m.group(1).strip() if m else None
+
+
+def source_build_past_bound(wheel_less, python):
+    """What a dry run stopped at SOURCE_BUILD_BOUND_S says, where WHEEL_LESS was being built."""
+    return ("%s has no wheel for the cell's Python %s: pip builds it from its source distribution to read its "
+            "metadata, and that build ran past %d s (a user's pip install builds it in full)" % (
+                wheel_less, python, SOURCE_BUILD_BOUND_S))
 
 
 def refuse(rc, out, what, requirements=None, constraints=None):
@@ -364,8 +381,14 @@ def resolved_by_metadata(requirements, constraints, report, cache, files):
     if fast is None:
         return None, None
     with MetadataIndex(cache) as index:
-        rc, _ = run(fast[0] + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints,
-                               "--index-url", index.url, "--trusted-host", "127.0.0.1"] + requirements)
+        at = ["--index-url", index.url, "--trusted-host", "127.0.0.1"]
+        rc, _ = run(fast[0] + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + at +
+                    requirements, timeout=SOURCE_BUILD_BOUND_S)
+        if rc == TIMED_OUT:
+            wheel_less = without_wheel(requirements, constraints, fast[0], at)
+            if wheel_less:
+                raise Failure("unresolvable", source_build_past_bound(wheel_less, "%d.%d" % sys.version_info[:2]),
+                              python="%d.%d" % sys.version_info[:2])
         if rc != 0:
             return None, None
         with open(report) as f:

@@ -69,7 +69,7 @@ class FakePips:
         self.answers = {"fast": fast, "own": own}
         self.asked = []
 
-    def __call__(self, argv, base=None):
+    def __call__(self, argv, base=None, timeout=None):
         who = "own" if argv[1:3] == ["-m", "pip"] else "fast"
         self.asked.append((who, any(a.startswith("http://127.0.0.1:") for a in argv)))  # the metadata index
         rc, words, install = self.answers[who]
@@ -139,6 +139,32 @@ def test_a_requirement_without_a_wheel_is_not_the_release_without_one(pips, tmp_
     assert refused.value.out["message"].startswith("pip cannot install libx==1.0 here: it requires torch==2.0.1, "
                                                    "which has no wheel for this cell's Python")
     assert install_plan.wanted_in("ERROR: No matching distribution found for libx==1.0") == ("libx", "libx==1.0")
+
+
+def test_a_dry_run_stopped_building_a_requirement_from_source_names_it(pips, monkeypatch, tmp_path):
+    # flag-gems 5.0.2 in Python 3.13: pip builds numpy 1.26.4 (no cp313 wheel) to read its
+    # metadata, past the bound; pip with --only-binary :all: names it. Not asked of a second pip.
+    fake = pips(fast=(install_plan.TIMED_OUT, "", []), own=RESOLVED)
+    asked = []
+    monkeypatch.setattr(install_plan, "without_wheel", lambda reqs, pip=None, index=(): asked.append(reqs) or "numpy==1.26.4")
+    with pytest.raises(install_plan.Failure) as refused:
+        install_plan.plan("libx==1.0", str(tmp_path))
+    assert fake.asked == [("fast", True)] and asked == [["libx==1.0"]]
+    assert refused.value.out["error"] == "requirement_no_wheel"
+    assert refused.value.out["requirement"] == "numpy==1.26.4"
+    assert refused.value.out["message"] == (
+        "pip cannot install libx==1.0 here without building a requirement from source: numpy==1.26.4 has no wheel "
+        "for the cell's Python %d.%d: pip builds it from its source distribution to read its metadata, and that "
+        "build ran past %d s (a user's pip install builds it in full)" % (sys.version_info[:2] + (
+            install_plan.SOURCE_BUILD_BOUND_S,)))
+
+
+def test_a_dry_run_stopped_with_every_requirement_a_wheel_is_no_finding(pips, monkeypatch, tmp_path):
+    pips(fast=(install_plan.TIMED_OUT, "", []), own=RESOLVED)
+    monkeypatch.setattr(install_plan, "without_wheel", lambda reqs, pip=None, index=(): None)
+    with pytest.raises(install_plan.Failure) as refused:
+        install_plan.plan("libx==1.0", str(tmp_path))
+    assert refused.value.out["error"] == "internal"
 
 
 def test_a_requirement_no_index_holds_is_said_so_with_its_fix(pips, tmp_path):

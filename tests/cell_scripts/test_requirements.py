@@ -287,3 +287,44 @@ def test_a_placeholder_fetching_its_wheel_from_an_index_the_run_does_not_reach_i
     assert refused.value.out["index"] == "https://pypi.nvidia.com"
     assert refused.value.out["message"].startswith("tensorrt-cu13-libs 11.1.0.106 is a placeholder on PyPI that "
                                                    "downloads its wheel from https://pypi.nvidia.com")
+
+
+def test_a_command_past_its_time_limit_is_stopped_with_what_it_started(tmp_path):
+    # pip building an sdist runs its backend, which runs compilers: all of them stop at the limit.
+    import sys
+    import time
+    from conftest import CELL
+    sys.path.insert(0, str(CELL))
+    import requirements
+    started = time.monotonic()
+    pidfile = tmp_path / "child.pid"
+    rc, out = requirements.run(["bash", "-c", "sleep 60 & echo $! > %s; echo building; wait" % pidfile], timeout=1)
+    assert rc == requirements.TIMED_OUT and "building" in out
+    assert time.monotonic() - started < 30
+    child = int(pidfile.read_text())
+    time.sleep(0.2)
+    assert not os.path.exists("/proc/%d" % child) or open("/proc/%d/stat" % child).read().split()[2] == "Z", \
+        "the command's own child outlived the limit"
+
+
+def test_a_dry_run_stopped_building_a_requirement_from_source_names_it(monkeypatch, tmp_path):
+    # flag-gems 5.0.2 in Python 3.13: its numpy==1.26.4 has no cp313 wheel, and numpy's backend
+    # compiles numpy to say its metadata; past the bound, pip with --only-binary :all: names it.
+    import sys
+    from conftest import CELL
+    sys.path.insert(0, str(CELL))
+    import install_plan
+    import requirements
+    monkeypatch.delenv("PIP_NO_INDEX", raising=False)
+    monkeypatch.setattr(install_plan, "resolver_pip", lambda cache: (["fast-pip"], "pip 26.3"))
+    monkeypatch.setattr(requirements, "run", lambda argv, base=None, timeout=None: (requirements.TIMED_OUT, ""))
+    asked = []
+    monkeypatch.setattr(requirements, "without_wheel",
+                        lambda reqs, constraints=None, pip=None, index=(): asked.append(pip) or "numpy==1.26.4")
+    with pytest.raises(requirements.Failure) as refused:
+        requirements.resolved_by_metadata(["flag-gems==5.0.2"], "c.txt", str(tmp_path / "r.json"), str(tmp_path),
+                                          str(tmp_path / "files"))
+    assert asked == [["fast-pip"]], "asked of the pip that was stopped, at its index"
+    assert refused.value.out["error"] == "unresolvable"
+    assert refused.value.out["message"].startswith("numpy==1.26.4 has no wheel for the cell's Python"), refused.value.out
+    assert "ran past %d s" % requirements.SOURCE_BUILD_BOUND_S in refused.value.out["message"]

@@ -63,12 +63,13 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 // A wheel that compiles its C++/CUDA code at first use (JIT): its import is judged, its ops not.
 // A release whose compiled wheels do not fit this Python: pip's pure-Python fallback runs here.
 // A wheel whose compiled code is CUDA device code files it loads through the driver: its import is
-// judged, its kernels not.
+// judged, its kernels not. A library that does not load in this torch, where the package imports
+// the same names from Python instead: it works, without the library.
 const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable",
                                       "schema_without_kernel",  "suite_needs_module",
                                       "cuda_build_needs_gpu",   "suite_collected_nothing",
                                       "compiled_at_first_use",  "compiled_wheel_elsewhere",
-                                      "device_code_at_use"};
+                                      "device_code_at_use",     "python_fallback"};
 // Skips that leave the cell nothing to judge (checks/build/cell_lacks.h): a setup.py that refuses
 // to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA,
 // a system library's headers the image lacks; a library linked to the GPU driver on a machine

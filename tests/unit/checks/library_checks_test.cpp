@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "crossload/cross_load.h"
+#include "checks/check_results.h"
 #include "checks/load/load_judge.h"
 #include "checks/registry.h"
 #include "checks/requirements/missing_module.h"
@@ -34,6 +35,46 @@ TEST(LoadChecks, UndefinedSymbolsAreNamedDemangledWithTheCount) {
   ASSERT_TRUE(checks[0].diagnosis);
   EXPECT_EQ(checks[0].diagnosis->kind, "undefined_symbol");
   EXPECT_EQ(checks[0].diagnosis->repro, "repro");
+}
+
+// torchopt 0.7.3's _C (built for torch 2.1) beside torch 2.8: undefined symbols, and its import
+// imports adam_op from Python instead (load_library.py's "python_fallback"): a limit, the cause
+// still said; its std::string ABI red is that limit's cause, not a second break. Without the
+// fallback, the same library is red.
+TEST(LoadChecks, ALibraryThePackageReplacesWithPythonIsALimitSayingWhere) {
+  nlohmann::json report = nlohmann::json::parse(R"({"torch": "2.8.0+cu128", "libraries": [
+    {"path": "/build/site/torchopt/_C.cpython-311-x86_64-linux-gnu.so", "loaded": false,
+     "error_kind": "undefined_symbol", "undefined": [{"symbol": "_ZN2at4_ops10empty_like4callE",
+     "demangled": "at::_ops::empty_like::call"}], "undefined_count": 2,
+     "python_fallback": {"module": "torchopt._C", "site": "torchopt/accelerated_op/adam_op.py:28",
+                         "names": ["adam_op"], "fallback": "torchopt.accelerated_op._src"}}],
+    "import": {"module": "torchopt", "ok": true}})");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  EXPECT_EQ(checks[0].message,
+            "_C.cpython-311-x86_64-linux-gnu.so: undefined symbol: at::_ops::empty_like::call (+1 more) — import "
+            "torchopt works without it: where torchopt._C does not load, torchopt/accelerated_op/adam_op.py:28 "
+            "imports adam_op from torchopt.accelerated_op._src instead");
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, kPythonFallback);
+  EXPECT_EQ(checks[0].diagnosis->repro, "r");
+
+  CheckResult abi = make_check("", "cxx11_abi", "", Status::fail,
+                               "_C.cpython-311-x86_64-linux-gnu.so was compiled with the old std::string ABI");
+  abi.diagnosis = make_diagnosis("cxx11_abi_mismatch", abi.message, "rebuild", "r");
+  const CheckResult set_aside = library_done_without(abi, checks);
+  EXPECT_EQ(set_aside.status, Status::skip);
+  EXPECT_FALSE(set_aside.diagnosis);
+  EXPECT_NE(set_aside.message.find("the package does without it (see load)"), std::string::npos);
+  CheckResult other = abi;
+  other.message = "libother.so was compiled with the old std::string ABI";
+  EXPECT_EQ(library_done_without(other, checks).status, Status::fail) << "another library: its own red";
+
+  report["libraries"][0].erase("python_fallback");
+  const auto without = load_checks(report, "r");
+  EXPECT_EQ(without[0].status, Status::fail);
+  EXPECT_EQ(library_done_without(abi, without).status, Status::fail);
 }
 
 // torch-kdtree 1.0 ships torch_knn….so twice (top level and in its package): one red, not two.
@@ -451,6 +492,33 @@ TEST(ImportCheck, AnImportInitialisingCudaOnAMachineWithoutAGpuIsNotChecked) {
   EXPECT_EQ(import_check(other, "r", false).status, Status::fail);
 }
 
+// flag-gems 5.0.2 in PyPI torch 2.8 without a GPU: its import asks nvidia-smi and its peers' tools
+// which device is there and, none answering, raises in its own words. Other words about devices
+// (a device-side assert, an unsupported device) stay the library's red.
+TEST(ImportCheck, AnImportSayingInItsOwnWordsThatItFoundNoDeviceIsNotCheckedWithoutAGpu) {
+  const nlohmann::json import = {
+      {"module", "flag_gems"}, {"ok", false},
+      {"error", "RuntimeError: No device were detected on your machine ! \n Please check that your driver is complete. "}};
+  const CheckResult c = import_check(import, "r", /*gpu_visible=*/false);
+  EXPECT_EQ(c.status, Status::skip);
+  EXPECT_EQ(c.message, "flag_gems not checked here: its import looks for a GPU or accelerator to run on, and this "
+                       "machine has none (\"No device were detected\")");
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "needs_gpu_driver");
+  EXPECT_EQ(import_check(import, "r", /*gpu_visible=*/true).status, Status::fail) << "a GPU is there: its red";
+  for (const char* words : {"RuntimeError: no supported GPU found", "RuntimeError: Could not find any CUDA device",
+                            "OSError: No accelerator available for this build"}) {
+    const nlohmann::json said = {{"module", "x"}, {"ok", false}, {"error", words}};
+    EXPECT_EQ(import_check(said, "r", false).status, Status::skip) << words;
+  }
+  for (const char* words : {"RuntimeError: The cpu device is not supported currently. ",
+                            "RuntimeError: CUDA error: device-side assert triggered",
+                            "ModuleNotFoundError: No module named 'devices'"}) {
+    const nlohmann::json said = {{"module", "x"}, {"ok", false}, {"error", words}};
+    EXPECT_EQ(import_check(said, "r", false).status, Status::fail) << words;
+  }
+}
+
 // kaolin 0.1 on PyPI: its import raises, saying it is a placeholder and where the package is
 // installed from. The run checked the wrong distribution: an error, never the library's red.
 TEST(ImportCheck, APlaceholderSayingSoIsNotTheLibrarysRed) {
@@ -726,7 +794,7 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].status, Status::pass);
   EXPECT_EQ(out[1].status, Status::skip);
-  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes (another CUDA, ROCm, or torch version), unused "
+  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes (another device, CUDA, ROCm or torch version), unused "
                             "here: libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — libbitsandbytes_cpu.so is "
                             "the one for this runtime");
 }

@@ -66,6 +66,26 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
   return c;
 }
 
+// A library that does not load where the package's import puts Python code in its place
+// (load_library.py's "python_fallback": torchopt 0.7.3's _C, built for torch 2.1, beside a later
+// torch; its `except ImportError:` imports the same names from torchopt.accelerated_op._src): its
+// failure stays said, as a limit of this torch: the package works, without what the library brings.
+CheckResult with_python_fallback(CheckResult c, const nlohmann::json& lib, const nlohmann::json& report) {
+  const nlohmann::json& fb = lib["python_fallback"];
+  const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
+  const auto names = fb.value("names", std::vector<std::string>{});
+  c.status = Status::skip;
+  c.message += fmt::format(" — import {} works without it: where {} does not load, {} imports {} from {} instead",
+                           module, json_text(fb, "module"), json_text(fb, "site"), fmt::join(names, ", "),
+                           json_text(fb, "fallback"));
+  Diagnosis was = c.diagnosis ? *c.diagnosis : Diagnosis{};
+  c.diagnosis = make_diagnosis(kPythonFallback, c.message,
+                               was.fix.empty() ? "install the release built for this torch to get its compiled code"
+                                               : was.fix,
+                               was.repro, was.evidence);
+  return c;
+}
+
 // Libraries that come with the NVIDIA driver, not with torch, a toolkit or a wheel.
 const char* const kDriverLibraries[] = {"libcuda.so.1", "libnvidia-ml.so.1", "libnvcuvid.so.1",
                                         "libnvidia-encode.so.1", "libnvidia-opticalflow.so.1"};
@@ -161,14 +181,14 @@ std::string build_name(const nlohmann::json& lib) {
 }
 
 // A package's builds of one library for other runtimes (load_library.py's "variant_of":
-// bitsandbytes' libbitsandbytes_cuda121.so beside the _cpu.so its import loaded), named once:
-// by design, neither a break nor a limit.
+// bitsandbytes' libbitsandbytes_cuda121.so beside the _cpu.so its import loaded, auto-round-lib's
+// XPU extension beside its CPU one), named once: by design, neither a break nor a limit.
 CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& libs) {
   std::vector<std::string> names;
   for (const nlohmann::json* lib : libs) names.push_back(build_name(*lib));
   return load_result("library", Status::skip,
-                     fmt::format("{} build{} of its library for other runtimes (another CUDA, ROCm, or torch "
-                                 "version), unused here: {} — {} is the one for this runtime",
+                     fmt::format("{} build{} of its library for other runtimes (another device, CUDA, ROCm or "
+                                 "torch version), unused here: {} — {} is the one for this runtime",
                                  names.size(), names.size() > 1 ? "s" : "", fmt::join(names, ", "),
                                  json_text(*libs.front(), "variant_of")));
 }
@@ -558,6 +578,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     } else {
       c.diagnosis = make_diagnosis("load_error", c.message, "read the load step's log", repro, json_text(lib, "error"));
     }
+    if (c.status == Status::fail && lib.contains("python_fallback")) c = with_python_fallback(std::move(c), lib, report);
     // A library that fails because a sibling it needs does not load (its symbols, or the sibling
     // itself: torchaudio 2.9.1's _torchaudio.so NEEDs libtorchaudio.so, which lacks a symbol of
     // torch 2.10) comes after that sibling's red, so that a page's first reason is the cause.
@@ -769,6 +790,18 @@ std::string no_gpu_words_in(const std::string& error) {
   return "";
 }
 
+// A package's own words, as it is imported, that it found no GPU or accelerator to run on:
+// flag-gems 5.0.2 asks nvidia-smi and its peers' tools which vendor's device is there, and raises
+// "No device were detected on your machine !" where none answers. Its users run it on one.
+std::string no_device_words_in(const std::string& error) {
+  static const std::regex words(
+      R"((?:\bno\s+(?:[\w-]+\s+){0,2}(?:gpus?|devices?|accelerators?)\b[^.!\n]{0,40}?\b(?:detected|found|available|visible)\b)"
+      R"(|\bcould\s+not\s+(?:find|detect)\s+(?:any\s+)?(?:[\w-]+\s+)?(?:gpus?|devices?|accelerators?)\b))",
+      std::regex::icase);
+  std::smatch m;
+  return std::regex_search(error, m, words) ? m.str() : "";
+}
+
 }  // namespace
 
 CheckResult import_check(const nlohmann::json& import, const std::string& repro, bool gpu_visible) {
@@ -920,6 +953,17 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                  traceback.empty() ? error : traceback);
     return c;
   }
+  if (const std::string no_device = gpu_visible ? "" : no_device_words_in(error); !no_device.empty()) {
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("{} not checked here: its import looks for a GPU or accelerator to run "
+                                            "on, and this machine has none (\"{}\")",
+                                            module, no_device));
+    c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
+                                 "nothing to fix in the library: run this cell on a machine with the device it is "
+                                 "for",
+                                 repro, traceback.empty() ? error : traceback);
+    return c;
+  }
   CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));
   StepFailure f{"load", traceback, 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
@@ -1020,6 +1064,20 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
   import.message += " (the library that does not load, above, is why)";
   import.diagnosis.reset();
   return import;
+}
+
+CheckResult library_done_without(CheckResult c, const std::vector<CheckResult>& earlier) {
+  if (!is_bad(c.status) || c.check == "load") return c;
+  for (const auto& load : earlier) {
+    if (load.check != "load" || !load.diagnosis || load.diagnosis->kind != kPythonFallback) continue;
+    const std::string name = load.message.substr(0, load.message.find(':'));
+    if (name.empty() || c.message.rfind(name, 0) != 0) continue;
+    c.status = Status::skip;
+    c.message += fmt::format(" — why {} does not load here; the package does without it (see load)", name);
+    c.diagnosis.reset();
+    return c;
+  }
+  return c;
 }
 
 namespace {

@@ -62,7 +62,8 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
 // that succeeds while the package declines its own compiled extension (load_library.py's
 // "declined": a warning and a Python fallback) fails: declined_extension, quoting its words.
 // Without `gpu_visible`, an import that stops in CUDA's or torch's own words for a machine without a
-// GPU or driver (kNoGpuWords: a package initialising CUDA as it is imported) is not checked here.
+// GPU or driver (kNoGpuWords: a package initialising CUDA as it is imported), or in the package's
+// own words that it found no GPU, device or accelerator (flag-gems), is not checked here.
 CheckResult import_check(const nlohmann::json& import, const std::string& repro, bool gpu_visible = true);
 // An import that compiles its CUDA code (torch.utils.cpp_extension) for the visible GPUs, on a
 // machine with none: a skip that leaves nothing of the library to judge here. Told by torch's
@@ -73,6 +74,11 @@ inline constexpr const char* kJitNeedsVisibleGpu = "jit_needs_visible_gpu";
 // needs) uses instruction set extensions this machine's CPU lacks (load_library.py's "cpu_lacks":
 // AVX-512, AMX): its users' CPUs have them; nothing of it can be judged on this one.
 inline constexpr const char* kCpuLacksInstructions = "cpu_lacks_instructions";
+// A library that does not load in this torch where the package's import imports the same names
+// from Python instead (load_library.py's "python_fallback": torchopt's `except ImportError:` around
+// `from torchopt._C import adam_op`): a limit, not a break. Another check's red about the same
+// library (its std::string ABI) is that limit's cause: library_done_without() says so.
+inline constexpr const char* kPythonFallback = "python_fallback";
 // Another framework's library (TensorFlow's op library) that the package ships beside its torch
 // libraries: not checked here, and no part of the torch side's verdict.
 inline constexpr const char* kAnotherFrameworksLibrary = "another_frameworks_library";
@@ -101,6 +107,11 @@ CheckResult unregistered_for_want_of_load(CheckResult registration, const std::v
 // decline said in its message; an import that fails for a shared library where a library of the
 // package needs the GPU driver this machine lacks is not checked here either.
 CheckResult explained_by_library_failure(CheckResult import, const std::vector<CheckResult>& earlier);
+
+// A red of a per-library check (cxx11_abi) about a library the load check found the package
+// does without here (kPythonFallback): the load's limit, its cause said there; a skip naming it.
+// Any other result is returned as it is.
+CheckResult library_done_without(CheckResult c, const std::vector<CheckResult>& earlier);
 
 // A project with no dispatcher namespace (a pybind11-only extension): one `registration` skip
 // saying so, with the functions its module exposes, instead of silence.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "checks/cell_context.h"
+#include "checks/load/load_judge.h"
 #include "checks/script/script_declaration.h"
 #include "checks/script/script_judge.h"
 #include "script_check_declarations.h"
@@ -100,6 +101,7 @@ bool run_script_check(CellContext& ctx, const StepSpec& spec) {
   if (!j.is_object()) return false;
   bool ok = true;
   for (auto& c : script_checks(j, check->name, repro)) {
+    if (check->per == CheckPer::library) c = library_done_without(std::move(c), ctx.result.checks);
     ok = ok && !is_bad(c.status);
     ctx.add(std::move(c));
   }
