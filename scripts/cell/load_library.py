@@ -32,7 +32,11 @@ prints the report; where a signal kills that child, this process reports the imp
 with its signal and the last words it wrote, and the libraries' loads it already has.
 
 A package without any compiled library (a setup.py that builds none in this runtime, by design)
-is no error when MODULE is given: "libraries" is empty and the import is judged."""
+is no error when MODULE is given: "libraries" is empty and the import is judged.
+
+An extension module the import tried and went on without, where the package's `except
+ImportError:` imports the same names from Python (import_fallbacks.py), is named in the import's
+"fallbacks" and on its library ("python_fallback"): the package works without it, in Python."""
 import argparse
 import ctypes
 import filecmp

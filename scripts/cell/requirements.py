@@ -284,7 +284,8 @@ def without_wheel(requirements, constraints=None, pip=None, index=()):
                                       "--only-binary", ":all:"] + (["-c", constraints] if constraints else []) +
                       list(index) + requirements)
     m = re.search(r"No matching distribution found for (.+)", out) if rc != 0 else None
-    return m.group(1).strip() if m else None
+    # "numpy==1.26.4 (from flag-gems)": the requirement, without the requirer pip names.
+    return re.sub(r"\s*\(from [^)]*\)$", "", m.group(1).strip()) if m else None
 
 
 def source_build_past_bound(wheel_less, python):

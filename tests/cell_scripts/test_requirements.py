@@ -328,3 +328,15 @@ def test_a_dry_run_stopped_building_a_requirement_from_source_names_it(monkeypat
     assert refused.value.out["error"] == "unresolvable"
     assert refused.value.out["message"].startswith("numpy==1.26.4 has no wheel for the cell's Python"), refused.value.out
     assert "ran past %d s" % requirements.SOURCE_BUILD_BOUND_S in refused.value.out["message"]
+
+
+def test_the_requirement_without_a_wheel_is_named_without_its_requirer(monkeypatch):
+    import sys
+    from conftest import CELL
+    sys.path.insert(0, str(CELL))
+    import requirements
+    said = "ERROR: No matching distribution found for numpy==1.26.4 (from flag-gems)\n"
+    monkeypatch.setattr(requirements, "run", lambda argv, base=None, timeout=None: (1, said))
+    assert requirements.without_wheel(["flag-gems==5.0.2"]) == "numpy==1.26.4"
+    monkeypatch.setattr(requirements, "run", lambda argv, base=None, timeout=None: (0, ""))
+    assert requirements.without_wheel(["flag-gems==5.0.2"]) is None
