@@ -111,17 +111,36 @@ def fallback_at(path, line):
     return None
 
 
+def imported(fallback, path):
+    """Whether the module FALLBACK names (relative to that of the file PATH) was imported: a handler
+    whose own import failed in turn (xformers 0.0.23's, from flash_attn, which is not installed,
+    inside an outer `try` that goes on without both) put nothing in the extension's place."""
+    import importlib.util
+    if fallback.startswith("."):
+        where = os.path.realpath(path)
+        owner = next((m for m in list(sys.modules.values())
+                      if getattr(m, "__file__", None) and os.path.realpath(m.__file__) == where), None)
+        if owner is None or not owner.__package__:
+            return False
+        try:
+            fallback = importlib.util.resolve_name(fallback, owner.__package__)
+        except ImportError:
+            return False
+    return sys.modules.get(fallback) is not None
+
+
 def fallbacks(failures, site=None):
     """The failures the import went on without (their module not imported after all) whose
-    importing statement has a Python fallback: each with "site" (its file, relative to SITE, the
-    folder the package sits in, where under it, and line), "names" and "fallback"."""
+    importing statement has a Python fallback that was imported: each with "site" (its file,
+    relative to SITE, the folder the package sits in, where under it, and line), "names" and
+    "fallback"."""
     out, seen = [], set()
     for failure in failures:
         if failure["module"] in sys.modules or failure["module"] in seen or not failure.get("file"):
             continue
         seen.add(failure["module"])
         found = fallback_at(failure["file"], failure["line"])
-        if not found:
+        if not found or not imported(found["fallback"], failure["file"]):
             continue
         where = failure["file"]
         if site and os.path.realpath(where).startswith(os.path.realpath(site) + os.sep):

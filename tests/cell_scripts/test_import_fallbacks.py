@@ -1,7 +1,8 @@
 """scripts/cell/import_fallbacks.py, through load_library.py: a compiled extension module that
 does not load, where the package's `except ImportError:` imports the same names from Python
 (torchopt 0.7.3's `torchopt._C` and `torchopt.accelerated_op._src`), is marked with that fallback;
-one whose handler binds something else (`adam_op = None`) is not, nor one the import never tried."""
+one whose handler binds something else (`adam_op = None`) is not, nor one whose stand-in did not
+import either, nor one the import never tried."""
 import os
 import sys
 
@@ -32,6 +33,12 @@ PACKAGES = {
     },
     # never asks for it
     "untriedpkg": {"__init__.py": "VALUE = 1\n"},
+    # xformers 0.0.23's pattern: the stand-in is another package's, not installed, and an outer
+    # `try` goes on without both
+    "absentpkg": {
+        "__init__.py": "try:\n    try:\n        from absentpkg._C import attn\n    except ImportError:\n"
+                       "        from opm_absent_flash.interface import attn\nexcept ImportError:\n    attn = None\n",
+    },
 }
 
 
@@ -71,7 +78,7 @@ def test_a_relative_fallback_in_a_handler_of_several_exceptions_counts(site):
     assert lib["python_fallback"]["fallback"] == "._ref", lib
 
 
-@pytest.mark.parametrize("package", ["withoutpkg", "untriedpkg"])
+@pytest.mark.parametrize("package", ["withoutpkg", "untriedpkg", "absentpkg"])
 def test_no_fallback_where_nothing_takes_its_place_or_nothing_tried_it(site, package):
     out, lib = load(site, package)
     assert "python_fallback" not in lib, lib
