@@ -10,8 +10,9 @@ does not load (undefined symbol), and `torchopt/accelerated_op/adam_op.py` says 
         from torchopt.accelerated_op._src import adam_op
 
 Its import works, with the same names from Python: a limit of this torch, not a break. A package
-whose handler binds nothing in their place (`adam_op = None`) goes on without, and is judged by
-what then fails; this module tells the two apart by reading the handler, not by guessing.
+whose handler binds nothing in their place (`adam_op = None`), or whose stand-in does not import
+either (xformers 0.0.23: `flash_attn`, not installed), goes on without, and is judged by what then
+fails; this module tells them apart by reading the handler and the modules imported, not by guessing.
 
     failures = []
     with recording(failures):
