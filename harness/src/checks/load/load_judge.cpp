@@ -943,27 +943,19 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                    repro, traceback.empty() ? error : traceback);
       return c;
     }
-  if (const std::string no_gpu = gpu_visible ? "" : no_gpu_words_in(error); !no_gpu.empty()) {
+  // Not checked on a machine without a GPU: WHAT the import does, in the words it said so.
+  auto without_gpu = [&](const std::string& what, const std::string& words, const char* fix) {
     CheckResult c = load_result("import", Status::skip,
-                                fmt::format("{} not checked here: its import initialises CUDA, and this machine has "
-                                            "no GPU or driver (\"{}\")",
-                                            module, no_gpu));
-    c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
-                                 "nothing to fix in the library: run this cell on a machine with a GPU", repro,
-                                 traceback.empty() ? error : traceback);
+                                fmt::format("{} not checked here: {} (\"{}\")", module, what, words));
+    c.diagnosis = make_diagnosis("needs_gpu_driver", c.message, fix, repro, traceback.empty() ? error : traceback);
     return c;
-  }
-  if (const std::string no_device = gpu_visible ? "" : no_device_words_in(error); !no_device.empty()) {
-    CheckResult c = load_result("import", Status::skip,
-                                fmt::format("{} not checked here: its import looks for a GPU or accelerator to run "
-                                            "on, and this machine has none (\"{}\")",
-                                            module, no_device));
-    c.diagnosis = make_diagnosis("needs_gpu_driver", c.message,
-                                 "nothing to fix in the library: run this cell on a machine with the device it is "
-                                 "for",
-                                 repro, traceback.empty() ? error : traceback);
-    return c;
-  }
+  };
+  if (const std::string no_gpu = gpu_visible ? "" : no_gpu_words_in(error); !no_gpu.empty())
+    return without_gpu("its import initialises CUDA, and this machine has no GPU or driver", no_gpu,
+                       "nothing to fix in the library: run this cell on a machine with a GPU");
+  if (const std::string no_device = gpu_visible ? "" : no_device_words_in(error); !no_device.empty())
+    return without_gpu("its import looks for a GPU or accelerator to run on, and this machine has none", no_device,
+                       "nothing to fix in the library: run this cell on a machine with the device it is for");
   CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));
   StepFailure f{"load", traceback, 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
