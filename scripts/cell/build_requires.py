@@ -21,15 +21,21 @@ def declared(src):
     path = os.path.join(src, "pyproject.toml")
     if not os.path.isfile(path):
         return []
+    with open(path, "rb") as f:
+        return declared_in(f.read())
+
+
+def declared_in(pyproject):
+    """[build-system].requires of a pyproject.toml's bytes ([] where it cannot be read: pip names
+    an unreadable one in its own words where it builds)."""
     try:
         import tomllib
     except ImportError:  # Python < 3.11: pip's vendored reader
         from pip._vendor import tomli as tomllib
-    with open(path, "rb") as f:
-        try:
-            requires = tomllib.load(f).get("build-system", {}).get("requires", [])
-        except tomllib.TOMLDecodeError:
-            return []  # pip says so in the build step's log, in its own words
+    try:
+        requires = tomllib.loads(pyproject.decode("utf-8")).get("build-system", {}).get("requires", [])
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
     return [r for r in requires if isinstance(r, str)]
 
 
@@ -48,8 +54,13 @@ def satisfied(requirement, Requirement):
 
 def missing(src, Requirement, is_torch_family):
     """The build requirements the cell lacks, less the torch family, as declared."""
+    return lacking(declared(src), Requirement, is_torch_family)
+
+
+def lacking(requires, Requirement, is_torch_family):
+    """Those of the build requirements REQUIRES the cell lacks, less the torch family."""
     out = []
-    for text in declared(src):
+    for text in requires:
         try:
             req = Requirement(text)
         except Exception:  # noqa: BLE001 - pip names an unreadable one in the build step's log

@@ -20,7 +20,11 @@ and runtimes need it: an atlas's hundreds of pairs share NVIDIA's wheels), with 
 written last and atomically: a second run with the same key needs no network.
 
 `install` installs what resolved.json lists with `pip install --no-index --no-deps --target
-BUILD/deps` (the folder later steps put on PYTHONPATH after the project's own); the shared
+BUILD/deps` (the folder later steps put on PYTHONPATH after the project's own). A requirement
+that comes as an sdist is built there offline without isolation: the build requirements its
+pyproject.toml declares and the cell lacks (a meson-python, hatchling or setuptools-scm) are
+resolved and fetched with the rest (resolved.json's "build_install") and put on that pip's path
+from BUILD/deps-backends, as a user's isolated build would have them. The shared
 libraries of their data schemes (tbb's libtbb.so.12, for <venv>/lib) go into BUILD/deps-data/lib,
 which later steps put on LD_LIBRARY_PATH: `--target` drops that folder.
 
@@ -30,7 +34,8 @@ metadata and the build need its backend, which a user's isolated build would hav
 
 stdout: one JSON object. resolve: {"ok": true, "requirements": [...], "left_out": [...],
 "install": [{"name", "version", "file"}], "resolved": FILE or "", "cached": bool,
-"build_requires": [name==version installed into BUILD/build-deps], "download_bytes": what a run
+"build_requires": [name==version installed into BUILD/build-deps], "sdist_build_requires": [name==version
+the requirements' sdists build with] where some, "download_bytes": what a run
 with an empty cache downloads for them (build requirements included), "torch_extra": the extra whose
 requirements were added where torch is required only under it (deepmd-kit's "torch")}; install:
 {"ok": true, "installed": [...], "deps": BUILD/deps, "data_libraries": [...] where some}; either: {"ok": false, "error": KIND,
@@ -43,6 +48,7 @@ import os
 import re
 import shutil
 import sys
+import tarfile
 import tempfile
 import urllib.parse
 import urllib.request
@@ -58,6 +64,9 @@ from wheel_metadata import metadata, packaging, torch_extra
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 TORCH_FAMILY = re.compile(r"^(torch|torchvision|torchaudio|triton|pytorch-triton(-.*)?|nvidia-.*)$")
 TEST_EXTRAS = ("test", "tests", "testing")
+# Where the build requirements of the requirements that come as sdists are installed for the
+# install step's builds of them (not on any later step's path).
+SDIST_BACKENDS = "deps-backends"
 TEST_GROUPS = ("test", "tests", "testing")
 TEST_FILES = ("requirements-test.txt", "requirements_test.txt", "test-requirements.txt", "test_requirements.txt",
               "requirements-tests.txt", "requirements/test.txt", "requirements/tests.txt", "test/requirements.txt",
@@ -397,17 +406,21 @@ def resolved_by_metadata(requirements, constraints, report, cache, files):
         return items, fetch_as_reported(items, files)
 
 
-def fetch(requirements, what, cache, pins=None):
+def fetch(requirements, what, cache, pins=None, backends=True):
     """Resolves REQUIREMENTS against the cell's packages (torch family pinned: PINS, else
     torch_family_pins()) and downloads what is missing into CACHE/<key>/; (that folder,
-    [{name, version, file}], cached)."""
+    [{name, version, file}], cached). With BACKENDS, the build requirements of those that come as
+    sdists are fetched too (sdist_backends), for resolved.json's "build_install"."""
     pins = torch_family_pins() if pins is None else pins
     folder = os.path.join(cache, cache_key(requirements, pins))
     resolved = os.path.join(folder, "resolved.json")
     if os.path.isfile(resolved):
         with open(resolved) as f:
             kept = json.load(f)
-        if all(os.path.isfile(os.path.join(folder, i["file"])) for i in kept["install"]):
+        # A set resolved before sdists' backends were kept ("build_install") is resolved again.
+        kept_backends = "build_install" in kept or not backends or all(i["file"].endswith(".whl") for i in kept["install"])
+        if kept_backends and all(os.path.isfile(os.path.join(folder, i["file"]))
+                                 for i in kept["install"] + kept.get("build_install", [])):
             log("resolved before, files in %s: no network needed" % folder)
             return folder, kept["install"], True
     os.makedirs(folder, exist_ok=True)
@@ -443,13 +456,55 @@ def fetch(requirements, what, cache, pins=None):
     if any(not i["file"] for i in install_list):
         raise Failure("internal", "pip download left no file for %s in %s" % (
             ", ".join(i["name"] for i in install_list if not i["file"]), files))
-    write_atomic(resolved, json.dumps({"requirements": requirements, "pins": pins, "install": install_list}, indent=1))
+    kept = {"requirements": requirements, "pins": pins, "install": install_list}
+    if backends:
+        kept["build_install"] = sdist_backends(folder, install_list, cache, pins)
+    write_atomic(resolved, json.dumps(kept, indent=1))
     return folder, install_list, False
+
+
+def sdist_pyproject(path):
+    """The bytes of an sdist's top-level pyproject.toml (TOP/pyproject.toml), b"" without one."""
+    try:
+        if path.endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                names = [n for n in z.namelist() if n.count("/") == 1 and n.endswith("/pyproject.toml")]
+                return z.read(names[0]) if names else b""
+        with tarfile.open(path) as t:
+            member = next((m for m in t.getmembers() if m.isfile() and m.name.count("/") == 1
+                           and m.name.endswith("/pyproject.toml")), None)
+            return t.extractfile(member).read() if member else b""
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError):
+        return b""  # pip names an unreadable archive in its own words where it installs it
+
+
+def sdist_backends(folder, install_list, cache, pins):
+    """The build requirements ([build-system].requires) of the requirements that come as sdists,
+    those the cell lacks, fetched: [{name, version, file (relative to FOLDER)}]. The install step
+    builds such a requirement offline without isolation, where pip finds its backend
+    (meson-python, hatchling, flit-core, setuptools-scm) only if it is there: a user's isolated
+    build would have fetched it."""
+    Requirement = packaging()[0]
+    wanted_backends = []
+    for i in install_list:
+        if i["file"].endswith(".whl"):
+            continue
+        declared = build_requires.declared_in(sdist_pyproject(os.path.join(folder, i["file"])))
+        for r in build_requires.lacking(declared, Requirement, lambda name: TORCH_FAMILY.match(normalise(name))):
+            if r not in wanted_backends:
+                wanted_backends.append(r)
+    if not wanted_backends:
+        return []
+    what = "the build requirements of the requirements' sdists (%s)" % ", ".join(wanted_backends)
+    log("fetching " + what)
+    sub, backend_list, _ = fetch(wanted_backends, what, cache, pins, backends=False)
+    return [dict(b, file=os.path.relpath(os.path.join(sub, b["file"]), folder)) for b in backend_list]
 
 
 def resolve(args):
     # A requirement dropped since the last run must not linger on the later steps' PYTHONPATH.
     shutil.rmtree(os.path.join(args.build, "deps"), ignore_errors=True)
+    shutil.rmtree(os.path.join(args.build, SDIST_BACKENDS), ignore_errors=True)
     shutil.rmtree(os.path.join(args.build, build_requires.REQUIREMENT_FILES), ignore_errors=True)
     backend, backend_bytes = [], 0
     if args.kind == "wheel":
@@ -483,15 +538,20 @@ def resolve(args):
     if not requirements:
         return out
     folder, install_list, cached = fetch(requirements, ", ".join(requirements), args.cache, pins)
-    return dict(out, install=install_list, resolved=os.path.join(folder, "resolved.json"), cached=cached,
-                download_bytes=backend_bytes + files_bytes(folder, install_list))
+    resolved = os.path.join(folder, "resolved.json")
+    with open(resolved) as f:
+        sdist_backend_list = json.load(f).get("build_install", [])
+    if sdist_backend_list:
+        out["sdist_build_requires"] = ["%s==%s" % (i["name"], i["version"]) for i in sdist_backend_list]
+    return dict(out, install=install_list, resolved=resolved, cached=cached,
+                download_bytes=backend_bytes + files_bytes(folder, install_list + sdist_backend_list))
 
 
-def install_files(files, target, what):
-    """pip install --no-index --no-deps FILES into TARGET (emptied first)."""
+def install_files(files, target, what, base=None):
+    """pip install --no-index --no-deps FILES into TARGET (emptied first), in environment BASE."""
     shutil.rmtree(target, ignore_errors=True)
     rc, text = run(PIP + ["install", "--no-index", "--no-deps", "--no-build-isolation", "--no-compile", "--target",
-                          target] + files)
+                          target] + files, base)
     if rc != 0:
         errors = [l.strip() for l in text.splitlines() if l.startswith("ERROR")]
         raise Failure("install_failed", "pip install --no-deps of %s failed (exit %d)%s" % (
@@ -563,7 +623,7 @@ def install(args):
     folder = os.path.dirname(args.resolved)
     deps = os.path.join(args.build, "deps")
     files = [os.path.join(folder, i["file"]) for i in kept["install"]]
-    install_files(files, deps, "the project's requirements")
+    install_files(files, deps, "the project's requirements", sdist_backend_env(folder, kept, args.build))
     link_requirement_files(files, os.path.join(args.build, build_requires.REQUIREMENT_FILES))
     out = {"ok": True, "installed": ["%s==%s" % (i["name"], i["version"]) for i in kept["install"]], "deps": deps}
     libraries = install_data_libraries(files, os.path.join(args.build, "deps-data"))
@@ -571,6 +631,21 @@ def install(args):
         record_data_libraries(deps, os.path.join(args.build, "deps-data"), set(libraries))
         out["data_libraries"] = libraries
     return out
+
+
+def sdist_backend_env(folder, kept, build):
+    """The environment pip builds the requirements' sdists in: their build requirements
+    (resolved.json's "build_install") installed into BUILD/deps-backends, first on PYTHONPATH and
+    PATH, where pip's build without isolation finds the backend. None where none is needed."""
+    backend_files = [os.path.join(folder, i["file"]) for i in kept.get("build_install", [])]
+    if not backend_files:
+        return None
+    target = os.path.join(build, SDIST_BACKENDS)
+    install_files(backend_files, target, "the build requirements of the requirements' sdists")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (target, env.get("PYTHONPATH", "")) if p)
+    env["PATH"] = os.pathsep.join(p for p in (os.path.join(target, "bin"), env.get("PATH", "")) if p)
+    return env
 
 
 class Parser(argparse.ArgumentParser):

@@ -72,11 +72,11 @@ def sdist(path, members, top):
     return path
 
 
-def make_wheel(folder, requires, data=None, name="mylib", version="0.1"):
-    """A pure-Python wheel NAME VERSION (module NAME) requiring REQUIRES, in FOLDER; DATA ({path under
-    NAME-VERSION.data/data: bytes}): its data scheme."""
+def make_wheel(folder, requires, data=None, name="mylib", version="0.1", module=b""):
+    """A pure-Python wheel NAME VERSION (module NAME, its __init__.py MODULE) requiring REQUIRES, in
+    FOLDER; DATA ({path under NAME-VERSION.data/data: bytes}): its data scheme."""
     stem = "%s-%s" % (name, version)
-    files = {name + "/__init__.py": b"", stem + ".dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: py3-none-any\n",
+    files = {name + "/__init__.py": module, stem + ".dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: py3-none-any\n",
              stem + ".dist-info/METADATA": ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version) +
                                             "".join("Requires-Dist: %s\n" % r for r in requires)).encode()}
     files.update({stem + ".data/data/" + p: b for p, b in (data or {}).items()})

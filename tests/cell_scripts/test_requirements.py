@@ -254,6 +254,33 @@ def test_a_requirement_pip_builds_from_its_sdist_is_built_once(tmp_path):
     assert (tmp_path / "cache" / "files" / "opmcounted-1.0.tar.gz").is_file()
 
 
+def test_a_requirement_built_from_its_sdist_offline_finds_the_backend_its_pyproject_declares(tmp_path):
+    # flag-gems 5.0.2's numpy==1.26.4 on Python 3.13: only an sdist, whose backend (meson-python)
+    # the cell lacks; the offline install built it without isolation: "Cannot import 'mesonpy'".
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    backend = COUNTED_BACKEND.replace("opmcounted", "opmsd").encode()
+    make_wheel(wheelhouse, [], name="opmbackend", version="1.0", module=backend)
+    sdist(wheelhouse / "opmsd-1.0.tar.gz",
+          {"PKG-INFO": "Metadata-Version: 2.1\nName: opmsd\nVersion: 1.0\n",
+           "pyproject.toml": '[build-system]\nrequires = ["opmbackend>=1"]\nbuild-backend = "opmbackend"\n'},
+          "opmsd-1.0")
+    builds = tmp_path / "builds"
+    build = tmp_path / "build"
+    r = run_script(SCRIPT, "resolve", "--kind", "wheel", "--source", make_wheel(tmp_path, ["opmsd>=1"]),
+                   "--build", build, "--cache", tmp_path / "cache",
+                   env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse), OPM_BUILDS=str(builds)))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.json["sdist_build_requires"] == ["opmbackend==1.0"], r.json
+    assert r.json["download_bytes"] == sum(f.stat().st_size for f in wheelhouse.iterdir())
+    # Offline, no index: the backend comes from what resolve fetched, and only for this build.
+    r = run_script(SCRIPT, "install", "--resolved", r.json["resolved"], "--build", build,
+                   env=cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=None, OPM_BUILDS=str(builds)))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (build / "deps" / "opmsd" / "__init__.py").is_file()
+    assert not (build / "deps" / "opmbackend").exists(), "the backend is the build's, not the project's"
+
+
 # pip's words when a requirement is NVIDIA's wheel-stub placeholder and pypi.nvidia.com cannot be
 # reached (torch-tensorrt 2.14.0's tensorrt-cu13-libs, as the install-plan step logged them).
 WHEEL_STUB_OUTPUT = """\
