@@ -66,6 +66,36 @@ def wanted_in(line):
     return (normalise(m.group(1)), m.group(1) + m.group(2)) if m else (None, None)
 
 
+# PyTorch's own index, by a local version label of the torch family (torch==2.13.0+cpu): PyPI
+# serves no local versions (PEP 440: a wheel with one cannot be uploaded there).
+PYTORCH_INDEX_LABEL = re.compile(r"^(cpu|cu\d+|rocm\d+(?:\.\d+)*|xpu)$")
+
+
+def local_version_pin(spelled, line):
+    """Where pip's "Could not find a version" names a requirement pinned to a local version
+    ("torch==2.13.0+cpu", torch-rbln 0.12.0's): {"public", "label", "index" (PyTorch's own for the
+    torch family's labels, else ""), "listed": whether the index has the public release}; else None."""
+    m = re.match(r"^([A-Za-z0-9._-]+)===?([0-9][^+\s,;]*)\+([A-Za-z0-9.]+)$", spelled or "")
+    if not m:
+        return None
+    name, public, label = normalise(m.group(1)), m.group(2), m.group(3)
+    listed = re.search(r"\(from versions: ([^)]*)\)", line)
+    versions = [v.strip() for v in listed.group(1).split(",")] if listed else []
+    index = ("https://download.pytorch.org/whl/" + label.lower()
+             if TORCH_FAMILY.match(name) and PYTORCH_INDEX_LABEL.match(label.lower()) else "")
+    return {"public": public, "label": label, "index": index, "listed": public in versions}
+
+
+def local_version_words(requirement, spelled, wanted, local):
+    """What a pin to a local version means for a user of PyPI: no Python or platform has it there."""
+    held = ("the index holds %s %s, not its +%s build" % (wanted, local["public"], local["label"]) if local["listed"]
+            else "the index has no %s %s at all" % (wanted, local["public"]))
+    where = ("; that build is on PyTorch's own index, %s, where pip would take it in place of this runtime's %s" % (
+        local["index"], wanted) if local["index"] else "; only its publisher's own index can serve it")
+    return ("pip cannot install %s from PyPI: it requires %s, a local version (+%s), which PyPI never serves "
+            "(%s): it fails so on every Python and platform%s" % (requirement, spelled, local["label"], held, where))
+
+
 def judged(requirement, install, name=None, extra=None):
     """pip's install list, judged against what is installed: a replacement is a torch-family
     package installed here that would change version (with what comes along with it: triton, the
@@ -182,6 +212,10 @@ def plan(requirement, cache):
         if wanted and fetch_pypi.absent_from_index(wanted):
             raise Failure("requirement_not_on_index", "pip cannot install %s: it requires %s, and %s (pip: %s)" % (
                 requirement, spelled, fetch_pypi.not_on_index(wanted), line), requirement=spelled)
+        local = local_version_pin(spelled, line) if wanted else None
+        if local:
+            raise Failure("requirement_local_version", local_version_words(requirement, spelled, wanted, local),
+                          requirement=spelled, index=local["index"])
         if wanted:
             # torchdata 0.6.1 in Python 3.13: its wheel is there, the torch==2.0.1 it pins has none.
             raise Failure("requirement_no_wheel", "pip cannot install %s here: it requires %s, which has no wheel "

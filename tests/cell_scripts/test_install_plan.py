@@ -141,6 +141,27 @@ def test_a_requirement_without_a_wheel_is_not_the_release_without_one(pips, tmp_
     assert install_plan.wanted_in("ERROR: No matching distribution found for libx==1.0") == ("libx", "libx==1.0")
 
 
+def test_a_requirement_pinned_to_a_local_version_is_pypis_want_not_the_pythons(pips, tmp_path):
+    # torch-rbln 0.12.0 pins torch==2.13.0+cpu: PyPI serves no local versions, so no Python or
+    # platform has it there (it is on PyTorch's own index); not "no wheel for this cell's Python".
+    words = (1, "ERROR: Could not find a version that satisfies the requirement torch==2.13.0+cpu (from libx) "
+                "(from versions: 2.12.1, 2.13.0, 2.14.0)\nERROR: No matching distribution found for torch==2.13.0+cpu\n", [])
+    pips(fast=words, own=words)
+    with pytest.raises(install_plan.Failure) as refused:
+        install_plan.plan("libx==1.0", str(tmp_path))
+    assert refused.value.out["error"] == "requirement_local_version"
+    assert refused.value.out["index"] == "https://download.pytorch.org/whl/cpu"
+    assert refused.value.out["message"] == (
+        "pip cannot install libx==1.0 from PyPI: it requires torch==2.13.0+cpu, a local version (+cpu), which PyPI "
+        "never serves (the index holds torch 2.13.0, not its +cpu build): it fails so on every Python and platform; "
+        "that build is on PyTorch's own index, https://download.pytorch.org/whl/cpu, where pip would take it in "
+        "place of this runtime's torch")
+    # A local version of another project: no index is known for it.
+    local = install_plan.local_version_pin("mylib==1.0+abc", "(from versions: 0.9)")
+    assert local == {"public": "1.0", "label": "abc", "index": "", "listed": False}
+    assert install_plan.local_version_pin("torch==2.13.0", "(from versions: 2.13.0)") is None
+
+
 def test_a_dry_run_stopped_building_a_requirement_from_source_names_it(pips, monkeypatch, tmp_path):
     # flag-gems 5.0.2 in Python 3.13: pip builds numpy 1.26.4 (no cp313 wheel) to read its
     # metadata, past the bound; pip with --only-binary :all: names it. Not asked of a second pip.

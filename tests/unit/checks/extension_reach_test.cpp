@@ -236,6 +236,17 @@ TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {
   EXPECT_EQ(checks[1].diagnosis->kind, "optional_backend_unavailable");
   EXPECT_EQ(checks[1].message, "its optional backends _ffmpeg4.so, _ffmpeg5.so need libavutil.so.56, libavutil.so.57: "
                                "not installed here (system libraries); optional — import audiolib works without them");
+  // The NVIDIA driver's libraries are no system package: a machine with a GPU has them.
+  auto with_driver = report;
+  with_driver["libraries"][1]["missing_libraries"] = {"libavutil.so.56", "libcuda.so.1"};
+  const auto driver_checks = load_checks(with_driver, "r");
+  ASSERT_EQ(driver_checks.size(), 2u);
+  EXPECT_EQ(driver_checks[1].message,
+            "its optional backends _ffmpeg4.so, _ffmpeg5.so need libavutil.so.56, libavutil.so.57: not installed here "
+            "(system libraries); and the NVIDIA driver's libcuda.so.1, which only a machine with a GPU and its driver "
+            "has; optional — import audiolib works without them");
+  ASSERT_TRUE(driver_checks[1].diagnosis);
+  EXPECT_NE(driver_checks[1].diagnosis->fix.find("a machine with a GPU and its driver"), std::string::npos);
 }
 
 // xformers 0.0.28.post3 (built for torch 2.5.1 + CUDA 12.4) in a CUDA 13.2 torch: its _C.so needs

@@ -75,6 +75,16 @@ TEST(InstallPlanCheck, NoWheelIsTheReleasesAndTheNetworkIsTheRuns) {
   EXPECT_EQ(c.status, Status::fail);
   ASSERT_TRUE(c.diagnosis);
   EXPECT_NE(c.diagnosis->fix.find("a requirement the release names has no wheel"), std::string::npos) << c.diagnosis->fix;
+  // A pin to a local version (torch-rbln 0.12.0's torch==2.13.0+cpu) is the release's too; its
+  // fix names the index that serves that build.
+  const json local = {{"ok", false}, {"error", "requirement_local_version"},
+                      {"message", "pip cannot install libx==1.0 from PyPI: it requires torch==2.13.0+cpu"},
+                      {"index", "https://download.pytorch.org/whl/cpu"}};
+  c = install_plan_check(local, context());
+  EXPECT_EQ(c.status, Status::fail);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_NE(c.diagnosis->fix.find("--extra-index-url https://download.pytorch.org/whl/cpu"), std::string::npos)
+      << c.diagnosis->fix;
   const json down = {{"ok", false}, {"error", "network"}, {"message", "pip could not reach the index"}};
   c = install_plan_check(down, context());
   EXPECT_EQ(c.status, Status::error);

@@ -139,6 +139,27 @@ TEST(LoadChecks, APackageWhoseBackendAutoloadBreaksImportTorchIsRedUnlessItLacks
                                     "point 'torch_npu' (torch.backends), which needs Ascend CANN's libhccl.so", 0), 0u)
       << checks[0].message;
   EXPECT_NE(checks[0].diagnosis->fix.find("TORCH_DEVICE_BACKEND_AUTOLOAD=0"), std::string::npos);
+
+  // The device runtime's library named missing in the package's own words (torch-rbln 0.12.0:
+  // Rebellions' librbln.so, from an SDK on no public index): not checked either, that library named.
+  report["backend_autoload"] = {{"entry_point", "autoload"},
+                                {"cause", "FileNotFoundError: Could not find librbln.so. No rebel-compiler "
+                                          "distribution is installed for /usr/bin/python3"}};
+  checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::skip);
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "needs_system_library");
+  EXPECT_EQ(checks[0].message.rfind("not checked here: installing it makes `import torch` run its device-backend entry "
+                                    "point 'autoload' (torch.backends), which needs librbln.so, a library of its "
+                                    "device's runtime",
+                                    0),
+            0u)
+      << checks[0].message;
+  EXPECT_NE(checks[0].diagnosis->fix.find("provides librbln.so"), std::string::npos);
+  // A library it found and that fails otherwise stays the package's red.
+  report["backend_autoload"]["cause"] = "OSError: librbln.so: undefined symbol: rbln_init";
+  EXPECT_EQ(load_checks(report, "r")[0].status, Status::fail);
 }
 
 TEST(NamespaceChecks, MissingCudaKernelIsTheUsersBackendError) {

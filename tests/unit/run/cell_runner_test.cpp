@@ -1840,6 +1840,18 @@ TEST_F(RunCell, CudaOnlyBuildInARuntimeWithoutCudaIsNotCheckedHere) {
   ASSERT_TRUE(mamba);
   EXPECT_NE(mamba->message.find("mamba_ssm was requested, but nvcc was not found.; then TypeError"), std::string::npos)
       << mamba->message;
+  // A refusal that names its own switch for a build without CUDA (stable-fast 1.0.5): not
+  // "CUDA-only"; the switch said, as its users would type it.
+  const CellResult switch_run = run_project_with_failing_build(
+      c, "      AssertionError: Cannot find CUDA installation. If you want to compile without CUDA, set `WITH_CUDA=0`.\n"
+         "error: metadata-generation-failed\n");
+  const CheckResult* with_switch = check(switch_run, "build");
+  ASSERT_TRUE(with_switch && with_switch->diagnosis);
+  EXPECT_EQ(with_switch->status, Status::skip);
+  EXPECT_EQ(with_switch->diagnosis->kind, "needs_cuda_to_build");
+  EXPECT_EQ(with_switch->message.find("CUDA-only"), std::string::npos) << with_switch->message;
+  EXPECT_NE(with_switch->message.find("its users' to ask for (WITH_CUDA=0)"), std::string::npos) << with_switch->message;
+  EXPECT_NE(with_switch->diagnosis->fix.find("WITH_CUDA=0 pip install"), std::string::npos) << with_switch->diagnosis->fix;
   // The same words before a compile that fails: the compile is the red.
   const CellResult compiled_run = run_project_with_failing_build(
       c, "      UserWarning: x was requested, but nvcc was not found.\nsrc/a.cpp:3:5: error: 'foo' was not declared in "

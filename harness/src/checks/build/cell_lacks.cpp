@@ -42,6 +42,15 @@ bool stopped_for_cuda(const std::string& exception) {
   return std::regex_search(exception, cuda) || std::regex_search(exception, no_cpu);
 }
 
+// The switch a setup.py's refusal names for a build without CUDA ("set `WITH_CUDA=0`"), as
+// NAME=VALUE; "" where its words name none.
+std::string own_switch_without_cuda(const std::string& words) {
+  static const std::regex without(R"(without (?:CUDA|GPU|nvcc)[^`'"]*?\bset\s+[`'"]?([A-Z][A-Z0-9_]*=[A-Za-z0-9]+))",
+                                  std::regex::icase);
+  std::smatch m;
+  return std::regex_search(words, m, without) ? m[1].str() : "";
+}
+
 // The build's own words that nvcc is not there, before it failed for whatever reason (mamba-ssm
 // 2.3.2: "mamba_ssm was requested, but nvcc was not found", then `parse(torch.version.cuda)` of a
 // CPU torch's None: "TypeError: expected string or bytes-like object, got 'NoneType'").
@@ -239,6 +248,17 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
   const std::string why = cuda_exception ? exception : no_nvcc + "; then " + exception;
   c.diagnosis->kind = kNeedsCudaToBuild;
   c.diagnosis->evidence = why;
+  if (const std::string cpu_switch = own_switch_without_cuda(why); !cpu_switch.empty()) {
+    // stable-fast 1.0.5: "AssertionError: Cannot find CUDA installation. If you want to compile
+    // without CUDA, set `WITH_CUDA=0`." Its default build is CUDA's, and it has a CPU build a user
+    // asks for by hand: not "CUDA-only", and that build is not what `pip install` makes.
+    not_checked(c,
+                "not checked here: its setup.py's default build is CUDA's and stops without a CUDA toolkit (" + why +
+                    "); a build without CUDA is its users' to ask for (" + cpu_switch + "), which `pip install` "
+                    "alone does not set, in a runtime without CUDA",
+                "check it in a cell with CUDA; here, by hand, its own switch: " + cpu_switch + " pip install ...");
+    return;
+  }
   not_checked(c,
               "not checked here: a CUDA-only build (its setup.py builds CUDA sources and stops without a CUDA "
               "toolkit: " + why + "), in a runtime without CUDA",

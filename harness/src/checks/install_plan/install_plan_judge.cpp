@@ -39,6 +39,15 @@ std::string fix_for(const std::string& kind, const nlohmann::json& report) {
     return "nothing to fix in this runtime: a requirement the release names has no wheel for its Python or "
            "platform (users here get the same 'No matching distribution'); use a release whose requirements have "
            "wheels here";
+  if (kind == "requirement_local_version") {
+    // torch-rbln 0.12.0's torch==2.13.0+cpu: a local version, which PyPI never serves.
+    const std::string index = json_text(report, "index");
+    return index.empty()
+               ? "install it from its publisher's index, or with `pip install --no-deps` beside the release it pins"
+               : fmt::format("install it with `--extra-index-url {}` (pip then puts that build in place of this "
+                             "runtime's), or with `pip install --no-deps` beside a torch of the same release",
+                             index);
+  }
   if (kind == "requirement_not_on_index")
     return "nothing to fix in this runtime: the release requires a project no index holds, so pip install fails on "
            "every Python and platform; its maintainers must correct that requirement (Python's own version goes in "

@@ -42,27 +42,43 @@ std::string loaded_after(const nlohmann::json& lib) {
                      fmt::join(names, ", "), names.size() > 1 ? "them" : "it");
 }
 
+// Libraries that come with the NVIDIA driver, not with torch, a toolkit or a wheel.
+const char* const kDriverLibraries[] = {"libcuda.so.1", "libnvidia-ml.so.1", "libnvcuvid.so.1",
+                                        "libnvidia-encode.so.1", "libnvidia-opticalflow.so.1"};
+
+bool driver_library(const std::string& soname) {
+  return std::find(std::begin(kDriverLibraries), std::end(kDriverLibraries), soname) != std::end(kDriverLibraries);
+}
+
 // The package's optional backends (load_library.py: a library that lacks only system libraries
-// and that the package's import goes on without), named once: a limit, not a break.
+// and that the package's import goes on without), named once: a limit, not a break. The NVIDIA
+// driver's libraries among what they lack are said as such: no package installs them, a machine
+// with a GPU has them (pylibwholegraph 26.10's wholememory_binding.abi3.so: libcuda.so.1,
+// libnvidia-ml.so.1).
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
                                      const std::string& repro) {
-  std::vector<std::string> names, needs;
+  std::vector<std::string> names, needs, driver;
   for (const nlohmann::json* lib : libs) {
     names.push_back(file_name(json_text(*lib, "path")));
-    for (const auto& m : lib->value("missing_libraries", std::vector<std::string>{}))
-      if (std::find(needs.begin(), needs.end(), m) == needs.end()) needs.push_back(m);
+    for (const auto& m : lib->value("missing_libraries", std::vector<std::string>{})) {
+      auto& into = driver_library(m) ? driver : needs;
+      if (std::find(into.begin(), into.end(), m) == into.end()) into.push_back(m);
+    }
   }
   const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
+  std::string lacks = needs.empty() ? "" : fmt::format("{}: not installed here (system libraries)", fmt::join(needs, ", "));
+  if (!driver.empty())
+    lacks += fmt::format("{}the NVIDIA driver's {}, which only a machine with a GPU and its driver has",
+                         lacks.empty() ? "" : "; and ", fmt::join(driver, ", "));
   CheckResult c = load_result("library", Status::skip,
-                              fmt::format("its optional backend{} {} need{} {}: not installed here (system "
-                                          "libraries); optional — import {} works without {}",
+                              fmt::format("its optional backend{} {} need{} {}; optional — import {} works without {}",
                                           names.size() > 1 ? "s" : "", fmt::join(names, ", "),
-                                          names.size() > 1 ? "" : "s", fmt::join(needs, ", "), module,
+                                          names.size() > 1 ? "" : "s", lacks, module,
                                           names.size() > 1 ? "them" : "it"));
-  c.diagnosis = make_diagnosis("optional_backend_unavailable", c.message,
-                               fmt::format("install the system package that provides {} where that backend is used",
-                                           fmt::join(needs, ", ")),
-                               repro);
+  std::string fix = needs.empty() ? "" : fmt::format("install the system package that provides {} where that backend is "
+                                                     "used", fmt::join(needs, ", "));
+  if (!driver.empty()) fix += fmt::format("{}run it on a machine with a GPU and its driver", fix.empty() ? "" : "; ");
+  c.diagnosis = make_diagnosis("optional_backend_unavailable", c.message, fix, repro);
   return c;
 }
 
@@ -86,9 +102,6 @@ CheckResult with_python_fallback(CheckResult c, const nlohmann::json& lib, const
   return c;
 }
 
-// Libraries that come with the NVIDIA driver, not with torch, a toolkit or a wheel.
-const char* const kDriverLibraries[] = {"libcuda.so.1", "libnvidia-ml.so.1", "libnvcuvid.so.1",
-                                        "libnvidia-encode.so.1", "libnvidia-opticalflow.so.1"};
 
 // A CUDA runtime library of another major version than the torch's CUDA among what a library
 // lacks (libcudart.so.12 where torch has CUDA 13.2): the CUDA it was built for.
@@ -312,8 +325,12 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
   // The entry point fails for want of its device runtime's libraries, which its users install
   // themselves with the device (torch-npu 2.14.0: Ascend CANN's libhccl.so): not checked here.
   static const std::regex cannot_open(R"(([\w.+-]+\.so[.\d]*): cannot open shared object file)");
+  // Or in the package's own words (torch-rbln 0.12.0: "FileNotFoundError: Could not find
+  // librbln.so. No rebel-compiler distribution is installed …", Rebellions' SDK, on no public index).
+  static const std::regex could_not_find(R"((?:[Cc]ould not (?:find|locate|load)|[Cc]annot find) ([\w+-]+(?:\.[\w+-]+)*?\.so(?:\.\d+)*))");
   std::smatch m;
-  if (std::regex_search(cause, m, cannot_open)) {
+  const bool loader_words = std::regex_search(cause, m, cannot_open);
+  if (loader_words) {
     if (const auto needs = system_prerequisites_of({m[1].str()}); !needs.empty()) {
       const SystemPrerequisite* p = needs.front().prerequisite;
       CheckResult c = load_result(
@@ -328,6 +345,23 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
                                    repro, cause);
       return c;
     }
+  }
+  if (!loader_words && std::regex_search(cause, m, could_not_find)) {
+    // A device runtime's library the package looks for itself, and says it did not find: the
+    // vendor's SDK, which its users install with the device; nothing of the package runs without it.
+    CheckResult c = load_result(
+        "import", Status::skip,
+        fmt::format("not checked here: installing it makes `import torch` run its device-backend entry point '{}' "
+                    "(torch.backends), which needs {}, a library of its device's runtime that pip does not bring "
+                    "and this runtime has not; without it `import torch` fails ({})",
+                    entry, m[1].str(), cause));
+    c.diagnosis = make_diagnosis("needs_system_library", c.message,
+                                 fmt::format("where it runs: install its device's runtime, which provides {} (the "
+                                             "package's own words say how); elsewhere set "
+                                             "TORCH_DEVICE_BACKEND_AUTOLOAD=0",
+                                             m[1].str()),
+                                 repro, cause);
+    return c;
   }
   CheckResult c = load_result("import", Status::fail,
                               fmt::format("installing it breaks `import torch`: torch runs its device-backend "
@@ -552,8 +586,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       // A CUDA runtime of another major is decided without a GPU (sgl-kernel 0.3.21's libraries
       // lack libcudart.so.12 beside torch's CUDA 13.2, and the driver's libcuda.so.1 too): red.
       const auto other = other_cuda_runtime(lib, torch_cuda);
-      const auto driver = std::find_first_of(missing.begin(), missing.end(), std::begin(kDriverLibraries),
-                                             std::end(kDriverLibraries));
+      const auto driver = std::find_if(missing.begin(), missing.end(), driver_library);
       if (!torch_cuda.empty() && !other && driver != missing.end()) {
         // The NVIDIA driver's libraries (libcuda.so.1; NVML's libnvidia-ml.so.1, which fbgemm_gpu
         // 1.9.0 links) come with a GPU's driver, not with torch or a toolkit: on a machine without
