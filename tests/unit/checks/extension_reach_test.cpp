@@ -247,6 +247,20 @@ TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {
             "has; optional — import audiolib works without them");
   ASSERT_TRUE(driver_checks[1].diagnosis);
   EXPECT_NE(driver_checks[1].diagnosis->fix.find("a machine with a GPU and its driver"), std::string::npos);
+  // pylibwholegraph-cu12 26.10.0: its binding needs libwholegraph.so, which its requirement
+  // installs and which needs the driver itself: not a system library to install.
+  auto through = report;
+  through["libraries"].erase(2);
+  through["libraries"][1]["missing_libraries"] = {"libwholegraph.so", "libcuda.so.1"};
+  through["libraries"][1]["missing_through"] = {
+      {"libwholegraph.so", {{"path", "/build/deps/libwholegraph/lib64/libwholegraph.so"},
+                            {"missing", {"libcuda.so.1", "libnvidia-ml.so.1"}}}}};
+  const auto through_checks = load_checks(through, "r");
+  ASSERT_EQ(through_checks.size(), 2u);
+  EXPECT_EQ(through_checks[1].message,
+            "its optional backend _ffmpeg4.so needs libwholegraph.so (installed, its package's or a requirement's, "
+            "which does not load for what follows); and the NVIDIA driver's libcuda.so.1, libnvidia-ml.so.1, which "
+            "only a machine with a GPU and its driver has; optional — import audiolib works without it");
 }
 
 // xformers 0.0.28.post3 (built for torch 2.5.1 + CUDA 12.4) in a CUDA 13.2 torch: its _C.so needs

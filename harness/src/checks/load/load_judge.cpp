@@ -57,16 +57,30 @@ bool driver_library(const std::string& soname) {
 // libnvidia-ml.so.1).
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
                                      const std::string& repro) {
-  std::vector<std::string> names, needs, driver;
+  std::vector<std::string> names, needs, driver, there;
+  const auto add = [](std::vector<std::string>& into, const std::string& m) {
+    if (std::find(into.begin(), into.end(), m) == into.end()) into.push_back(m);
+  };
   for (const nlohmann::json* lib : libs) {
     names.push_back(file_name(json_text(*lib, "path")));
+    // A library it needs that is there (its package's or a requirement's: libwholegraph-cu12's
+    // libwholegraph.so) and does not load: what that one lacks is said in its place.
+    const nlohmann::json through = lib->value("missing_through", nlohmann::json::object());
     for (const auto& m : lib->value("missing_libraries", std::vector<std::string>{})) {
-      auto& into = driver_library(m) ? driver : needs;
-      if (std::find(into.begin(), into.end(), m) == into.end()) into.push_back(m);
+      if (through.contains(m)) {
+        add(there, m);
+        for (const auto& n : through[m].value("missing", std::vector<std::string>{})) add(driver_library(n) ? driver : needs, n);
+      } else {
+        add(driver_library(m) ? driver : needs, m);
+      }
     }
   }
   const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
-  std::string lacks = needs.empty() ? "" : fmt::format("{}: not installed here (system libraries)", fmt::join(needs, ", "));
+  std::string lacks = there.empty() ? "" : fmt::format("{} (installed, its package's or a requirement's, which {} not load "
+                                                        "for what follows)",
+                                                        fmt::join(there, ", "), there.size() > 1 ? "do" : "does");
+  if (!needs.empty())
+    lacks += fmt::format("{}{}: not installed here (system libraries)", lacks.empty() ? "" : "; ", fmt::join(needs, ", "));
   if (!driver.empty())
     lacks += fmt::format("{}the NVIDIA driver's {}, which only a machine with a GPU and its driver has",
                          lacks.empty() ? "" : "; and ", fmt::join(driver, ", "));
