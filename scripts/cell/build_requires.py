@@ -70,6 +70,15 @@ def lacking(requires, Requirement, is_torch_family):
     return out
 
 
+def on_path(folder, base=None):
+    """The environment BASE (else this process's) with FOLDER, a `pip install --target` folder,
+    first on PYTHONPATH and its bin/ first on PATH."""
+    e = dict(os.environ if base is None else base)
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (folder, e.get("PYTHONPATH", "")) if p)
+    e["PATH"] = os.pathsep.join(p for p in (os.path.join(folder, "bin"), e.get("PATH", "")) if p)
+    return e
+
+
 def env(build, base=None):
     """The environment a build of the project in BUILD runs in: BUILD/build-deps (when there)
     first on PYTHONPATH, its bin/ first on PATH; and for any pip the build runs, the files of the
@@ -77,11 +86,8 @@ def env(build, base=None):
     setup_requires (horovod 0.28.1's `setup_requires=require_list`, its install requirements with
     cffi) are fetched by setuptools with `pip wheel` while it builds, from PyPI for a user; the cell
     builds offline, and those files are what PyPI gave the requirements step."""
-    e = dict(os.environ if base is None else base)
     deps = os.path.join(build, BUILD_DEPS)
-    if os.path.isdir(deps):
-        e["PYTHONPATH"] = os.pathsep.join(p for p in (deps, e.get("PYTHONPATH", "")) if p)
-        e["PATH"] = os.pathsep.join(p for p in (os.path.join(deps, "bin"), e.get("PATH", "")) if p)
+    e = on_path(deps, base) if os.path.isdir(deps) else dict(os.environ if base is None else base)
     files = os.path.join(build, REQUIREMENT_FILES)
     if os.path.isdir(files):
         e["PIP_FIND_LINKS"], e["PIP_NO_INDEX"] = files, "1"

@@ -642,10 +642,7 @@ def sdist_backend_env(folder, kept, build):
         return None
     target = os.path.join(build, SDIST_BACKENDS)
     install_files(backend_files, target, "the build requirements of the requirements' sdists")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (target, env.get("PYTHONPATH", "")) if p)
-    env["PATH"] = os.pathsep.join(p for p in (os.path.join(target, "bin"), env.get("PATH", "")) if p)
-    return env
+    return build_requires.on_path(target)
 
 
 class Parser(argparse.ArgumentParser):

@@ -342,40 +342,33 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
   // Or in the package's own words (torch-rbln 0.12.0: "FileNotFoundError: Could not find
   // librbln.so. No rebel-compiler distribution is installed …", Rebellions' SDK, on no public index).
   static const std::regex could_not_find(R"((?:[Cc]ould not (?:find|locate|load)|[Cc]annot find) ([\w+-]+(?:\.[\w+-]+)*?\.so(?:\.\d+)*))");
-  std::smatch m;
-  const bool loader_words = std::regex_search(cause, m, cannot_open);
-  if (loader_words) {
-    if (const auto needs = system_prerequisites_of({m[1].str()}); !needs.empty()) {
-      const SystemPrerequisite* p = needs.front().prerequisite;
-      CheckResult c = load_result(
-          "import", Status::skip,
-          fmt::format("not checked here: installing it makes `import torch` run its device-backend entry point '{}' "
-                      "(torch.backends), which needs {}'s {}, a system library its users install themselves (pip "
-                      "brings none) and this runtime has not; without it `import torch` fails ({})",
-                      entry, p->name, m[1].str(), cause));
-      c.diagnosis = make_diagnosis("needs_system_library", c.message,
-                                   fmt::format("where it runs: {}; elsewhere set TORCH_DEVICE_BACKEND_AUTOLOAD=0",
-                                               p->install),
-                                   repro, cause);
-      return c;
-    }
-  }
-  if (!loader_words && std::regex_search(cause, m, could_not_find)) {
-    // A device runtime's library the package looks for itself, and says it did not find: the
-    // vendor's SDK, which its users install with the device; nothing of the package runs without it.
-    CheckResult c = load_result(
-        "import", Status::skip,
-        fmt::format("not checked here: installing it makes `import torch` run its device-backend entry point '{}' "
-                    "(torch.backends), which needs {}, a library of its device's runtime that pip does not bring "
-                    "and this runtime has not; without it `import torch` fails ({})",
-                    entry, m[1].str(), cause));
+  // Not checked: the entry point needs NEEDS (a library and whose it is), which this runtime has not.
+  const auto not_checked = [&](const std::string& needs, const std::string& where_it_runs) {
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("not checked here: installing it makes `import torch` run its "
+                                            "device-backend entry point '{}' (torch.backends), which needs {} and this "
+                                            "runtime has not; without it `import torch` fails ({})",
+                                            entry, needs, cause));
     c.diagnosis = make_diagnosis("needs_system_library", c.message,
-                                 fmt::format("where it runs: install its device's runtime, which provides {} (the "
-                                             "package's own words say how); elsewhere set "
-                                             "TORCH_DEVICE_BACKEND_AUTOLOAD=0",
-                                             m[1].str()),
+                                 fmt::format("where it runs: {}; elsewhere set TORCH_DEVICE_BACKEND_AUTOLOAD=0",
+                                             where_it_runs),
                                  repro, cause);
     return c;
+  };
+  std::smatch m;
+  if (std::regex_search(cause, m, cannot_open)) {
+    if (const auto needs = system_prerequisites_of({m[1].str()}); !needs.empty()) {
+      const SystemPrerequisite* p = needs.front().prerequisite;
+      return not_checked(fmt::format("{}'s {}, a system library its users install themselves (pip brings none)",
+                                     p->name, m[1].str()),
+                         p->install);
+    }
+  } else if (std::regex_search(cause, m, could_not_find)) {
+    // A device runtime's library the package looks for itself, and says it did not find: the
+    // vendor's SDK, which its users install with the device; nothing of the package runs without it.
+    return not_checked(fmt::format("{}, a library of its device's runtime that pip does not bring", m[1].str()),
+                       fmt::format("install its device's runtime, which provides {} (the package's own words say how)",
+                                   m[1].str()));
   }
   CheckResult c = load_result("import", Status::fail,
                               fmt::format("installing it breaks `import torch`: torch runs its device-backend "
