@@ -6,27 +6,42 @@
 # and reliability tests again under ASan + UBSan, and the matrix.yaml fuzzer for
 # $OPMATRIX_FUZZ_SECONDS (default 60).
 #   scripts/test.sh [--unit-only]
+# Each step's wall time is printed when it ends, and all of them at the end (also when a step
+# fails): CI keeps no output of a run that passed, so a slow run is taken apart from a local one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 unit_only=0
 [ "${1:-}" = "--unit-only" ] && unit_only=1
 
-if [ "$unit_only" = 1 ]; then scripts/install-deps.sh --harness; else scripts/install-deps.sh --harness --host-cell --browser --fuzz; fi
+timings=()
+print_timings() {
+  local rc=$?
+  [ "${#timings[@]}" -gt 0 ] && printf 'test.sh: %s\n' "${timings[@]}" "${SECONDS} s in all, exit ${rc}"
+}
+trap print_timings EXIT
+step() {
+  local start=$SECONDS
+  "$@"
+  timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")")
+  echo "test.sh: ${timings[-1]}"
+}
 
-cmake --preset default -DOPMATRIX_HOST_CELL_TESTS="$([ "$unit_only" = 1 ] && echo OFF || echo ON)"
-cmake --build --preset default
-ctest --preset unit
-ctest --preset workflow
-ctest --preset wheel
+if [ "$unit_only" = 1 ]; then step scripts/install-deps.sh --harness; else step scripts/install-deps.sh --harness --host-cell --browser --fuzz; fi
+
+step cmake --preset default -DOPMATRIX_HOST_CELL_TESTS="$([ "$unit_only" = 1 ] && echo OFF || echo ON)"
+step cmake --build --preset default
+step ctest --preset unit
+step ctest --preset workflow
+step ctest --preset wheel
 if [ "$unit_only" = 0 ]; then
-  ctest --preset browser
-  ctest --preset host-cell
-  ctest --preset reliability
-  ctest --preset verdicts
+  step ctest --preset browser
+  step ctest --preset host-cell
+  step ctest --preset reliability
+  step ctest --preset verdicts
   # Sanitizers stop at the first report (halt_on_error, leaks included: see the test preset).
-  cmake --preset sanitize
-  cmake --build --preset sanitize
-  ctest --preset sanitize
-  harness/fuzz/run-fuzzer.sh "${OPMATRIX_FUZZ_SECONDS:-60}"
+  step cmake --preset sanitize
+  step cmake --build --preset sanitize
+  step ctest --preset sanitize
+  step harness/fuzz/run-fuzzer.sh "${OPMATRIX_FUZZ_SECONDS:-60}"
 fi
