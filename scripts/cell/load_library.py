@@ -1218,6 +1218,46 @@ def backend_autoload_failure(error):
             "cause": ("%s: %s" % (type(cause).__name__, str(cause).strip().splitlines()[0][:300])) if cause else ""}
 
 
+def libraries_over_torchs(search_path=None, torch_site=None):
+    """Shared libraries that a distribution found on sys.path before torch's own folder installs at
+    the same path as a distribution installed with torch: where `import torch` fails once the
+    package and its requirements are in, the library torch loads may be theirs. bmtrain 1.0.1
+    requires nvidia-nccl-cu11, which installs nvidia/nccl/lib/libnccl.so.2 as torch 2.13's
+    nvidia-nccl-cu13 does: in one site-packages pip writes one over the other (here, the requirements'
+    folder comes first on sys.path, and torch preloads the first one it finds), and import torch
+    fails for NCCL 2.29's ncclCommResume. Each: {"file", "by": "NAME VERSION", "over": "NAME VERSION"}
+    from the distributions' RECORD files (importlib.metadata)."""
+    import importlib.metadata as md
+    if torch_site is None:
+        try:
+            torch_site = str(md.distribution("torch").locate_file(""))
+        except Exception:  # noqa: BLE001 - no torch distribution (a Debian package without a RECORD)
+            return []
+    torch_site = os.path.realpath(torch_site)
+
+    def owned(folder):
+        files = {}
+        for dist in md.distributions(path=[folder]):
+            for f in dist.files or []:
+                if re.search(r"\.so(\.\d+)*$", f.name):
+                    files.setdefault(str(f), "%s %s" % (dist.metadata["Name"], dist.version))
+        return files
+
+    theirs = owned(torch_site)
+    found, seen = [], set()
+    for entry in (sys.path if search_path is None else search_path):
+        folder = os.path.realpath(entry or os.getcwd())
+        if folder == torch_site:
+            break
+        if folder in seen or not os.path.isdir(folder):
+            continue
+        seen.add(folder)
+        for f, by in sorted(owned(folder).items()):
+            if f in theirs:
+                found.append({"file": f, "by": by, "over": theirs[f]})
+    return found
+
+
 def arguments():
     ap = argparse.ArgumentParser()
     ap.add_argument("--namespace", default="")
@@ -1250,6 +1290,9 @@ def main():
             autoload = backend_autoload_failure(e)
             if autoload:
                 out["backend_autoload"] = autoload
+            replaced = libraries_over_torchs()
+            if replaced:
+                out["libraries_over_torchs"] = replaced
             return out
         # Before anything of the package is loaded: each child starts with torch alone.
         zygote = Zygote(lambda argv: helper(arguments().parse_args(argv)))

@@ -404,3 +404,33 @@ def test_a_needed_library_whose_constructor_dies_when_surveyed_leaves_the_loader
     lib = out["libraries"][0]
     assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol", (lib, r.stderr[-2000:])
     assert "opm_absent" in lib["error"], lib
+
+
+def _distribution(folder, name, version, files):
+    """A distribution as pip leaves it: NAME-VERSION.dist-info with METADATA and RECORD, and its files."""
+    info = folder / ("%s-%s.dist-info" % (name.replace("-", "_"), version))
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version))
+    (info / "RECORD").write_text("".join("%s,,\n" % f for f in files))
+    for f in files:
+        (folder / f).parent.mkdir(parents=True, exist_ok=True)
+        (folder / f).write_bytes(b"\x7fELF")
+
+
+def test_a_requirement_that_installs_a_library_of_torchs_requirement_is_named(tmp_path):
+    """bmtrain 1.0.1 beside torch 2.13: its requirement nvidia-nccl-cu11 installs
+    nvidia/nccl/lib/libnccl.so.2, as torch's nvidia-nccl-cu13 does; import torch then fails for
+    NCCL 2.29's ncclCommResume. The one found before torch's folder on sys.path is named over it."""
+    import sys
+    sys.path.insert(0, str(__import__("conftest").CELL))
+    import load_library
+    venv, deps, site = tmp_path / "venv", tmp_path / "deps", tmp_path / "site"
+    _distribution(venv, "torch", "2.13.0", ["torch/lib/libtorch_cuda.so", "torch/__init__.py"])
+    _distribution(venv, "nvidia-nccl-cu13", "2.29.7", ["nvidia/nccl/lib/libnccl.so.2"])
+    _distribution(deps, "nvidia-nccl-cu11", "2.21.5", ["nvidia/nccl/lib/libnccl.so.2", "nvidia/nccl/include/nccl.h"])
+    _distribution(site, "bmtrain", "1.0.1", ["bmtrain/C.cpython-311-x86_64-linux-gnu.so"])
+    found = load_library.libraries_over_torchs([str(site), str(deps), str(venv)], str(venv))
+    assert found == [{"file": "nvidia/nccl/lib/libnccl.so.2", "by": "nvidia-nccl-cu11 2.21.5",
+                      "over": "nvidia-nccl-cu13 2.29.7"}]
+    # Found after torch's folder, torch's own is the one loaded: nothing to name.
+    assert load_library.libraries_over_torchs([str(venv), str(deps)], str(venv)) == []

@@ -76,11 +76,11 @@ const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backen
 // without one, or needing a system library its users install (FFmpeg): nothing about its load
 // can be concluded here; an import that compiles its CUDA code for the visible GPUs, where there are
 // none, or without a CUDA toolkit, where there is none; a library whose code uses instructions this
-// machine's CPU lacks.
+// machine's CPU lacks; a package none of whose libraries is for this runtime (an XPU build).
 const char* const kNothingBuiltSkips[] = {"setup_needs_gpu",       "needs_cuda_to_build",   "needs_system_headers",
                                           "python_not_supported",  "build_needs_network",   "needs_gpu_driver",
                                           "needs_system_library",  "jit_needs_visible_gpu", "jit_needs_cuda",
-                                          "cpu_lacks_instructions"};
+                                          "cpu_lacks_instructions", "for_another_runtime"};
 
 bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
   return c.status == Status::skip && c.diagnosis &&

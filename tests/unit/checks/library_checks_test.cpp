@@ -1043,8 +1043,10 @@ TEST(LoadChecks, AnImportFailingForAnotherLibraryIsNotExplainedByATensorFlowLibr
     {"path": "/s/deepmd/lib/libdeepmd_op.so", "loaded": false, "error_kind": "missing_library",
      "missing_libraries": ["libtensorflow_framework.so.2"]}]})");
   const auto out = load_checks(report, "r");
-  ASSERT_EQ(out.size(), 1u);
+  // Its one library (of this trimmed report) is TensorFlow's: none for this runtime, named once.
+  ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].status, Status::skip);
+  EXPECT_EQ(out[1].diagnosis ? out[1].diagnosis->kind : "", "for_another_runtime");
   const CheckResult failed = testbed::check_result(
       "load", Status::fail, "", "",
       "import deepmd.pt failed: OSError: /usr/lib/x86_64-linux-gnu/libfabric.so.1: version `FABRIC_1.9' not found "
@@ -1073,6 +1075,113 @@ TEST(LoadChecks, AnotherFrameworksLibraryIsNoOptionalBackendWhereTheImportWorks)
   EXPECT_EQ(out[1].diagnosis ? out[1].diagnosis->kind : "", "another_frameworks_library");
   // A system library its users install stays an optional backend.
   EXPECT_EQ(out[2].diagnosis ? out[2].diagnosis->kind : "", "optional_backend_unavailable");
+}
+
+// vllm-xpu-kernels 0.1.16.2 beside Debian's CPU torch 2.6: every library links torch's XPU build
+// and oneAPI's SYCL runtime, one of them through its package's libattn_kernels_xe_2.so; its
+// import works (its Python defers them). Nothing of it is for this runtime: not judged, never an
+// optional backend (it read "◐ works with limits").
+TEST(LoadChecks, APackageWhoseLibrariesAreAllForAnotherDeviceIsNotJudged) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.6.0+debian", "torch_cuda": null,
+    "import": {"module": "vllm_xpu_kernels", "ok": true}, "libraries": [
+    {"path": "/s/vllm_xpu_kernels/_vllm_fa2_C.abi3.so", "loaded": false, "error_kind": "missing_library", "optional": true,
+     "missing_libraries": ["libattn_kernels_xe_2.so", "libc10_xpu.so", "libtorch_xpu.so", "libsycl.so.9", "libintlc.so.5"],
+     "missing_through": {"libattn_kernels_xe_2.so": {"path": "/s/vllm_xpu_kernels/libattn_kernels_xe_2.so",
+       "missing": ["libc10_xpu.so", "libtorch_xpu.so", "libsycl.so.9", "libintlc.so.5"]}}},
+    {"path": "/s/vllm_xpu_kernels/libattn_kernels_xe_2.so", "loaded": false, "error_kind": "missing_library",
+     "optional": true, "missing_libraries": ["libc10_xpu.so", "libtorch_xpu.so", "libsycl.so.9", "libintlc.so.5"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 3u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(out[i].status, Status::skip) << out[i].message;
+    EXPECT_EQ(out[i].diagnosis ? out[i].diagnosis->kind : "", "another_frameworks_library") << out[i].message;
+    EXPECT_NE(out[i].message.find("a library for Intel GPUs (XPU)"), std::string::npos) << out[i].message;
+  }
+  EXPECT_EQ(out[2].diagnosis ? out[2].diagnosis->kind : "", "for_another_runtime");
+  EXPECT_NE(out[2].message.find("vllm_xpu_kernels not checked here: none of its 2 compiled libraries is for this "
+                                "runtime (torch 2.6.0+debian)"),
+            std::string::npos)
+      << out[2].message;
+  EXPECT_NE(out[2].diagnosis->fix.find("https://download.pytorch.org/whl/xpu"), std::string::npos);
+
+  // One library for this runtime that loads: the XPU one is named, the package is judged by the rest.
+  auto mixed = report;
+  mixed["libraries"].push_back({{"path", "/s/vllm_xpu_kernels/_cpu_C.so"}, {"loaded", true}});
+  const auto judged = load_checks(mixed, "r");
+  EXPECT_TRUE(std::none_of(judged.begin(), judged.end(), [](const CheckResult& c) {
+    return c.diagnosis && c.diagnosis->kind == "for_another_runtime";
+  }));
+}
+
+// bigdl-core-xe-21 2.6.0 (ipex-llm's XPU kernels) beside PyPI's CUDA torch 2.13: its one extension
+// needs the XPU build of Intel's extension for PyTorch and oneAPI's runtime; its import fails for
+// the first of them. Not checked here, the device named (it read "✘ broken: needs libsycl.so.7 …").
+TEST(LoadChecks, AnExtensionForIntelGpusBesideACudaTorchIsNotJudged) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.13.0+cu130", "torch_cuda": "13.0",
+    "import": {"module": "xe_linear", "ok": false}, "libraries": [
+    {"path": "/s/xe_linear.cpython-311-x86_64-linux-gnu.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libsycl.so.7", "libOpenCL.so.1", "libimf.so", "libdnnl.so.3", "libintel-ext-pt-gpu.so",
+                           "libsvml.so", "libirng.so", "libintlc.so.5"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::skip) << out[0].message;
+  EXPECT_NE(out[0].message.find("Intel's extension for PyTorch (its XPU build)'s libraries (libintel-ext-pt-gpu.so)"),
+            std::string::npos)
+      << out[0].message;
+  EXPECT_EQ(out[1].diagnosis ? out[1].diagnosis->kind : "", "for_another_runtime");
+  const CheckResult import = testbed::check_result(
+      "load", Status::fail, "", "",
+      "import xe_linear failed: ImportError: libsycl.so.7: cannot open shared object file: No such file or directory");
+  EXPECT_EQ(explained_by_library_failure(import, out).status, Status::skip);
+
+  // Intel's compiler runtime alone (libimf.so, which CPU builds link too) says nothing of a device:
+  // a library that lacks only it stays red.
+  auto cpu = report;
+  cpu["libraries"][0]["missing_libraries"] = {"libimf.so", "libsvml.so"};
+  const auto red = load_checks(cpu, "r");
+  ASSERT_FALSE(red.empty());
+  EXPECT_EQ(red[0].status, Status::fail) << red[0].message;
+}
+
+// xfastertransformer 2.1.2: libxft_comm_helper.so needs MPI's and oneCCL's libraries, which its
+// package loads only under mpirun, whose users install them: not checked here, both named.
+TEST(LoadChecks, MpiAndOneCclAreSystemLibrariesItsUsersInstall) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.13.0+cu130", "torch_cuda": "13.0", "libraries": [
+    {"path": "/s/xfastertransformer/libxft_comm_helper.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libccl.so.1", "libmpicxx.so.12", "libmpi.so.12"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::skip) << out[0].message;
+  EXPECT_EQ(out[0].diagnosis ? out[0].diagnosis->kind : "", "needs_system_library");
+  EXPECT_NE(out[0].message.find("MPI's libraries (libmpicxx.so.12, libmpi.so.12), oneCCL's (libccl.so.1)"),
+            std::string::npos)
+      << out[0].message;
+}
+
+// bmtrain 1.0.1 beside PyPI's torch 2.13: its requirement nvidia-nccl-cu11 installs
+// nvidia/nccl/lib/libnccl.so.2 over torch's nvidia-nccl-cu13 one, and import torch fails. Every
+// user's pip install does it: a red naming both packages, never an error of the step.
+TEST(LoadChecks, ARequirementThatReplacesALibraryOfTorchsIsRed) {
+  const auto report = nlohmann::json::parse(R"({"torch": null, "torch_cuda": null, "libraries": [],
+    "error": "import torch: ImportError: /opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommResume",
+    "libraries_over_torchs": [{"file": "nvidia/nccl/lib/libnccl.so.2", "by": "nvidia-nccl-cu11 2.21.5",
+                               "over": "nvidia-nccl-cu13 2.29.7"}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::fail);
+  EXPECT_EQ(out[0].diagnosis ? out[0].diagnosis->kind : "", "requirement_replaces_torch_library");
+  EXPECT_NE(out[0].message.find("nvidia-nccl-cu11 2.21.5 installs nvidia/nccl/lib/libnccl.so.2, which torch's "
+                                "requirement nvidia-nccl-cu13 2.29.7 installs too"),
+            std::string::npos)
+      << out[0].message;
+  EXPECT_NE(out[0].message.find("undefined symbol: ncclCommResume"), std::string::npos);
+  EXPECT_NE(out[0].diagnosis->fix.find("pip install --force-reinstall --no-deps nvidia-nccl-cu13==2.29.7"),
+            std::string::npos)
+      << out[0].diagnosis->fix;
+  // Without that finding, import torch's failure stays the step's error it was.
+  auto plain = report;
+  plain.erase("libraries_over_torchs");
+  EXPECT_EQ(load_checks(plain, "r")[0].status, Status::error);
 }
 
 // IPEX 2.8.0 beside torch 2.5.1: _C.so lacks InitIpexBindings because the sibling it needs,

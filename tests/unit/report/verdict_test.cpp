@@ -370,4 +370,18 @@ TEST(Report, AUsersReportOpensWithTheirLibrary) {
   EXPECT_LT(html.find("<h2>mylib</h2>"), html.find("<table id=\"compat\">")) << html.substr(0, 3000);
 }
 
+// A package none of whose libraries is for this runtime (vllm-xpu-kernels' XPU builds beside a
+// CPU torch), whose import works: not run, never "works" (its import passed) nor a limit.
+TEST(Verdict, APackageForAnotherDeviceIsNotRun) {
+  CheckResult none = result("", "load", Status::skip, "vllm_xpu_kernels not checked here: none of its 12 compiled "
+                                                      "libraries is for this runtime (torch 2.6.0+debian)");
+  none.subtest = "library";
+  none.diagnosis = Diagnosis{"for_another_runtime", none.message, "", "", ""};
+  CheckResult import = result("", "load", Status::pass, "import vllm_xpu_kernels works");
+  import.subtest = "import";
+  const CellVerdict v = assess(cell("none", {result("", "fetch", Status::pass), none, import}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+  EXPECT_NE(v.not_run.find("none of its 12 compiled libraries is for this runtime"), std::string::npos) << v.not_run;
+}
+
 }  // namespace opmatrix

@@ -284,8 +284,21 @@ bool other_frameworks_only(const std::vector<PrerequisiteNeed>& needs) {
 // TensorFlow's): named as that framework's (needs_system_prerequisite), whether or not the import
 // works without it, never as an optional backend of its torch side, which would limit the torch
 // side's verdict for a part of the package that torch's users never load.
+// What it lacks counts through the libraries it needs that are there and do not load
+// (load_library.py's "missing_through"): vllm-xpu-kernels' _vllm_fa2_C.abi3.so needs its package's
+// libattn_kernels_xe_2.so, which lacks torch's XPU libraries, as _vllm_fa2_C does itself.
 bool for_another_framework(const nlohmann::json& lib) {
-  return other_frameworks_only(system_prerequisites_of(lib.value("missing_libraries", std::vector<std::string>{})));
+  const nlohmann::json through = lib.value("missing_through", nlohmann::json::object());
+  std::vector<std::string> lacked;
+  for (const auto& m : lib.value("missing_libraries", std::vector<std::string>{})) {
+    if (!through.contains(m)) {
+      lacked.push_back(m);
+      continue;
+    }
+    for (const auto& n : through[m].value("missing", std::vector<std::string>{}))
+      if (std::find(lacked.begin(), lacked.end(), n) == lacked.end()) lacked.push_back(n);
+  }
+  return other_frameworks_only(system_prerequisites_of(lacked));
 }
 
 // A plugin of another program in the package (load_library.py's "host_plugin": deepmd-kit's
@@ -477,10 +490,74 @@ std::vector<CheckResult> one_red_per_copied_library(std::vector<CheckResult> res
 
 }  // namespace
 
+namespace {
+
+// A package none of whose compiled libraries is for this runtime: each needs another device's or
+// framework's libraries (vllm-xpu-kernels 0.1.16.2: every library links torch's XPU build). Its
+// import may still work (its Python defers the libraries), but nothing of it runs here: the pair
+// is not judged, never "works" nor "works with limits" (it read ◐ beside Debian's CPU torch).
+std::optional<CheckResult> none_for_this_runtime(const std::vector<CheckResult>& results, const nlohmann::json& report,
+                                                 const std::string& repro) {
+  std::vector<std::string> fixes;
+  for (const auto& c : results) {
+    if (c.check != "load" || c.subtest != "library" || c.status != Status::skip || !c.diagnosis ||
+        c.diagnosis->kind != kAnotherFrameworksLibrary)
+      return std::nullopt;
+    if (std::find(fixes.begin(), fixes.end(), c.diagnosis->fix) == fixes.end()) fixes.push_back(c.diagnosis->fix);
+  }
+  if (results.empty()) return std::nullopt;
+  const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
+  CheckResult c = load_result(
+      "library", Status::skip,
+      fmt::format("{}not checked here: none of its {} compiled librar{} is for this runtime (torch {}): each is "
+                  "another device's or framework's (above)",
+                  module.empty() ? "" : module + " ", results.size(), results.size() > 1 ? "ies" : "y",
+                  json_text(report, "torch")));
+  c.diagnosis = make_diagnosis(kForAnotherRuntime, c.message, fmt::format("{}", fmt::join(fixes, "; ")), repro);
+  return c;
+}
+
+// `import torch` failing once the package and its requirements are installed, where one of them
+// installs a shared library at the path of one a distribution installed with torch owns
+// (load_library.py's "libraries_over_torchs"): bmtrain 1.0.1 requires nvidia-nccl-cu11, whose
+// nvidia/nccl/lib/libnccl.so.2 (NCCL 2.21.5) pip writes over torch 2.13's nvidia-nccl-cu13 one
+// (NCCL 2.29.7), and libtorch_cuda.so lacks ncclCommResume. Every user's `pip install` does it: red.
+std::optional<CheckResult> torch_broken_by_a_requirement(const nlohmann::json& report, const std::string& repro) {
+  const std::string error = json_text(report, "error");
+  const nlohmann::json over = report.value("libraries_over_torchs", nlohmann::json::array());
+  if (error.rfind("import torch:", 0) != 0 || !over.is_array() || over.empty()) return std::nullopt;
+  std::vector<std::string> what, restore;
+  for (const auto& f : over) {
+    const std::string theirs = json_text(f, "over");
+    const bool torch_itself = theirs.rfind("torch ", 0) == 0;
+    what.push_back(fmt::format("{} installs {}, which {} installs too", json_text(f, "by"), json_text(f, "file"),
+                               torch_itself ? theirs : "torch's requirement " + theirs));
+    const std::string pin = theirs.substr(0, theirs.find(' ')) + "==" + theirs.substr(theirs.find(' ') + 1);
+    if (std::find(restore.begin(), restore.end(), pin) == restore.end()) restore.push_back(pin);
+  }
+  CheckResult c = load_result("library", Status::fail,
+                              fmt::format("import torch fails once it is installed with its requirements: {}, and pip "
+                                          "writes one over the other ({})",
+                                          fmt::join(what, "; "), error.substr(std::string("import torch: ").size())));
+  c.diagnosis = make_diagnosis(
+      "requirement_replaces_torch_library", c.message,
+      fmt::format("put torch's back after it: pip install --force-reinstall --no-deps {} (for its maintainers: "
+                  "require the package for torch's CUDA, or none where torch brings it)",
+                  fmt::join(restore, " ")),
+      repro, error);
+  return c;
+}
+
+}  // namespace
+
 std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::string& repro) {
   std::vector<CheckResult> out;
   if (report.contains("backend_autoload") && report["backend_autoload"].is_object()) {
     out.push_back(breaks_import_torch(report["backend_autoload"], repro));
+    return out;
+  }
+  if (std::optional<CheckResult> c = torch_broken_by_a_requirement(report, repro)) {
+    out.push_back(*c);
     return out;
   }
   if (!json_text(report, "error").empty() || !report.contains("libraries") || report["libraries"].empty()) {
@@ -627,6 +704,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     (follows_sibling ? consequences : out).push_back(c);
   }
   out.insert(out.end(), consequences.begin(), consequences.end());
+  if (std::optional<CheckResult> none = none_for_this_runtime(out, report, repro)) out.push_back(*none);
   if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
   if (!variants.empty()) out.push_back(runtime_variants_result(variants));
   for (const auto& [stem, builds] : other_torch_builds) out.push_back(no_build_for_this_torch(stem, builds, report, repro));
@@ -1047,7 +1125,8 @@ CheckResult unregistered_for_want_of_load(CheckResult registration, const std::v
   if (registration.check != "registration" || !registration.op.empty() || !is_bad(registration.status) ||
       !registration.diagnosis || registration.diagnosis->kind != "not_registered")
     return registration;
-  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver", kCpuLacksInstructions});
+  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver", kCpuLacksInstructions,
+                                                           kForAnotherRuntime});
   if (!unchecked) return registration;
   return not_checked_here(std::move(registration),
                           "its libraries were not loaded (" + unchecked->diagnosis->kind + ": see load)");

@@ -82,6 +82,9 @@ inline constexpr const char* kPythonFallback = "python_fallback";
 // Another framework's library (TensorFlow's op library) that the package ships beside its torch
 // libraries: not checked here, and no part of the torch side's verdict.
 inline constexpr const char* kAnotherFrameworksLibrary = "another_frameworks_library";
+// Every compiled library of the package is another device's or framework's (vllm-xpu-kernels:
+// torch's XPU build): nothing of it runs in this runtime, the pair is not judged.
+inline constexpr const char* kForAnotherRuntime = "for_another_runtime";
 // A plugin of another program (LAMMPS's, say) that the package ships beside its torch libraries.
 inline constexpr const char* kHostPlugin = "host_plugin";
 // An import naming a module the package does not hold (load_library.py's "package_modules": the

@@ -29,6 +29,15 @@ const SystemPrerequisite kPrerequisites[] = {
     // NUMA's libnuma.so.1: vLLM's CPU build and SGLang's kernels (mscclpp) link it; vLLM's CPU
     // install guide asks for `apt-get install libnuma-dev`.
     {"libnuma", {"libnuma.so"}, "apt install libnuma1", kSystemLibrary},
+    // MPI and Intel's oneCCL, for a run on several processes: xfastertransformer 2.1.2 loads its
+    // libxft_comm_helper.so (libmpi.so.12, libmpicxx.so.12, libccl.so.1) only under mpirun, whose
+    // users install them (its README's multi-rank set-up); one process never loads it.
+    {"MPI", {"libmpi.so", "libmpicxx.so", "libmpi_cxx.so", "libmpifort.so"},
+     "install the MPI its library was built for (libmpi.so.12: MPICH or Intel MPI; libmpi.so.40: Open MPI), where "
+     "it runs on several processes (mpirun)",
+     kSystemLibrary},
+    {"oneCCL", {"libccl.so"},
+     "install Intel's oneCCL and source its setvars.sh, where it runs on several processes (mpirun)", kSystemLibrary},
     // Open3D 0.20's libOpen3D.so links libusb (its RealSense camera support).
     {"libusb", {"libusb-1.0.so"}, "apt install libusb-1.0-0", kSystemLibrary},
     // A package that ships a TensorFlow op library beside its torch ops (Open3D's open3d_tf_ops.so,
@@ -43,6 +52,24 @@ const SystemPrerequisite kPrerequisites[] = {
      {"libascendcl.so", "libhccl.so", "libge_runner.so", "libgraph.so", "libacl_op_compiler.so",
       "libacl_tdt_channel.so", "libfmk_parser.so", "libascend_protobuf.so", "libatb.so"},
      "install Ascend's CANN toolkit and source its set_env.sh, on a machine with an Ascend NPU", kSystemLibrary},
+    // Builds for Intel GPUs (XPU): vllm-xpu-kernels 0.1.16.2 links torch's XPU build
+    // (libtorch_xpu.so, libc10_xpu.so: torch from PyTorch's XPU index) and oneAPI's SYCL runtime;
+    // bigdl-core-xe-21 2.6.0 (ipex-llm's kernels) links the XPU build of Intel's extension for
+    // PyTorch (libintel-ext-pt-gpu.so) and oneAPI's runtime. A CPU or CUDA torch has none of them
+    // by design: such a library is for another device, judged beside that device's torch.
+    {"Intel's extension for PyTorch (its XPU build)", {"libintel-ext-pt-gpu.so"},
+     "pip install the XPU build of intel-extension-for-pytorch its package names (Intel's index), beside the torch "
+     "it was built for, on a machine with an Intel GPU and its driver",
+     "a library for Intel GPUs (XPU): it runs beside an XPU build of torch and Intel's extension for it, which a CPU "
+     "or CUDA build of torch has no reason to have"},
+    {"torch's XPU build and oneAPI",
+     {"libtorch_xpu.so", "libc10_xpu.so", "libsycl.so", "libur_loader.so", "libze_loader.so", "libOpenCL.so",
+      "libimf.so", "libsvml.so", "libirng.so", "libintlc.so", "libdnnl.so", "libmkl_sycl", "libpti_view.so"},
+     "pip install torch --index-url https://download.pytorch.org/whl/xpu (torch's XPU build, which brings oneAPI's "
+     "runtime), on a machine with an Intel GPU and its driver",
+     "a library for Intel GPUs (XPU): it runs beside an XPU build of torch and Intel's oneAPI runtime, which a CPU "
+     "or CUDA build of torch has no reason to have",
+     {"libtorch_xpu.so", "libc10_xpu.so", "libsycl.so", "libur_loader.so", "libze_loader.so"}},
 };
 
 bool belongs(const SystemPrerequisite& p, const std::string& soname) {
@@ -58,7 +85,10 @@ std::vector<PrerequisiteNeed> system_prerequisites_of(const std::vector<std::str
     PrerequisiteNeed need{&p, {}};
     for (const auto& s : absent)
       if (belongs(p, s)) need.sonames.push_back(s);
-    if (!need.sonames.empty()) needs.push_back(std::move(need));
+    const bool marked = p.marks.empty() || std::any_of(need.sonames.begin(), need.sonames.end(), [&](const std::string& s) {
+      return std::any_of(p.marks.begin(), p.marks.end(), [&](const char* m) { return s.rfind(m, 0) == 0; });
+    });
+    if (!need.sonames.empty() && marked) needs.push_back(std::move(need));
   }
   std::size_t held = 0;
   for (const auto& n : needs) held += n.sonames.size();

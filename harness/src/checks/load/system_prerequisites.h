@@ -17,6 +17,10 @@ struct SystemPrerequisite {
   // Why a runtime without it says nothing of the library with this torch (the end of the sentence
   // "it needs X's libraries (...), ..."); kSystemLibrary for what its users install themselves.
   const char* why;
+  // Where not empty, the row holds only where one of these is among the absent: libraries that
+  // other software links too (Intel's compiler runtime, libimf.so, beside an XPU build's
+  // libsycl.so) say nothing of the device by themselves.
+  std::vector<const char*> marks = {};
 };
 
 inline constexpr const char* kSystemLibrary =
