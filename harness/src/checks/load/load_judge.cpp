@@ -509,10 +509,11 @@ std::optional<CheckResult> none_for_this_runtime(const std::vector<CheckResult>&
   const std::string module = report.contains("import") ? json_text(report["import"], "module") : "";
   CheckResult c = load_result(
       "library", Status::skip,
-      fmt::format("{}not checked here: none of its {} compiled librar{} is for this runtime (torch {}): each is "
-                  "another device's or framework's (above)",
-                  module.empty() ? "" : module + " ", results.size(), results.size() > 1 ? "ies" : "y",
-                  json_text(report, "torch")));
+      fmt::format("{}not checked here: {} for this runtime (torch {}): {} another device's or framework's (above)",
+                  module.empty() ? "" : module + " ",
+                  results.size() > 1 ? fmt::format("none of its {} compiled libraries is", results.size())
+                                     : std::string("its one compiled library is not"),
+                  json_text(report, "torch"), results.size() > 1 ? "each is" : "it is"));
   c.diagnosis = make_diagnosis(kForAnotherRuntime, c.message, fmt::format("{}", fmt::join(fixes, "; ")), repro);
   return c;
 }
