@@ -19,7 +19,14 @@ fi
 raw=build/wheel-unrepaired
 rm -rf "$raw"
 settings=()
-command -v ccache >/dev/null && settings+=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# With ccache, the compiler by the name the default preset's build uses (CMake's first pick, c++):
+# ccache hashes that name, and the harness's objects then come from that build's (scripts/test.sh
+# sets CCACHE_BASEDIR so that the two build folders' paths do not differ either).
+if command -v ccache >/dev/null; then
+  settings+=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  compiler=$(command -v "${CXX:-c++}" || true)
+  [ -z "$compiler" ] || settings+=(-C "cmake.define.CMAKE_CXX_COMPILER=$compiler")
+fi
 CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
   "$tools/bin/pyproject-build" --wheel --outdir "$raw" "${settings[@]}" .
 

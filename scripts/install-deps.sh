@@ -23,7 +23,7 @@ for arg in "$@"; do
   esac
 done
 
-pkgs=(build-essential cmake ninja-build ccache pkg-config git python3 python3-venv python3-pytest
+pkgs=(build-essential cmake ninja-build ccache pkg-config git python3 python3-venv python3-pytest python3-pytest-xdist
       libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev googletest)
 if [ "$want_host_cell" = 1 ]; then
   pkgs+=(libtorch-dev python3-torch python3-torchvision

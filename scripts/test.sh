@@ -14,6 +14,10 @@ cd "$(dirname "$0")/.."
 unit_only=0
 [ "${1:-}" = "--unit-only" ] && unit_only=1
 
+# Paths under the repository reach ccache relative to each build folder: the wheel's build
+# (tests/wheel) then finds build/default's objects in the cache instead of compiling them again.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+
 timings=()
 print_timings() {
   local rc=$?
