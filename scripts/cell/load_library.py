@@ -1218,7 +1218,7 @@ def backend_autoload_failure(error):
             "cause": ("%s: %s" % (type(cause).__name__, str(cause).strip().splitlines()[0][:300])) if cause else ""}
 
 
-def libraries_over_torchs(search_path=None, torch_site=None):
+def over_torch_libraries(search_path=None, torch_site=None):
     """Shared libraries that a distribution found on sys.path before torch's own folder installs at
     the same path as a distribution installed with torch: where `import torch` fails once the
     package and its requirements are in, the library torch loads may be theirs. bmtrain 1.0.1
@@ -1290,9 +1290,9 @@ def main():
             autoload = backend_autoload_failure(e)
             if autoload:
                 out["backend_autoload"] = autoload
-            replaced = libraries_over_torchs()
+            replaced = over_torch_libraries()
             if replaced:
-                out["libraries_over_torchs"] = replaced
+                out["over_torch_libraries"] = replaced
             return out
         # Before anything of the package is loaded: each child starts with torch alone.
         zygote = Zygote(lambda argv: helper(arguments().parse_args(argv)))

@@ -429,8 +429,8 @@ def test_a_requirement_that_installs_a_library_of_torchs_requirement_is_named(tm
     _distribution(venv, "nvidia-nccl-cu13", "2.29.7", ["nvidia/nccl/lib/libnccl.so.2"])
     _distribution(deps, "nvidia-nccl-cu11", "2.21.5", ["nvidia/nccl/lib/libnccl.so.2", "nvidia/nccl/include/nccl.h"])
     _distribution(site, "bmtrain", "1.0.1", ["bmtrain/C.cpython-311-x86_64-linux-gnu.so"])
-    found = load_library.libraries_over_torchs([str(site), str(deps), str(venv)], str(venv))
+    found = load_library.over_torch_libraries([str(site), str(deps), str(venv)], str(venv))
     assert found == [{"file": "nvidia/nccl/lib/libnccl.so.2", "by": "nvidia-nccl-cu11 2.21.5",
                       "over": "nvidia-nccl-cu13 2.29.7"}]
     # Found after torch's folder, torch's own is the one loaded: nothing to name.
-    assert load_library.libraries_over_torchs([str(venv), str(deps)], str(venv)) == []
+    assert load_library.over_torch_libraries([str(venv), str(deps)], str(venv)) == []

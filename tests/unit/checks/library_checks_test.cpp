@@ -1168,7 +1168,7 @@ TEST(LoadChecks, MpiAndOneCclAreSystemLibrariesItsUsersInstall) {
 TEST(LoadChecks, ARequirementThatReplacesALibraryOfTorchsIsRed) {
   const auto report = nlohmann::json::parse(R"({"torch": null, "torch_cuda": null, "libraries": [],
     "error": "import torch: ImportError: /opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommResume",
-    "libraries_over_torchs": [{"file": "nvidia/nccl/lib/libnccl.so.2", "by": "nvidia-nccl-cu11 2.21.5",
+    "over_torch_libraries": [{"file": "nvidia/nccl/lib/libnccl.so.2", "by": "nvidia-nccl-cu11 2.21.5",
                                "over": "nvidia-nccl-cu13 2.29.7"}]})");
   const auto out = load_checks(report, "r");
   ASSERT_EQ(out.size(), 1u);
@@ -1184,7 +1184,7 @@ TEST(LoadChecks, ARequirementThatReplacesALibraryOfTorchsIsRed) {
       << out[0].diagnosis->fix;
   // Without that finding, import torch's failure stays the step's error it was.
   auto plain = report;
-  plain.erase("libraries_over_torchs");
+  plain.erase("over_torch_libraries");
   EXPECT_EQ(load_checks(plain, "r")[0].status, Status::error);
 }
 

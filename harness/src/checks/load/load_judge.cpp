@@ -280,13 +280,13 @@ bool other_frameworks_only(const std::vector<PrerequisiteNeed>& needs) {
   });
 }
 
-// A library that lacks only another framework's libraries (deepmd-kit's libdeepmd_op.so,
-// TensorFlow's): named as that framework's (needs_system_prerequisite), whether or not the import
-// works without it, never as an optional backend of its torch side, which would limit the torch
-// side's verdict for a part of the package that torch's users never load.
-// What it lacks counts through the libraries it needs that are there and do not load
-// (load_library.py's "missing_through"): vllm-xpu-kernels' _vllm_fa2_C.abi3.so needs its package's
-// libattn_kernels_xe_2.so, which lacks torch's XPU libraries, as _vllm_fa2_C does itself.
+// A library that lacks only another framework's or device's libraries (deepmd-kit's
+// libdeepmd_op.so, TensorFlow's; vllm-xpu-kernels' libraries, torch's XPU build's): named as such
+// (needs_system_prerequisite), whether or not the import works without it, never as an optional
+// backend of its torch side, which would limit the torch side's verdict for a part of the package
+// that torch's users never load here. What it lacks counts through the libraries it needs that
+// are there and do not load (load_library.py's "missing_through": vllm-xpu-kernels'
+// _vllm_fa2_C.abi3.so needs its package's libattn_kernels_xe_2.so, which lacks them too).
 bool for_another_framework(const nlohmann::json& lib) {
   const nlohmann::json through = lib.value("missing_through", nlohmann::json::object());
   std::vector<std::string> lacked;
@@ -488,10 +488,6 @@ std::vector<CheckResult> one_red_per_copied_library(std::vector<CheckResult> res
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // A package none of whose compiled libraries is for this runtime: each needs another device's or
 // framework's libraries (vllm-xpu-kernels 0.1.16.2: every library links torch's XPU build). Its
 // import may still work (its Python defers the libraries), but nothing of it runs here: the pair
@@ -520,12 +516,12 @@ std::optional<CheckResult> none_for_this_runtime(const std::vector<CheckResult>&
 
 // `import torch` failing once the package and its requirements are installed, where one of them
 // installs a shared library at the path of one a distribution installed with torch owns
-// (load_library.py's "libraries_over_torchs"): bmtrain 1.0.1 requires nvidia-nccl-cu11, whose
+// (load_library.py's "over_torch_libraries"): bmtrain 1.0.1 requires nvidia-nccl-cu11, whose
 // nvidia/nccl/lib/libnccl.so.2 (NCCL 2.21.5) pip writes over torch 2.13's nvidia-nccl-cu13 one
 // (NCCL 2.29.7), and libtorch_cuda.so lacks ncclCommResume. Every user's `pip install` does it: red.
 std::optional<CheckResult> torch_broken_by_a_requirement(const nlohmann::json& report, const std::string& repro) {
   const std::string error = json_text(report, "error");
-  const nlohmann::json over = report.value("libraries_over_torchs", nlohmann::json::array());
+  const nlohmann::json over = report.value("over_torch_libraries", nlohmann::json::array());
   if (error.rfind("import torch:", 0) != 0 || !over.is_array() || over.empty()) return std::nullopt;
   std::vector<std::string> what, restore;
   for (const auto& f : over) {
