@@ -7,7 +7,8 @@
 #               pip, pybind11), as every cell image has it (docs/cell-contract.md)
 #   --containers also podman, runc, mmdebstrap (to run cells in containers)
 #   --browser   also chromium (the HTML report's browser test)
-#   --fuzz      also clang and its compiler-rt (libFuzzer, ASan, UBSan) for harness/fuzz
+#   --fuzz      also clang and its compiler-rt (libFuzzer, ASan, UBSan): the sanitize preset, which
+#               builds the harness, its tests and harness/fuzz under them
 set -euo pipefail
 
 want_host_cell=0 want_containers=0 want_browser=0 want_fuzz=0

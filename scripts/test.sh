@@ -3,7 +3,7 @@
 # the workflow checks and the wheel (built, installed in a venv with no compiler on PATH, run),
 # then the host cell: kernels/ and cases/ built and run against this machine's own LibTorch,
 # then the reliability checks: the signal tests (those with podman skip without it), the unit
-# and reliability tests again under ASan + UBSan, and the matrix.yaml fuzzer for
+# and reliability tests again under ASan + UBSan, and the matrix.yaml fuzzer (the same build) for
 # $OPMATRIX_FUZZ_SECONDS (default 60).
 #   scripts/test.sh [--unit-only]
 # Each step's wall time is printed when it ends, and all of them at the end (also when a step
@@ -44,6 +44,7 @@ if [ "$unit_only" = 0 ]; then
   step ctest --preset reliability
   step ctest --preset verdicts
   # Sanitizers stop at the first report (halt_on_error, leaks included: see the test preset).
+  # One clang build serves them and the fuzzer (the fuzz preset is the sanitize build).
   step cmake --preset sanitize
   step cmake --build --preset sanitize
   step ctest --preset sanitize

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the matrix.yaml fuzzer for a bounded time and fails on any crash, keeping the input.
-#   harness/fuzz/run-fuzzer.sh [SECONDS]          (default 60; builds with the `fuzz` preset)
+#   harness/fuzz/run-fuzzer.sh [SECONDS]          (default 60; builds the `fuzz` preset: the sanitize build)
 # Seeds: the bad-matrix corpus, the valid test matrix, matrix.yaml and the YAML examples of
-# docs/. The corpus the fuzzer grows lives in build/fuzz/corpus (kept between runs, so each
-# run starts where the last one stopped); crashing inputs go to build/fuzz/crashes/.
+# docs/. The corpus the fuzzer grows lives in build/sanitize/fuzz/corpus (kept between runs, so each
+# run starts where the last one stopped); crashing inputs go to build/sanitize/fuzz/crashes/.
 # Prints the executions, exec/s and coverage of the run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,8 +13,8 @@ jobs=${OPMATRIX_FUZZ_BUILD_JOBS:-2}
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$jobs"
 
-out=build/fuzz
-fuzzer=$out/harness/fuzz/matrix_fuzzer
+out=build/sanitize/fuzz
+fuzzer=build/sanitize/harness/fuzz/matrix_fuzzer
 seeds=$out/seeds corpus=$out/corpus crashes=$out/crashes
 rm -rf "$seeds"
 mkdir -p "$seeds" "$corpus" "$crashes"

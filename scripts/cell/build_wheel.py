@@ -273,6 +273,47 @@ def device_code(site):
     return {"files": dict(sorted(counts.items())), "paths": sorted(paths)[:3]}
 
 
+# Programs shipped in place of libraries: ELF executables the package runs as subprocesses (pnnx
+# 20261020: pnnx/pnnx, an 88 MB torch-to-ncnn converter with its own libtorch linked in). ET_EXEC
+# always; ET_DYN (a PIE) only with its executable bit, since a shared library is ET_DYN too.
+ELF_EXEC, ELF_DYN = 2, 3
+TORCH_LIBRARY_NAME = re.compile(r"^lib(?:torch|c10)\w*\.so")
+
+
+def is_program(path):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(18)
+    except OSError:
+        return False
+    if len(head) < 18 or head[:4] != b"\x7fELF":
+        return False
+    kind = int.from_bytes(head[16:18], "little")
+    return kind == ELF_EXEC or (kind == ELF_DYN and os.access(path, os.X_OK))
+
+
+def programs(site):
+    """The ELF programs a wheel without shared libraries ships: their count, the first few paths,
+    and what ldd says of the first few: the libraries of torch each links (none where it carries
+    its own torch) and those not found here. None where it ships none."""
+    paths = sorted(os.path.relpath(os.path.join(root, f), site) for root, _, files in os.walk(site) for f in files
+                   if not re.search(r"\.so(\.[0-9]+)*$", f) and not os.path.islink(os.path.join(root, f))
+                   and is_program(os.path.join(root, f)))
+    if not paths:
+        return None
+    torch_libraries, missing = set(), set()
+    for rel in paths[:3]:
+        ldd = subprocess.run(["ldd", os.path.join(site, rel)], capture_output=True, text=True)
+        for line in ldd.stdout.splitlines():
+            name, _, where = line.strip().partition(" => ")
+            if TORCH_LIBRARY_NAME.match(name):
+                torch_libraries.add(name)
+            if where.startswith("not found"):
+                missing.add(name)
+    return {"count": len(paths), "paths": paths[:3], "torch_libraries": sorted(torch_libraries),
+            "missing": sorted(missing)}
+
+
 def summary(wheel, site):
     """The JSON object both build_wheel.py and install_wheel.py print."""
     tags, requires = metadata(wheel)
@@ -285,6 +326,9 @@ def summary(wheel, site):
     device = device_code(site) if not libraries else None
     if device:
         out["device_code"] = device
+    program = programs(site) if not libraries else None
+    if program:
+        out["programs"] = program
     return out
 
 

@@ -1023,16 +1023,27 @@ def torch_build_version(name):
     return digits if "." in digits or len(digits) < 2 else "%s.%s" % (digits[0], digits[1:])
 
 
+# A build per torch release named by the release alone, its parts joined by underscores: torch-tpu
+# 0.2.0's env_2_11_0.so ... env_2_15_0.so and libpywrap_2_11_0_common.so (its loader imports the
+# newest one not newer than the running torch). A bare number could be anything: it counts only
+# where the package ships the same name with two releases or more (PER_RELEASE_STEM marks them).
+TORCH_RELEASE_IN_NAME = re.compile(r"^(?P<head>.+?)_(?P<version>[12]_\d{1,2}_\d{1,2})(?P<tail>(?:_[A-Za-z]\w*)?\.so)$")
+PER_RELEASE_STEM = "_<torch>"
+
+
 def torch_build_of(path):
     """(stem, torch version, device) of a library built for one torch version, where its name says
-    so (dgl's libgraphbolt_pytorch_2.2.1.so: "libgraphbolt", "2.2.1") or one of the three folders
-    above it does (metatensor-torch's torch-2.6/lib/libmetatensor_torch.so: "libmetatensor_torch.so",
-    "2.6", None); else None."""
+    so (dgl's libgraphbolt_pytorch_2.2.1.so: "libgraphbolt", "2.2.1"; torch-tpu's env_2_12_0.so:
+    "env_<torch>.so", "2.12.0") or one of the three folders above it does (metatensor-torch's
+    torch-2.6/lib/libmetatensor_torch.so: "libmetatensor_torch.so", "2.6", None); else None."""
     name = os.path.basename(path)
     version = torch_build_version(name)
     if version:
         m = VARIANT.match(name)
         return m.group("stem"), version, m.group("device")
+    m = TORCH_RELEASE_IN_NAME.match(name)
+    if m:
+        return m.group("head") + PER_RELEASE_STEM + m.group("tail"), m.group("version").replace("_", "."), None
     parts = path.split(os.sep)
     at = torch_folder_at(parts)
     return None if at is None else (name, TORCH_FOLDER.match(parts[at]).group("version"), None)
@@ -1066,8 +1077,13 @@ def mark_other_torch_builds(libraries, torch_version):
         if build:
             stems.setdefault(build[0], []).append((build, lib))
     for stem, builds in stems.items():
-        fitting = [lib["path"] for (_, version, _), lib in builds if fits(version)]
-        loaded_fitting = [lib["path"] for (_, version, _), lib in builds if fits(version) and lib.get("loaded")]
+        if PER_RELEASE_STEM in stem and len({version for (_, version, _), _ in builds}) < 2:
+            continue  # one file with a number in its name, not a build per torch
+        # The build that loaded is the one this torch takes, whatever its number says: a package may
+        # take the newest build not newer than the running torch (torch-tpu's env_2_14_0.so in 2.14.1).
+        fitting = [lib["path"] for (_, version, _), lib in builds if fits(version) or lib.get("loaded")]
+        loaded_fitting = ([lib["path"] for (_, version, _), lib in builds if fits(version) and lib.get("loaded")]
+                          or [lib["path"] for _, lib in builds if lib.get("loaded")])
         for (_, version, device), lib in builds:
             if lib.get("loaded"):
                 continue

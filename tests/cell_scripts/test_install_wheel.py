@@ -30,9 +30,10 @@ def best_tag():
                           universal_newlines=True, check=True).stdout.strip()
 
 
-def make_wheel(folder, tag, requires=(), members=None):
+def make_wheel(folder, tag, requires=(), members=None, executable=()):
     """opm_tiny-1.0-TAG.whl with opm_tiny/__init__.py, opm_tiny/_C.so (not a real library: pip does
-    not look inside) and a valid RECORD; `members` ({path: bytes}) replaces the _C.so."""
+    not look inside) and a valid RECORD; `members` ({path: bytes}) replaces the _C.so; the paths in
+    `executable` get mode 755 (pip keeps the executable bit)."""
     files = {"opm_tiny/__init__.py": b"VALUE = 42\n",
              **(members if members is not None else {"opm_tiny/_C.so": b"\x7fELF stand-in\n"}),
              "opm_tiny-1.0.dist-info/METADATA": ("Metadata-Version: 2.1\nName: opm-tiny\nVersion: 1.0\n" + "".join(
@@ -48,7 +49,9 @@ def make_wheel(folder, tag, requires=(), members=None):
     path = folder / ("opm_tiny-1.0-%s.whl" % tag)
     with zipfile.ZipFile(str(path), "w") as z:
         for p, data in files.items():
-            z.writestr(p, data)
+            info = zipfile.ZipInfo(p)
+            info.external_attr = (0o100755 if p in executable else 0o100644) << 16
+            z.writestr(info, data)
         z.writestr("opm_tiny-1.0.dist-info/RECORD", "\n".join(record) + "\n")
     return path
 
@@ -166,6 +169,24 @@ def test_a_wheel_shipping_cuda_device_code_files_names_them(tmp_path):
     del members["opm_dev/kernels/a.fatbin"], members["opm_dev/kernels/b.fatbin"], members["opm_dev/kernels/c.ptx"]
     out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched2", "py3-none-any", members=members), tmp_path / "b2")
     assert "device_code" not in out
+
+
+def test_a_wheel_shipping_a_program_names_it_and_what_it_links(tmp_path):
+    # pnnx 20261020: a py3 wheel with no shared library, its compiled part an ELF program
+    # (pnnx/pnnx) its functions run as a subprocess. A real ELF program: /bin/true, a PIE (ET_DYN
+    # like a shared library: told apart by its executable bit, which pip keeps).
+    program = open("/bin/true", "rb").read()
+    members = {"opm_prog/__init__.py": b"", "opm_prog/opm_prog": program, "opm_prog/notes.txt": b"\x7fELF but text",
+               "opm_prog/not_executable": program}
+    wheel = make_wheel(tmp_path / "fetched", "py3-none-any", members=members, executable={"opm_prog/opm_prog"})
+    out, _ = run_json(SCRIPT, wheel, tmp_path / "b")
+    assert out["libraries"] == []
+    assert out["programs"]["count"] == 1 and out["programs"]["paths"] == ["opm_prog/opm_prog"]
+    # It links no torch library, and every library it needs is here.
+    assert out["programs"]["torch_libraries"] == [] and out["programs"]["missing"] == []
+    del members["opm_prog/opm_prog"]
+    out, _ = run_json(SCRIPT, make_wheel(tmp_path / "fetched2", "py3-none-any", members=members), tmp_path / "b2")
+    assert "programs" not in out
 
 
 def test_a_pure_wheel_taken_where_the_compiled_ones_do_not_fit_names_them(tmp_path):

@@ -426,6 +426,27 @@ def test_builds_per_torch_version_in_folders_of_one_name(torch_version, loads, e
     assert load_library.torch_build_of("/site/pkg/lib/libx.so") is None
 
 
+def test_builds_per_torch_release_named_by_the_release_alone():
+    # torch-tpu 0.2.0 ships env_2_11_0.so ... env_2_15_0.so and libpywrap_2_11_0_common.so ...; its
+    # loader imports the newest build not newer than the running torch. In torch 2.14.1 the _2_14_0
+    # builds load; the others are other torches' builds, the loaded one their variant.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    assert load_library.torch_build_of("/s/torch_tpu/_internal/env_2_12_0.so") == ("env_<torch>.so", "2.12.0", None)
+    assert load_library.torch_build_of("/s/libpywrap_2_11_0_common.so") == ("libpywrap_<torch>_common.so", "2.11.0",
+                                                                            None)
+    libs = [{"path": "/s/torch_tpu/%s_%s.so" % (stem, v), "loaded": v == "2_14_0", "error_kind": "undefined_symbol"}
+            for stem in ("env", "sync") for v in ("2_11_0", "2_14_0", "2_15_0")]
+    # One file whose name holds a number like a release: not a build per torch.
+    libs.append({"path": "/s/torch_tpu/libcodec_2_1_0.so", "loaded": False, "error_kind": "undefined_symbol"})
+    load_library.mark_other_torch_builds(libs, "2.14.1+cu130")
+    assert [(lib.get("for_torch"), lib.get("variant_of")) for lib in libs[:3]] == [
+        ("2.11.0", "env_2_14_0.so"), (None, None), ("2.15.0", "env_2_14_0.so")]
+    assert libs[3]["variant_of"] == "sync_2_14_0.so" and libs[3]["build_of"] == "sync_<torch>.so"
+    assert "for_torch" not in libs[6]
+
+
 def test_a_sibling_in_torch_folders_is_taken_from_the_needing_librarys_folder(tmp_path):
     # featomic-torch's torch-2.6/lib/libfeatomic_torch.so needs libmetatomic_torch.so, which its
     # requirement metatomic-torch has in torch-2.10/lib/ … torch-2.6/lib/: walk order finds 2.10's first.

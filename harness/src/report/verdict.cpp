@@ -63,24 +63,27 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 // A wheel that compiles its C++/CUDA code at first use (JIT): its import is judged, its ops not.
 // A release whose compiled wheels do not fit this Python: pip's pure-Python fallback runs here.
 // A wheel whose compiled code is CUDA device code files it loads through the driver: its import is
-// judged, its kernels not. A library that does not load in this torch, where the package imports
-// the same names from Python instead: it works, without the library.
+// judged, its kernels not. A wheel whose compiled code is a program its functions run as a
+// subprocess: its import is judged, the program not. A library that does not load in this torch,
+// where the package imports the same names from Python instead: it works, without the library.
 const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable",
                                       "schema_without_kernel",  "suite_needs_module",
                                       "cuda_build_needs_gpu",   "suite_collected_nothing",
                                       "compiled_at_first_use",  "compiled_wheel_elsewhere",
-                                      "device_code_at_use",     "python_fallback"};
+                                      "device_code_at_use",     "program_at_use",
+                                      "python_fallback"};
 // Skips that leave the cell nothing to judge (checks/build/cell_lacks.h): a setup.py that refuses
 // to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA,
 // a system library's headers the image lacks; a library linked to the GPU driver on a machine
 // without one, or needing a system library its users install (FFmpeg): nothing about its load
 // can be concluded here; an import that compiles its CUDA code for the visible GPUs, where there are
 // none, or without a CUDA toolkit, where there is none; a library whose code uses instructions this
-// machine's CPU lacks; a package none of whose libraries is for this runtime (an XPU build).
+// machine's CPU lacks; a package none of whose libraries is for this runtime (an XPU build); an
+// import that needs AMD's ROCm, in a runtime without it.
 const char* const kNothingBuiltSkips[] = {"setup_needs_gpu",       "needs_cuda_to_build",   "needs_system_headers",
                                           "python_not_supported",  "build_needs_network",   "needs_gpu_driver",
                                           "needs_system_library",  "jit_needs_visible_gpu", "jit_needs_cuda",
-                                          "cpu_lacks_instructions", "for_another_runtime"};
+                                          "cpu_lacks_instructions", "for_another_runtime", "needs_rocm"};
 
 bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
   return c.status == Status::skip && c.diagnosis &&

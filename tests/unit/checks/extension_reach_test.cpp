@@ -216,6 +216,33 @@ TEST(ExtensionReach, AWheelWhoseCompiledCodeIsDeviceCodeFilesSaysSo) {
   EXPECT_EQ(no_library_result(none, false, "r").message.rfind("a pure-Python release", 0), 0u);
 }
 
+// pnnx 20261020's wheel holds no shared library but an 88 MB ELF program (pnnx/pnnx, libtorch
+// linked in) that its functions run as a subprocess: not "a pure-Python release", a limit.
+TEST(ExtensionReach, AWheelWhoseCompiledCodeIsAProgramSaysSo) {
+  auto build = nlohmann::json::parse(R"({"ok": true, "libraries": [], "tags": ["py3-none-manylinux2014_x86_64"],
+    "wheel": "/build/wheel/pnnx-20261020-py3-none-manylinux2014_x86_64.whl",
+    "programs": {"count": 1, "paths": ["pnnx/pnnx"], "torch_libraries": [], "missing": []}})");
+  CheckResult c = no_library_result(build, false, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, "program_at_use");
+  EXPECT_EQ(c.message, "a release whose compiled code is a program, not a library: its wheel "
+                       "pnnx-20261020-py3-none-manylinux2014_x86_64.whl (tags py3-none-manylinux2014_x86_64) ships 1 "
+                       "program (pnnx/pnnx), linked to none of torch's libraries (the torch it uses is built into it), "
+                       "which its functions run as a subprocess; this pair runs its import, not that program, so what "
+                       "the program does is not measured here");
+  // Linked to torch's libraries, one of them missing here: both named.
+  build["programs"] = nlohmann::json::parse(R"({"count": 4, "paths": ["t/a", "t/b", "t/c"],
+    "torch_libraries": ["libc10.so", "libtorch_cpu.so"], "missing": ["libtorch_cuda.so"]})");
+  c = no_library_result(build, false, "r");
+  EXPECT_NE(c.message.find("ships 4 programs (t/a, t/b, t/c, …), linked to torch's libc10.so, libtorch_cpu.so, and "
+                           "needs libtorch_cuda.so, which this runtime lacks"),
+            std::string::npos)
+      << c.message;
+  build.erase("programs");
+  EXPECT_EQ(no_library_result(build, false, "r").message.rfind("a pure-Python release", 0), 0u);
+}
+
 // A package's libraries as its users load them: the core after its sibling, an optional
 // backend whose system library is missing named once, as a limit.
 TEST(ExtensionReach, APackagesLibrariesAsItsUsersLoadThem) {

@@ -673,6 +673,25 @@ TEST(ImportCheck, AFirstUseCudaCompileWithoutACudaToolkitIsNotChecked) {
   EXPECT_EQ(import_check(own, "r").status, Status::fail);
 }
 
+// amd-aiter 0.1.7 beside a CPU or CUDA torch: its JIT runs hipconfig at import and raises "ROCm
+// version file not found": a library for AMD GPUs, nothing of it judged here. Another RuntimeError
+// stays the import's red.
+TEST(ImportCheck, AnImportThatNeedsRocmIsNotChecked) {
+  const nlohmann::json import = {
+      {"module", "aiter"}, {"ok", false}, {"error", "RuntimeError: ROCm version file not found"},
+      {"traceback", "  File \"/build/site/aiter/jit/utils/cpp_extension.py\", line 94, in get_hip_version\n"
+                    "    raise RuntimeError(\"ROCm version file not found\")\n"}};
+  const CheckResult c = import_check(import, "r");
+  EXPECT_EQ(c.status, Status::skip);
+  ASSERT_TRUE(c.diagnosis);
+  EXPECT_EQ(c.diagnosis->kind, kNeedsRocm);
+  EXPECT_EQ(c.message, "aiter not checked here: its import needs AMD's ROCm, which this runtime (a torch without ROCm) "
+                       "does not have (RuntimeError: ROCm version file not found)");
+  nlohmann::json other = import;
+  other["error"] = "RuntimeError: version file not found";
+  EXPECT_EQ(import_check(other, "r").status, Status::fail);
+}
+
 // basicsr 1.4.2 in PyPI's torch 2.8: its import loads cv2 (opencv-python, a requirement), which
 // needs X11's libxcb.so.1, a desktop's and not this image's: not checked here, the library named
 // with its fix. A library no table knows stays the import's red.

@@ -115,6 +115,18 @@ TEST(Verdict, AFirstUseCudaCompileWithoutAToolkitLeavesTheCellNotRun) {
   EXPECT_EQ(v.verdict, Verdict::not_run);
 }
 
+// An import that needs AMD's ROCm (amd-aiter), beside a library subtest that is a limit (its JIT
+// sources): nothing of it is judged, not run.
+TEST(Verdict, AnImportThatNeedsRocmLeavesTheCellNotRun) {
+  CheckResult import = result("", "load", Status::skip, "aiter not checked here: its import needs AMD's ROCm");
+  import.subtest = "import";
+  import.diagnosis = Diagnosis{"needs_rocm", import.message, "", "", ""};
+  CheckResult jit = result("", "load", Status::skip, "a release that compiles its C++/CUDA code at first use");
+  jit.diagnosis = Diagnosis{"compiled_at_first_use", jit.message, "", "", ""};
+  const CellVerdict v = assess(cell("none", {result("", "fetch", Status::pass), jit, import}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+}
+
 TEST(Verdict, ASkippedGpuCheckInACpuCellIsNotALimit) {
   const CellVerdict v = assess(cell("none", {result("nms", "device", Status::skip, "the cell does not promise CUDA")}));
   EXPECT_EQ(v.verdict, Verdict::works);
@@ -276,6 +288,16 @@ TEST(Verdict, CompiledAtFirstUseIsALimit) {
   jit.diagnosis->kind = "compiled_at_first_use";
   expect_one_limit(assess(cell("none", {jit, result("", "load", Status::pass, "import gsplat: ok")})),
                    "load: a release that compiles its C++/CUDA code at first use");
+}
+
+// A wheel whose compiled code is a program its functions run (pnnx 20261020's pnnx/pnnx): the
+// import is judged, the program not; a limit, not a pass.
+TEST(Verdict, AProgramInPlaceOfALibraryIsALimit) {
+  CheckResult program = result("", "load", Status::skip, "a release whose compiled code is a program, not a library");
+  program.diagnosis = Diagnosis{};
+  program.diagnosis->kind = "program_at_use";
+  expect_one_limit(assess(cell("none", {program, result("", "load", Status::pass, "import pnnx: ok")})),
+                   "load: a release whose compiled code is a program, not a library");
 }
 
 // pip's pure-Python fallback where the release's compiled wheels do not fit this Python (torchdata

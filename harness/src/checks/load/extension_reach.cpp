@@ -106,6 +106,26 @@ std::string device_code_at_use(const nlohmann::json& build) {
                      paths.size() < 3 ? "" : ", …");
 }
 
+// build_wheel.py's "programs": the ELF executables a wheel without shared libraries ships, which
+// its functions run as subprocesses (pnnx 20261020: pnnx/pnnx, with its own libtorch linked in), and
+// what ldd said of them here. "" where it ships none.
+std::string program_at_use(const nlohmann::json& build) {
+  if (!build.is_object() || !build.contains("programs") || !build["programs"].is_object()) return "";
+  const nlohmann::json& programs = build["programs"];
+  const std::vector<std::string> paths = texts_in(programs, "paths");
+  if (paths.empty()) return "";
+  const int count = programs.value("count", static_cast<int>(paths.size()));
+  const std::vector<std::string> torch = texts_in(programs, "torch_libraries");
+  const std::vector<std::string> missing = texts_in(programs, "missing");
+  std::string linked = torch.empty()
+                           ? "linked to none of torch's libraries (the torch it uses is built into it)"
+                           : fmt::format("linked to torch's {}", fmt::join(torch, ", "));
+  if (!missing.empty()) linked += fmt::format(", and needs {}, which this runtime lacks", fmt::join(missing, ", "));
+  return fmt::format("ships {} program{} ({}{}), {}, which its functions run as a subprocess", count,
+                     count == 1 ? "" : "s", fmt::join(paths, ", "), static_cast<int>(paths.size()) < count ? ", …" : "",
+                     linked);
+}
+
 }  // namespace
 
 CheckResult compiled_at_import_result(const nlohmann::json& build, const nlohmann::json& import) {
@@ -150,6 +170,14 @@ CheckResult no_library_result(const nlohmann::json& build, bool cuda_cell, const
       c.diagnosis = make_diagnosis("device_code_at_use", c.message,
                                    "nothing to fix in the release: its kernels run where a GPU and its driver are; "
                                    "run this pair on a machine with a GPU to measure them",
+                                   repro);
+    } else if (const std::string program = program_at_use(build); !program.empty()) {
+      c.message = fmt::format("a release whose compiled code is a program, not a library: its wheel {} {}; this "
+                              "pair runs its import, not that program, so what the program does is not measured here",
+                              wheel, program);
+      c.diagnosis = make_diagnosis("program_at_use", c.message,
+                                   "nothing to fix in the release: its program runs when its functions call it; run "
+                                   "the package's own tests in a project cell to measure it",
                                    repro);
     } else if (const std::string jit = compiled_at_first_use(build); !jit.empty()) {
       c.message = fmt::format("a release that compiles its C++/CUDA code at first use: its wheel {} {}; this pair "

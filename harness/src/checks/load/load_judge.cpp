@@ -1041,6 +1041,22 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
                                  repro, traceback);
     return c;
   }
+  // An import that stops because AMD's ROCm is not installed (amd-aiter 0.1.7: its JIT's
+  // get_hip_version() runs hipconfig at import and raises "ROCm version file not found"): a
+  // library for AMD GPUs beside a torch without ROCm (no runtime opmatrix declares has ROCm), as
+  // an XPU build is beside a CPU or CUDA torch: nothing of it can be judged here.
+  static const std::regex needs_rocm(R"(\b(ROCm|ROCM_HOME|ROCM_PATH|hipconfig|hipcc)\b)");
+  if (std::regex_search(error, needs_rocm)) {
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("{} not checked here: its import needs AMD's ROCm, which this runtime (a "
+                                            "torch without ROCm) does not have ({})",
+                                            module, error));
+    c.diagnosis = make_diagnosis(kNeedsRocm, c.message,
+                                 "nothing to fix in the library: it is for AMD GPUs; use it beside a ROCm build of "
+                                 "torch with ROCm installed",
+                                 repro, traceback);
+    return c;
+  }
   // A compiled module the import loads lacks a system library its users install themselves
   // (basicsr 1.4.2's requirement opencv-python: cv2 needs X11's libxcb.so.1, which a desktop has and
   // this runtime's image has not): not checked here, as for one of the package's own libraries.

@@ -99,6 +99,9 @@ inline constexpr const char* kPlaceholderPackage = "placeholder_package";
 // toolkit (torch's "CUDA_HOME environment variable is not set"): a CUDA-only library beside a
 // torch without CUDA, as an sdist's CUDA-only build is (needs_cuda_to_build): nothing to judge.
 inline constexpr const char* kJitNeedsCuda = "jit_needs_cuda";
+// An import that needs AMD's ROCm (hipconfig, ROCM_HOME) in a runtime without it: a library for AMD
+// GPUs beside a CPU or CUDA torch, nothing to judge.
+inline constexpr const char* kNeedsRocm = "needs_rocm";
 
 // An empty namespace where the package's libraries were not checked here (they need the GPU
 // driver or a system library this runtime lacks: see load): its registration is not checked
