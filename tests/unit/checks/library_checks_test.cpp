@@ -859,7 +859,7 @@ TEST(LoadChecks, SymbolsOfANewerSystemRuntimeAreSaidApartFromTorchs) {
   EXPECT_EQ(out[0].diagnosis->kind, "undefined_symbol");
   auto only_system = report;
   only_system["libraries"][0]["undefined_count"] = 1;
-  only_system["libraries"][0]["undefined"] = {report["libraries"][0]["undefined"][0]};
+  only_system["libraries"][0]["undefined"] = nlohmann::json::array({report["libraries"][0]["undefined"][0]});  // array(): {x} is x itself to clang
   const auto alone = load_checks(only_system, "r");
   ASSERT_TRUE(alone[0].diagnosis);
   EXPECT_EQ(alone[0].diagnosis->kind, "system_runtime_too_old");
@@ -1164,6 +1164,38 @@ TEST(LoadChecks, AnExtensionForIntelGpusBesideACudaTorchIsNotJudged) {
   const auto red = load_checks(cpu, "r");
   ASSERT_FALSE(red.empty());
   EXPECT_EQ(red[0].status, Status::fail) << red[0].message;
+}
+
+// mindie-turbo 2.0rc1 beside PyPI's CUDA torch 2.13: its extensions link torch-npu's libtorch_npu.so
+// and Ascend's CANN and ATB; its libturbo_kernels.so links CANN alone. For Ascend NPUs, as an XPU
+// build is for Intel GPUs: not judged here (it read "✘ needs libmki.so, …, libtorch_npu.so …").
+TEST(LoadChecks, ExtensionsForTorchNpuBesideACudaTorchAreNotJudged) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.13.0+cu130", "torch_cuda": "13.0",
+    "import": {"module": "mindie_turbo", "ok": false}, "libraries": [
+    {"path": "/s/mindie_turbo/_ops.cpython-311-x86_64-linux-gnu.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libmki.so", "libasdops.so", "liblcal.so", "libtorch_npu.so", "libatb_mixops.so",
+                           "libascendcl.so"]},
+    {"path": "/s/mindie_turbo/libturbo_kernels.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libascend_dump.so", "libc_sec.so"]},
+    {"path": "/s/mindie_turbo/turbo_torch.cpython-311-x86_64-linux-gnu.so", "loaded": false,
+     "error_kind": "missing_library", "missing_libraries": ["libtorch_npu.so", "libplatform.so", "libturbo_kernels.so"],
+     "missing_through": {"libturbo_kernels.so": {"missing": ["libascend_dump.so", "libc_sec.so"]}}}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_FALSE(out.empty());
+  EXPECT_TRUE(std::none_of(out.begin(), out.end(), [](const CheckResult& c) { return c.status == Status::fail; }));
+  // The two extensions: torch-npu's row, which takes CANN's libraries from the CANN row.
+  EXPECT_EQ(std::count_if(out.begin(), out.end(), [](const CheckResult& c) {
+              return c.message.find("needs torch-npu and Ascend's CANN's libraries (") != std::string::npos &&
+                     c.message.find("a library for Ascend NPUs") != std::string::npos;
+            }),
+            2);
+  // CANN alone, without torch-npu's library: a system library its users install, as before.
+  auto cann = report;
+  cann["libraries"] = nlohmann::json::array({report["libraries"][1]});
+  const auto alone = load_checks(cann, "r");
+  ASSERT_FALSE(alone.empty());
+  EXPECT_EQ(alone[0].diagnosis ? alone[0].diagnosis->kind : "", "needs_system_library") << alone[0].message;
+  EXPECT_NE(alone[0].message.find("Ascend CANN"), std::string::npos) << alone[0].message;
 }
 
 // xfastertransformer 2.1.2: libxft_comm_helper.so needs MPI's and oneCCL's libraries, which its

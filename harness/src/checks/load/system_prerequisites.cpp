@@ -6,6 +6,20 @@ namespace opmatrix {
 
 namespace {
 
+// Ascend's CANN toolkit and its transformer library (ATB): torch-npu links them, and so do the
+// libraries built for it (mindie-turbo 2.0rc1: libascendcl.so, libascend_dump.so, libc_sec.so,
+// libplatform.so; ATB's libmki.so, libasdops.so, liblcal.so, libatb_mixops.so).
+const std::vector<const char*> kCannLibraries = {
+    "libascendcl.so",   "libhccl.so",        "libge_runner.so",  "libgraph.so",   "libacl_op_compiler.so",
+    "libacl_tdt_channel.so", "libfmk_parser.so", "libascend_protobuf.so", "libatb.so", "libascend_dump.so",
+    "libc_sec.so",      "libplatform.so",    "libmki.so",        "libasdops.so",  "liblcal.so",
+    "libatb_mixops.so", "libopapi.so",       "libnnopbase.so",   "libascend_hal.so"};
+
+std::vector<const char*> with_cann(std::vector<const char*> stems) {
+  stems.insert(stems.end(), kCannLibraries.begin(), kCannLibraries.end());
+  return stems;
+}
+
 const SystemPrerequisite kPrerequisites[] = {
     {"FFmpeg",
      {"libavutil.so", "libavcodec.so", "libavformat.so", "libavdevice.so", "libavfilter.so", "libswscale.so",
@@ -48,9 +62,16 @@ const SystemPrerequisite kPrerequisites[] = {
      "a TensorFlow op library: only TensorFlow's users load it, beside TensorFlow, which a torch runtime has no "
      "reason to have"},
     // torch-npu: Huawei's CANN toolkit, installed with an Ascend NPU's driver (its README's first step).
-    {"Ascend CANN",
-     {"libascendcl.so", "libhccl.so", "libge_runner.so", "libgraph.so", "libacl_op_compiler.so",
-      "libacl_tdt_channel.so", "libfmk_parser.so", "libascend_protobuf.so", "libatb.so"},
+    // A library built for torch-npu (mindie-turbo 2.0rc1's extensions link libtorch_npu.so and
+    // CANN): for another device, as an XPU build is; the row holds only where torch-npu's library is
+    // lacked, and takes CANN's libraries from the row below then.
+    {"torch-npu and Ascend's CANN", with_cann({"libtorch_npu.so"}),
+     "pip install torch-npu (the release made for this torch) and install Ascend's CANN toolkit (source its "
+     "set_env.sh), on a machine with an Ascend NPU",
+     "a library for Ascend NPUs: it runs beside torch-npu, torch's Ascend build, and Ascend's CANN, which a CPU or "
+     "CUDA build of torch has no reason to have",
+     {"libtorch_npu.so"}},
+    {"Ascend CANN", kCannLibraries,
      "install Ascend's CANN toolkit and source its set_env.sh, on a machine with an Ascend NPU", kSystemLibrary},
     // Builds for Intel GPUs (XPU): vllm-xpu-kernels 0.1.16.2 links torch's XPU build
     // (libtorch_xpu.so, libc10_xpu.so: torch from PyTorch's XPU index) and oneAPI's SYCL runtime;
@@ -81,14 +102,17 @@ bool belongs(const SystemPrerequisite& p, const std::string& soname) {
 
 std::vector<PrerequisiteNeed> system_prerequisites_of(const std::vector<std::string>& absent) {
   std::vector<PrerequisiteNeed> needs;
+  std::vector<std::string> claimed;  // by a marked row above: torch-npu's row takes CANN's libraries
   for (const auto& p : kPrerequisites) {
     PrerequisiteNeed need{&p, {}};
     for (const auto& s : absent)
-      if (belongs(p, s)) need.sonames.push_back(s);
+      if (belongs(p, s) && std::find(claimed.begin(), claimed.end(), s) == claimed.end()) need.sonames.push_back(s);
     const bool marked = p.marks.empty() || std::any_of(need.sonames.begin(), need.sonames.end(), [&](const std::string& s) {
       return std::any_of(p.marks.begin(), p.marks.end(), [&](const char* m) { return s.rfind(m, 0) == 0; });
     });
-    if (!need.sonames.empty() && marked) needs.push_back(std::move(need));
+    if (need.sonames.empty() || !marked) continue;
+    if (!p.marks.empty()) claimed.insert(claimed.end(), need.sonames.begin(), need.sonames.end());
+    needs.push_back(std::move(need));
   }
   std::size_t held = 0;
   for (const auto& n : needs) held += n.sonames.size();
