@@ -123,6 +123,24 @@ TEST(MissingModule, AModuleNothingRequiresIsAnUndeclaredRequirementWithItsFix) {
   EXPECT_NE(checks[0].diagnosis->fix.find("project's requires:"), std::string::npos);
 }
 
+// triton-ascend 3.2.0 imports pybind11 at import and requires nothing: the log rules call pybind11
+// the image's (a build needs it), but for the import of an installed package it is its own
+// undeclared requirement.
+TEST(MissingModule, AModuleTheLogRulesCallTheImagesIsTheImportsUndeclaredRequirement) {
+  auto checks = failed_import("ModuleNotFoundError: No module named 'pybind11'");
+  checks[0].diagnosis->kind = "image_missing_prerequisite";
+  name_missing_requirement("wheel triton-ascend==3.2.0", {{"ok", true}, {"requirements", nlohmann::json::array()}},
+                           checks);
+  EXPECT_EQ(checks[0].diagnosis->kind, "undeclared_requirement");
+  EXPECT_EQ(checks[0].status, Status::fail);
+  EXPECT_NE(checks[0].diagnosis->summary.find("the import needs the module 'pybind11'"), std::string::npos);
+  // Another infrastructure kind, or one of the image's that is no module, is left as it is.
+  auto other = failed_import("gcc: command not found");
+  other[0].diagnosis->kind = "image_missing_prerequisite";
+  name_missing_requirement("p", nullptr, other);
+  EXPECT_EQ(other[0].diagnosis->kind, "image_missing_prerequisite");
+}
+
 TEST(MissingModule, ARequirementTheCellCouldNotGetIsTheOneCause) {
   auto checks = failed_import("ModuleNotFoundError: No module named 'scipy'");
   CheckResult req;

@@ -96,10 +96,15 @@ void name_missing_requirement(const std::string& project, const nlohmann::json& 
     return c.check == "load" && c.subtest == "import" && is_bad(c.status) && c.diagnosis;
   });
   // An import the run could not check (load's infrastructure kinds: its module not in the package)
-  // says nothing of the requirements.
-  if (import == checks.end() || is_infrastructure("load", import->diagnosis->kind)) return;
+  // says nothing of the requirements. A Python module that the log rules call the image's (pybind11,
+  // which a build needs) is, when the installed package's import asks for it, its requirements'
+  // to bring (triton-ascend 3.2.0 imports pybind11 and requires nothing; it read "the cell image
+  // lacks the pybind11 Python package …: the image's fault").
+  if (import == checks.end()) return;
   const std::string text = import->message + "\n" + import->diagnosis->evidence;
   const std::string module = missing_module(text);
+  const bool a_module_of_the_image = import->diagnosis->kind == "image_missing_prerequisite" && !module.empty();
+  if (is_infrastructure("load", import->diagnosis->kind) && !a_module_of_the_image) return;
   Diagnosis& d = *import->diagnosis;
   if (module.empty()) {
     // Not a missing module; perhaps a name a requirement's installed release lacks.
