@@ -1011,52 +1011,43 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
   const std::string traceback = json_text(import, "traceback");
   const bool torch_on_empty_arch_list =
       traceback.find("in _get_cuda_arch_flags") != std::string::npos && error.rfind("IndexError", 0) == 0;
+  // "<module> not checked here: <why> (<error>)": an import that needs what this runtime lacks by
+  // design, its fix `fix`.
+  const auto not_checked = [&](const char* kind, const std::string& why, const char* fix) {
+    CheckResult c =
+        load_result("import", Status::skip, fmt::format("{} not checked here: {} ({})", module, why, error));
+    c.diagnosis = make_diagnosis(kind, c.message, fix, repro, traceback);
+    return c;
+  };
   if (torch_on_empty_arch_list || error.find("TORCH_CUDA_ARCH_LIST") != std::string::npos) {
     // Compiling at first use (exllamav2 0.3.2), torch.utils.cpp_extension takes the archs from the
     // visible GPUs where TORCH_CUDA_ARCH_LIST is unset; with none it fails on an empty list, or the
     // package stops first and asks for the list (exllamav3 1.6.5). A user's GPU machine has one:
     // nothing of the library can be judged on this one.
-    CheckResult c = load_result("import", Status::skip,
-                                fmt::format("{} not checked here: its first import compiles its CUDA code for the "
-                                            "archs of the visible GPUs, and this machine has none ({})",
-                                            module, error));
-    c.diagnosis = make_diagnosis(kJitNeedsVisibleGpu, c.message,
-                                 "nothing to fix in the library: on a machine with a GPU it compiles for that GPU; "
-                                 "where none is visible, set TORCH_CUDA_ARCH_LIST (\"8.0;9.0\") before the first import",
-                                 repro, traceback);
-    return c;
+    return not_checked(kJitNeedsVisibleGpu,
+                       "its first import compiles its CUDA code for the archs of the visible GPUs, and this machine "
+                       "has none",
+                       "nothing to fix in the library: on a machine with a GPU it compiles for that GPU; where none "
+                       "is visible, set TORCH_CUDA_ARCH_LIST (\"8.0;9.0\") before the first import");
   }
   if (error.find("CUDA_HOME environment variable is not set") != std::string::npos &&
       traceback.find("cpp_extension.py") != std::string::npos) {
     // Compiling CUDA code at first use (exllamav3 1.6.5 beside Debian's CPU torch): torch's
     // cpp_extension looks for the toolkit, which a runtime without CUDA does not have. The
     // library is CUDA-only: its users run it beside a CUDA torch.
-    CheckResult c = load_result("import", Status::skip,
-                                fmt::format("{} not checked here: its first import compiles CUDA code, and this "
-                                            "runtime has no CUDA toolkit ({})",
-                                            module, error));
-    c.diagnosis = make_diagnosis(kJitNeedsCuda, c.message,
-                                 "nothing to fix in the library: it is CUDA-only; use it beside a CUDA build of torch "
-                                 "with a CUDA toolkit (CUDA_HOME)",
-                                 repro, traceback);
-    return c;
+    return not_checked(kJitNeedsCuda, "its first import compiles CUDA code, and this runtime has no CUDA toolkit",
+                       "nothing to fix in the library: it is CUDA-only; use it beside a CUDA build of torch with a "
+                       "CUDA toolkit (CUDA_HOME)");
   }
   // An import that stops because AMD's ROCm is not installed (amd-aiter 0.1.7: its JIT's
   // get_hip_version() runs hipconfig at import and raises "ROCm version file not found"): a
   // library for AMD GPUs beside a torch without ROCm (no runtime opmatrix declares has ROCm), as
   // an XPU build is beside a CPU or CUDA torch: nothing of it can be judged here.
   static const std::regex needs_rocm(R"(\b(ROCm|ROCM_HOME|ROCM_PATH|hipconfig|hipcc)\b)");
-  if (std::regex_search(error, needs_rocm)) {
-    CheckResult c = load_result("import", Status::skip,
-                                fmt::format("{} not checked here: its import needs AMD's ROCm, which this runtime (a "
-                                            "torch without ROCm) does not have ({})",
-                                            module, error));
-    c.diagnosis = make_diagnosis(kNeedsRocm, c.message,
-                                 "nothing to fix in the library: it is for AMD GPUs; use it beside a ROCm build of "
-                                 "torch with ROCm installed",
-                                 repro, traceback);
-    return c;
-  }
+  if (std::regex_search(error, needs_rocm))
+    return not_checked(kNeedsRocm, "its import needs AMD's ROCm, which this runtime (a torch without ROCm) does not have",
+                       "nothing to fix in the library: it is for AMD GPUs; use it beside a ROCm build of torch with "
+                       "ROCm installed");
   // A compiled module the import loads lacks a system library its users install themselves
   // (basicsr 1.4.2's requirement opencv-python: cv2 needs X11's libxcb.so.1, which a desktop has and
   // this runtime's image has not): not checked here, as for one of the package's own libraries.
