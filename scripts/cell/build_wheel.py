@@ -280,16 +280,25 @@ ELF_EXEC, ELF_DYN = 2, 3
 TORCH_LIBRARY_NAME = re.compile(r"^lib(?:torch|c10)\w*\.so")
 
 
-def is_program(path):
+def elf_kind_and_machine(path):
+    """(e_type, e_machine) of an ELF file, or None."""
     try:
         with open(path, "rb") as f:
-            head = f.read(18)
+            head = f.read(20)
     except OSError:
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    return int.from_bytes(head[16:18], "little"), int.from_bytes(head[18:20], "little")
+
+
+def is_program(path):
+    """An ELF program for this machine's processor: a GPU's code object is an ELF file too (amd-aiter
+    ships 2498 `.co` files for AMD GPUs, e_machine AMDGPU), and no program here."""
+    elf = elf_kind_and_machine(path)
+    if elf is None or elf[1] != elf_kind_and_machine(sys.executable)[1]:
         return False
-    if len(head) < 18 or head[:4] != b"\x7fELF":
-        return False
-    kind = int.from_bytes(head[16:18], "little")
-    return kind == ELF_EXEC or (kind == ELF_DYN and os.access(path, os.X_OK))
+    return elf[0] == ELF_EXEC or (elf[0] == ELF_DYN and os.access(path, os.X_OK))
 
 
 def programs(site):

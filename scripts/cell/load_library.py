@@ -1234,6 +1234,9 @@ def backend_autoload_failure(error):
             "cause": ("%s: %s" % (type(cause).__name__, str(cause).strip().splitlines()[0][:300])) if cause else ""}
 
 
+PYTHON_EXTENSION_MODULE = re.compile(r"\.(?:cpython-\d+\w*(?:-[\w-]+)?|abi3|pypy\d*\w*(?:-[\w-]+)?)\.so$")
+
+
 def over_torch_libraries(search_path=None, torch_site=None):
     """Shared libraries that a distribution found on sys.path before torch's own folder installs at
     the same path as a distribution installed with torch: where `import torch` fails once the
@@ -1255,7 +1258,9 @@ def over_torch_libraries(search_path=None, torch_site=None):
         files = {}
         for dist in md.distributions(path=[folder]):
             for f in dist.files or []:
-                if re.search(r"\.so(\.\d+)*$", f.name):
+                # A Python extension module (markupsafe/_speedups.cpython-311-….so, which mindie-turbo's
+                # pin MarkupSafe==3.0.2 installs over torch's MarkupSafe's) is no library torch loads.
+                if re.search(r"\.so(\.\d+)*$", f.name) and not PYTHON_EXTENSION_MODULE.search(f.name):
                     files.setdefault(str(f), "%s %s" % (dist.metadata["Name"], dist.version))
         return files
 
@@ -1269,7 +1274,7 @@ def over_torch_libraries(search_path=None, torch_site=None):
             continue
         seen.add(folder)
         for f, by in sorted(owned(folder).items()):
-            if f in theirs:
+            if f in theirs and not any(o["file"] == f for o in found):
                 found.append({"file": f, "by": by, "over": theirs[f]})
     return found
 

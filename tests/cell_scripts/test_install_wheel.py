@@ -176,9 +176,12 @@ def test_a_wheel_shipping_a_program_names_it_and_what_it_links(tmp_path):
     # (pnnx/pnnx) its functions run as a subprocess. A real ELF program: /bin/true, a PIE (ET_DYN
     # like a shared library: told apart by its executable bit, which pip keeps).
     program = open("/bin/true", "rb").read()
+    # A GPU's code object is ELF too, for another processor (amd-aiter's .co files: e_machine AMDGPU, 224).
+    gpu_code = program[:18] + (224).to_bytes(2, "little") + program[20:]
     members = {"opm_prog/__init__.py": b"", "opm_prog/opm_prog": program, "opm_prog/notes.txt": b"\x7fELF but text",
-               "opm_prog/not_executable": program}
-    wheel = make_wheel(tmp_path / "fetched", "py3-none-any", members=members, executable={"opm_prog/opm_prog"})
+               "opm_prog/not_executable": program, "opm_prog/kernel.co": gpu_code}
+    wheel = make_wheel(tmp_path / "fetched", "py3-none-any", members=members,
+                       executable={"opm_prog/opm_prog", "opm_prog/kernel.co"})
     out, _ = run_json(SCRIPT, wheel, tmp_path / "b")
     assert out["libraries"] == []
     assert out["programs"]["count"] == 1 and out["programs"]["paths"] == ["opm_prog/opm_prog"]

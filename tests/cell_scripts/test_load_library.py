@@ -434,3 +434,9 @@ def test_a_requirement_that_installs_a_library_of_torchs_requirement_is_named(tm
                       "over": "nvidia-nccl-cu13 2.29.7"}]
     # Found after torch's folder, torch's own is the one loaded: nothing to name.
     assert load_library.over_torch_libraries([str(venv), str(deps)], str(venv)) == []
+    # A Python extension module written over another release's (mindie-turbo 2.0rc1 pins MarkupSafe
+    # 3.0.2, torch's MarkupSafe is 3.0.4) is no library torch loads: not named.
+    _distribution(venv, "MarkupSafe", "3.0.4", ["markupsafe/_speedups.cpython-311-x86_64-linux-gnu.so"])
+    _distribution(deps, "MarkupSafe", "3.0.2", ["markupsafe/_speedups.cpython-311-x86_64-linux-gnu.so"])
+    assert [o["by"] for o in load_library.over_torch_libraries([str(deps), str(venv)], str(venv))] == [
+        "nvidia-nccl-cu11 2.21.5"]

@@ -618,6 +618,17 @@ TEST(LoadChecks, APackageThatRegisteredOpsNobodyDeclaredIsNotCalledAPlainExtensi
   const nlohmann::json failed = {{"import", {{"ok", false}, {"module", "dgl"}}},
                                  {"namespaces_added", nlohmann::json::object()}};
   EXPECT_EQ(not_a_dispatcher_library(failed, "r").message.rfind("its ops not inspected", 0), 0u);
+  // torch-tpu 0.2.0 in torch 2.14: its import works; its builds for other torches do not load, and
+  // are not meant to: what the import registered is read. A library of its own that fails is not.
+  nlohmann::json other_torchs = {{"import", {{"ok", true}, {"module", "torch_tpu"}}},
+                                 {"namespaces_added", nlohmann::json::object()},
+                                 {"libraries", {{{"path", "/s/env_2_14_0.so"}, {"loaded", true}},
+                                                {{"path", "/s/env_2_13_0.so"}, {"loaded", false}, {"for_torch", "2.13.0"},
+                                                 {"variant_of", "env_2_14_0.so"}}}}};
+  EXPECT_EQ(not_a_dispatcher_library(other_torchs, "r").message.rfind("registers no dispatcher op at import", 0), 0u);
+  other_torchs["libraries"][1].erase("for_torch");
+  other_torchs["libraries"][1].erase("variant_of");
+  EXPECT_EQ(not_a_dispatcher_library(other_torchs, "r").message.rfind("its ops not inspected", 0), 0u);
 }
 
 // deepspeed-kernels 0.0.1's wheel holds `dskernels`: an import of `deepspeed_kernels` (the
