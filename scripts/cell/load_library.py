@@ -1279,6 +1279,42 @@ def over_torch_libraries(search_path=None, torch_site=None):
     return found
 
 
+def over_torch_distributions(search_path=None, torch_site=None):
+    """Distributions found on sys.path before torch's own folder that are installed there too, in
+    another release: where `import torch` fails once the package and its requirements are in, the
+    module torch imports may be theirs. mindie-turbo 2.0rc1 pins typing-extensions==4.12.2; torch
+    2.15 imports `Format` from typing_extensions (its 4.15.0), which 4.12.2 lacks. Each: {"name",
+    "version", "over": torch's folder's version, "modules": its top-level modules}."""
+    import importlib.metadata as md
+    if torch_site is None:
+        try:
+            torch_site = str(md.distribution("torch").locate_file(""))
+        except Exception:  # noqa: BLE001 - no torch distribution (a Debian package without a RECORD)
+            return []
+    torch_site = os.path.realpath(torch_site)
+    theirs = {md_name(d): d.version for d in md.distributions(path=[torch_site])}
+    found, seen = [], set()
+    for entry in (sys.path if search_path is None else search_path):
+        folder = os.path.realpath(entry or os.getcwd())
+        if folder == torch_site:
+            break
+        if folder in seen or not os.path.isdir(folder):
+            continue
+        seen.add(folder)
+        for dist in md.distributions(path=[folder]):
+            name = md_name(dist)
+            if name in theirs and theirs[name] != dist.version and not any(o["name"] == name for o in found):
+                modules = sorted({str(f).split("/")[0].split(".")[0] for f in dist.files or []
+                                  if not str(f).split("/")[0].endswith((".dist-info", ".data")) and ".." not in str(f)})
+                found.append({"name": dist.metadata["Name"], "version": dist.version, "over": theirs[name],
+                              "modules": modules})
+    return found
+
+
+def md_name(dist):
+    return re.sub(r"[-_.]+", "-", (dist.metadata["Name"] or "").lower())
+
+
 def arguments():
     ap = argparse.ArgumentParser()
     ap.add_argument("--namespace", default="")
@@ -1314,6 +1350,9 @@ def main():
             replaced = over_torch_libraries()
             if replaced:
                 out["over_torch_libraries"] = replaced
+            older = over_torch_distributions()
+            if older:
+                out["over_torch_distributions"] = older
             return out
         # Before anything of the package is loaded: each child starts with torch alone.
         zygote = Zygote(lambda argv: helper(arguments().parse_args(argv)))

@@ -417,6 +417,25 @@ def _distribution(folder, name, version, files):
         (folder / f).write_bytes(b"\x7fELF")
 
 
+def test_a_requirement_in_another_release_of_torchs_requirement_is_named(tmp_path):
+    """mindie-turbo 2.0rc1 pins typing-extensions==4.12.2; torch 2.15's typing-extensions is 4.15.0,
+    and torch imports a name 4.12.2 lacks. Found before torch's folder on sys.path, it is named with
+    its modules; the same release, or one found after torch's folder, is not."""
+    import sys
+    sys.path.insert(0, str(__import__("conftest").CELL))
+    import load_library
+    venv, deps = tmp_path / "venv", tmp_path / "deps"
+    _distribution(venv, "torch", "2.15.0", ["torch/__init__.py"])
+    _distribution(venv, "typing_extensions", "4.15.0", ["typing_extensions.py"])
+    _distribution(venv, "filelock", "3.20.0", ["filelock/__init__.py"])
+    _distribution(deps, "typing_extensions", "4.12.2", ["typing_extensions.py"])
+    _distribution(deps, "filelock", "3.20.0", ["filelock/__init__.py"])
+    found = load_library.over_torch_distributions([str(deps), str(venv)], str(venv))
+    assert found == [{"name": "typing_extensions", "version": "4.12.2", "over": "4.15.0",
+                      "modules": ["typing_extensions"]}]
+    assert load_library.over_torch_distributions([str(venv), str(deps)], str(venv)) == []
+
+
 def test_a_requirement_that_installs_a_library_of_torchs_requirement_is_named(tmp_path):
     """bmtrain 1.0.1 beside torch 2.13: its requirement nvidia-nccl-cu11 installs
     nvidia/nccl/lib/libnccl.so.2, as torch's nvidia-nccl-cu13 does; import torch then fails for

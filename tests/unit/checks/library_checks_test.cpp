@@ -1177,6 +1177,27 @@ TEST(LoadChecks, AnExtensionForIntelGpusBesideACudaTorchIsNotJudged) {
   EXPECT_EQ(red[0].status, Status::fail) << red[0].message;
 }
 
+// mindie-turbo 2.0rc1 beside PyPI's torch 2.15: its pin typing-extensions==4.12.2 is found before
+// torch's 4.15.0, and `import torch` fails for a name 4.12.2 lacks: a red naming both releases. A
+// failing import torch whose error names none of them stays the load step's own.
+TEST(LoadChecks, ARequirementInAnotherReleaseOfTorchsRequirementIsNamedWhereTheErrorNamesIt) {
+  auto report = nlohmann::json::parse(R"J({"error": "import torch: ImportError: cannot import name 'Format' from 'typing_extensions' (/build/deps/typing_extensions.py)",
+    "over_torch_distributions": [{"name": "filelock", "version": "3.16.1", "over": "3.20.0", "modules": ["filelock"]},
+      {"name": "typing_extensions", "version": "4.12.2", "over": "4.15.0", "modules": ["typing_extensions"]}]})J");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::fail);
+  ASSERT_TRUE(out[0].diagnosis);
+  EXPECT_EQ(out[0].diagnosis->kind, "requirement_replaces_torch_requirement");
+  EXPECT_EQ(out[0].message, "import torch fails once it is installed with its requirements: they install "
+                            "typing_extensions 4.12.2, where torch has typing_extensions 4.15.0 (ImportError: cannot "
+                            "import name 'Format' from 'typing_extensions' (/build/deps/typing_extensions.py))");
+  EXPECT_NE(out[0].diagnosis->fix.find("pip install typing_extensions==4.15.0"), std::string::npos);
+  report["error"] = "import torch: ImportError: libcudnn.so.9: cannot open shared object file";
+  out = load_checks(report, "r");
+  EXPECT_TRUE(out.empty() || !out[0].diagnosis || out[0].diagnosis->kind != "requirement_replaces_torch_requirement");
+}
+
 // mindie-turbo 2.0rc1 beside PyPI's CUDA torch 2.13: its extensions link torch-npu's libtorch_npu.so
 // and Ascend's CANN and ATB; its libturbo_kernels.so links CANN alone. For Ascend NPUs, as an XPU
 // build is for Intel GPUs: not judged here (it read "✘ needs libmki.so, …, libtorch_npu.so …").

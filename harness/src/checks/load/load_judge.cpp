@@ -519,10 +519,39 @@ std::optional<CheckResult> none_for_this_runtime(const std::vector<CheckResult>&
 // (load_library.py's "over_torch_libraries"): bmtrain 1.0.1 requires nvidia-nccl-cu11, whose
 // nvidia/nccl/lib/libnccl.so.2 (NCCL 2.21.5) pip writes over torch 2.13's nvidia-nccl-cu13 one
 // (NCCL 2.29.7), and libtorch_cuda.so lacks ncclCommResume. Every user's `pip install` does it: red.
+// The same where a requirement is another release of one of torch's own requirements, and the error
+// names a module of it (load_library.py's "over_torch_distributions"): mindie-turbo 2.0rc1 pins
+// typing-extensions==4.12.2, and torch 2.15 imports `Format`, which 4.12.2 lacks.
+std::optional<CheckResult> torch_requirement_replaced(const nlohmann::json& report, const std::string& error,
+                                                      const std::string& repro) {
+  for (const auto& d : report.value("over_torch_distributions", nlohmann::json::array())) {
+    const std::vector<std::string> modules = d.value("modules", std::vector<std::string>{});
+    const bool named = std::any_of(modules.begin(), modules.end(), [&](const std::string& m) {
+      return error.find("'" + m + "'") != std::string::npos || error.find("/" + m) != std::string::npos;
+    });
+    if (!named) continue;
+    const std::string name = json_text(d, "name"), theirs = json_text(d, "over"), ours = json_text(d, "version");
+    CheckResult c = load_result(
+        "library", Status::fail,
+        fmt::format("import torch fails once it is installed with its requirements: they install {} {}, where torch "
+                    "has {} {} ({})",
+                    name, ours, name, theirs, error.substr(std::string("import torch: ").size())));
+    c.diagnosis = make_diagnosis(
+        "requirement_replaces_torch_requirement", c.message,
+        fmt::format("put torch's back after it: pip install {}=={} (for its maintainers: a requirement on {} that "
+                    "admits {})",
+                    name, theirs, name, theirs),
+        repro, error);
+    return c;
+  }
+  return std::nullopt;
+}
+
 std::optional<CheckResult> torch_broken_by_a_requirement(const nlohmann::json& report, const std::string& repro) {
   const std::string error = json_text(report, "error");
   const nlohmann::json over = report.value("over_torch_libraries", nlohmann::json::array());
-  if (error.rfind("import torch:", 0) != 0 || !over.is_array() || over.empty()) return std::nullopt;
+  if (error.rfind("import torch:", 0) != 0) return std::nullopt;
+  if (!over.is_array() || over.empty()) return torch_requirement_replaced(report, error, repro);
   std::vector<std::string> what, restore;
   for (const auto& f : over) {
     const std::string theirs = json_text(f, "over");
