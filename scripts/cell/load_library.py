@@ -1283,7 +1283,7 @@ def over_torch_distributions(search_path=None, torch_site=None):
     """Distributions found on sys.path before torch's own folder that are installed there too, in
     another release: where `import torch` fails once the package and its requirements are in, the
     module torch imports may be theirs. mindie-turbo 2.0rc1 pins typing-extensions==4.12.2; torch
-    2.15 imports `Format` from typing_extensions (its 4.15.0), which 4.12.2 lacks. Each: {"name",
+    2.15 imports `Format` from typing_extensions (its 4.16.0), which 4.12.2 lacks. Each: {"name",
     "version", "over": torch's folder's version, "modules": its top-level modules}."""
     import importlib.metadata as md
     if torch_site is None:
