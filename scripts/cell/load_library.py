@@ -1237,6 +1237,26 @@ def backend_autoload_failure(error):
 PYTHON_EXTENSION_MODULE = re.compile(r"\.(?:cpython-\d+\w*(?:-[\w-]+)?|abi3|pypy\d*\w*(?:-[\w-]+)?)\.so$")
 
 
+def torch_site_and_folders_before(search_path=None, torch_site=None):
+    """(torch's own site folder, the folders found on sys.path before it, each once), or (None, [])
+    where torch has no distribution (a Debian package without a RECORD)."""
+    import importlib.metadata as md
+    if torch_site is None:
+        try:
+            torch_site = str(md.distribution("torch").locate_file(""))
+        except Exception:  # noqa: BLE001 - no torch distribution
+            return None, []
+    torch_site = os.path.realpath(torch_site)
+    folders = []
+    for entry in (sys.path if search_path is None else search_path):
+        folder = os.path.realpath(entry or os.getcwd())
+        if folder == torch_site:
+            break
+        if folder not in folders and os.path.isdir(folder):
+            folders.append(folder)
+    return torch_site, folders
+
+
 def over_torch_libraries(search_path=None, torch_site=None):
     """Shared libraries that a distribution found on sys.path before torch's own folder installs at
     the same path as a distribution installed with torch: where `import torch` fails once the
@@ -1247,12 +1267,9 @@ def over_torch_libraries(search_path=None, torch_site=None):
     fails for NCCL 2.29's ncclCommResume. Each: {"file", "by": "NAME VERSION", "over": "NAME VERSION"}
     from the distributions' RECORD files (importlib.metadata)."""
     import importlib.metadata as md
+    torch_site, folders = torch_site_and_folders_before(search_path, torch_site)
     if torch_site is None:
-        try:
-            torch_site = str(md.distribution("torch").locate_file(""))
-        except Exception:  # noqa: BLE001 - no torch distribution (a Debian package without a RECORD)
-            return []
-    torch_site = os.path.realpath(torch_site)
+        return []
 
     def owned(folder):
         files = {}
@@ -1265,14 +1282,8 @@ def over_torch_libraries(search_path=None, torch_site=None):
         return files
 
     theirs = owned(torch_site)
-    found, seen = [], set()
-    for entry in (sys.path if search_path is None else search_path):
-        folder = os.path.realpath(entry or os.getcwd())
-        if folder == torch_site:
-            break
-        if folder in seen or not os.path.isdir(folder):
-            continue
-        seen.add(folder)
+    found = []
+    for folder in folders:
         for f, by in sorted(owned(folder).items()):
             if f in theirs and not any(o["file"] == f for o in found):
                 found.append({"file": f, "by": by, "over": theirs[f]})
@@ -1286,21 +1297,12 @@ def over_torch_distributions(search_path=None, torch_site=None):
     2.15 imports `Format` from typing_extensions (its 4.16.0), which 4.12.2 lacks. Each: {"name",
     "version", "over": torch's folder's version, "modules": its top-level modules}."""
     import importlib.metadata as md
+    torch_site, folders = torch_site_and_folders_before(search_path, torch_site)
     if torch_site is None:
-        try:
-            torch_site = str(md.distribution("torch").locate_file(""))
-        except Exception:  # noqa: BLE001 - no torch distribution (a Debian package without a RECORD)
-            return []
-    torch_site = os.path.realpath(torch_site)
+        return []
     theirs = {md_name(d): d.version for d in md.distributions(path=[torch_site])}
-    found, seen = [], set()
-    for entry in (sys.path if search_path is None else search_path):
-        folder = os.path.realpath(entry or os.getcwd())
-        if folder == torch_site:
-            break
-        if folder in seen or not os.path.isdir(folder):
-            continue
-        seen.add(folder)
+    found = []
+    for folder in folders:
         for dist in md.distributions(path=[folder]):
             name = md_name(dist)
             if name in theirs and theirs[name] != dist.version and not any(o["name"] == name for o in found):
