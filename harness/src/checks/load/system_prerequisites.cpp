@@ -61,7 +61,6 @@ const SystemPrerequisite kPrerequisites[] = {
      "pip install tensorflow, where its TensorFlow side is wanted (torch's users never load it)",
      "a TensorFlow op library: only TensorFlow's users load it, beside TensorFlow, which a torch runtime has no "
      "reason to have"},
-    // torch-npu: Huawei's CANN toolkit, installed with an Ascend NPU's driver (its README's first step).
     // A library built for torch-npu (mindie-turbo 2.0rc1's extensions link libtorch_npu.so and
     // CANN): for another device, as an XPU build is; the row holds only where torch-npu's library is
     // lacked, and takes CANN's libraries from the row below then.
@@ -71,6 +70,7 @@ const SystemPrerequisite kPrerequisites[] = {
      "a library for Ascend NPUs: it runs beside torch-npu, torch's Ascend build, and Ascend's CANN, which a CPU or "
      "CUDA build of torch has no reason to have",
      {"libtorch_npu.so"}},
+    // torch-npu: Huawei's CANN toolkit, installed with an Ascend NPU's driver (its README's first step).
     {"Ascend CANN", kCannLibraries,
      "install Ascend's CANN toolkit and source its set_env.sh, on a machine with an Ascend NPU", kSystemLibrary},
     // Builds for Intel GPUs (XPU): vllm-xpu-kernels 0.1.16.2 links torch's XPU build
