@@ -277,6 +277,7 @@ def device_code(site):
 # 20261020: pnnx/pnnx, an 88 MB torch-to-ncnn converter with its own libtorch linked in). ET_EXEC
 # always; ET_DYN (a PIE) only with its executable bit, since a shared library is ET_DYN too.
 ELF_EXEC, ELF_DYN = 2, 3
+SHARED_LIBRARY_NAME = re.compile(r"\.so(\.[0-9]+)*$")  # libfoo.so, libfoo.so.1.2
 TORCH_LIBRARY_NAME = re.compile(r"^lib(?:torch|c10)\w*\.so")
 
 
@@ -292,11 +293,11 @@ def elf_kind_and_machine(path):
     return int.from_bytes(head[16:18], "little"), int.from_bytes(head[18:20], "little")
 
 
-def is_program(path):
-    """An ELF program for this machine's processor: a GPU's code object is an ELF file too (amd-aiter
-    ships 2498 `.co` files for AMD GPUs, e_machine AMDGPU), and no program here."""
+def is_program(path, machine):
+    """An ELF program for MACHINE (this one's e_machine): a GPU's code object is an ELF file too
+    (amd-aiter ships 2498 `.co` files for AMD GPUs, e_machine AMDGPU), and no program here."""
     elf = elf_kind_and_machine(path)
-    if elf is None or elf[1] != elf_kind_and_machine(sys.executable)[1]:
+    if elf is None or elf[1] != machine:
         return False
     return elf[0] == ELF_EXEC or (elf[0] == ELF_DYN and os.access(path, os.X_OK))
 
@@ -305,9 +306,10 @@ def programs(site):
     """The ELF programs a wheel without shared libraries ships: their count, the first few paths,
     and what ldd says of the first few: the libraries of torch each links (none where it carries
     its own torch) and those not found here. None where it ships none."""
+    machine = elf_kind_and_machine(sys.executable)[1]
     paths = sorted(os.path.relpath(os.path.join(root, f), site) for root, _, files in os.walk(site) for f in files
-                   if not re.search(r"\.so(\.[0-9]+)*$", f) and not os.path.islink(os.path.join(root, f))
-                   and is_program(os.path.join(root, f)))
+                   if not SHARED_LIBRARY_NAME.search(f) and not os.path.islink(os.path.join(root, f))
+                   and is_program(os.path.join(root, f), machine))
     if not paths:
         return None
     torch_libraries, missing = set(), set()
@@ -327,7 +329,7 @@ def summary(wheel, site):
     """The JSON object both build_wheel.py and install_wheel.py print."""
     tags, requires = metadata(wheel)
     libraries = sorted(os.path.relpath(os.path.join(root, f), site) for root, _, files in os.walk(site)
-                       for f in files if re.search(r"\.so(\.[0-9]+)*$", f) and not linked_here(os.path.join(root, f), site))
+                       for f in files if SHARED_LIBRARY_NAME.search(f) and not linked_here(os.path.join(root, f), site))
     out = {"ok": True, "wheel": wheel, "site": site, "tags": tags, "requires": requires, "libraries": libraries}
     jit = jit_sources(site) if not libraries else None
     if jit:
