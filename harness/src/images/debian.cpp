@@ -13,7 +13,7 @@ namespace {
 // Measured (docs/containers.md "Measured", bench/images/README.md): bookworm 1.77 GB, trixie
 // 1.76 GB, sid 1.87 GB; 89-185 s; apt 338-368 MB; its largest layer, the packages, 0.6 GB.
 // The largest and slowest, so that the estimate errs on the safe side.
-const std::vector<FiguresRow> kDebianFigures = {
+const std::vector<FiguresRow> kFigures = {
     {false, "", {1.87e9, 0.37e9, 185, true, 0.6e9}},
 };
 
@@ -40,7 +40,7 @@ class Debian final : public ImageKind {
   }
 
   std::optional<ImageFigures> figures(bool cuda_layers_present, const std::string& cuda) const override {
-    return figures_in(kDebianFigures, cuda_layers_present, cuda);
+    return figures_in(kFigures, cuda_layers_present, cuda);
   }
 
   std::string cuda_layers_key(const Cell&) const override { return ""; }
@@ -63,7 +63,7 @@ class Debian final : public ImageKind {
 };
 
 const Debian kDebian;
-const ImageKindRegistrar kDebianRegistrar{kDebian};
+const ImageKindRegistrar kRegistrar{kDebian};
 
 }  // namespace
 

@@ -12,7 +12,7 @@ namespace {
 // toolkit, 5.7 GB. On its suite's toolkit layer already present (after a debian-cuda-toolkit
 // image of the suite) it adds the CUDA torch with its cuDNN and torchvision: estimated as
 // 9.22 GB less the 5.7 GB toolkit layer, not yet built that way.
-const std::vector<FiguresRow> kDebianCudaFigures = {
+const std::vector<FiguresRow> kFigures = {
     {false, "", {9.22e9, 3.33e9, 500, true, 5.7e9}},
     {true, "", {3.6e9, 1.8e9, 300, true, 1.9e9}},
 };
@@ -20,8 +20,8 @@ const std::vector<FiguresRow> kDebianCudaFigures = {
 const DebianToolkitKind kDebianCuda{
     {"debian-cuda", "containers/debian-cuda.Containerfile", {"suite"},
      "Debian contrib's CUDA torch (python3-torch-cuda) with the non-free CUDA toolkit"},
-    kDebianCudaFigures};
-const ImageKindRegistrar kDebianCudaRegistrar{kDebianCuda};
+    kFigures};
+const ImageKindRegistrar kRegistrar{kDebianCuda};
 
 }  // namespace
 

@@ -29,7 +29,7 @@ constexpr const char* kNumpyOne = "numpy==1.26.4";
 // and suite): torch 2.9.1 added 3.37 GB, 2.10.0 3.16 GB (bench/images/layer_cost.py); 154-173 s;
 // 1204-1454 MiB. Its largest layer, torch's, 2.55 GB (2.8.0: torch, triton, Python packages).
 // Rows for one torch CUDA come first; the row for any is the largest and slowest.
-const std::vector<FiguresRow> kPypiFigures = {
+const std::vector<FiguresRow> kFigures = {
     {false, "12.4", {6.43e9, 3.0e9, 220, true, 2.7e9}},
     {false, "13.2", {6.79e9, 3.2e9, 257, true, 2.7e9}},
     {false, "", {8.37e9, 3.95e9, 401, true, 2.7e9}},
@@ -149,7 +149,7 @@ class Pypi final : public ImageKind {
   }
 
   std::optional<ImageFigures> figures(bool cuda_layers_present, const std::string& cuda) const override {
-    return figures_in(kPypiFigures, cuda_layers_present, cuda);
+    return figures_in(kFigures, cuda_layers_present, cuda);
   }
 
   std::string cuda_layers_key(const Cell& cell) const override {
@@ -180,7 +180,7 @@ class Pypi final : public ImageKind {
 };
 
 const Pypi kPypi;
-const ImageKindRegistrar kPypiRegistrar{kPypi};
+const ImageKindRegistrar kRegistrar{kPypi};
 
 }  // namespace
 

@@ -521,7 +521,8 @@ std::optional<CheckResult> none_for_this_runtime(const std::vector<CheckResult>&
 // (NCCL 2.29.7), and libtorch_cuda.so lacks ncclCommResume. Every user's `pip install` does it: red.
 // The same where a requirement is another release of one of torch's own requirements, and the error
 // names a module of it (load_library.py's "over_torch_distributions"): mindie-turbo 2.0rc1 pins
-// typing-extensions==4.12.2, and torch 2.15 imports `Format` (its typing-extensions is 4.16.0), which 4.12.2 lacks.
+// typing-extensions==4.12.2, and torch 2.15 imports `Format` (its typing-extensions is 4.16.0),
+// which 4.12.2 lacks.
 std::optional<CheckResult> torch_requirement_replaced(const nlohmann::json& report, const std::string& error,
                                                       const std::string& repro) {
   for (const auto& d : report.value("over_torch_distributions", nlohmann::json::array())) {
