@@ -511,13 +511,15 @@ def cpp_only_kernels(zygote, libraries, namespace, ops):
 # What a package says when it declines to load its own compiled extension and goes on without
 # it (a warning, a log line, a print), in the words of the libraries that do: xformers ("xFormers
 # can't load C++/CUDA extensions"), torchao ("Skipping import of cpp extensions due to
-# incompatible torch version"), fbgemm_gpu ("Could not load the library 'fbgemm_gpu_py.so'"), and
-# the generic forms of "falling back to a Python implementation".
+# incompatible torch version"), fbgemm_gpu ("Could not load the library 'fbgemm_gpu_py.so'"),
+# torchpipe, which compiles its extension at import where it has no build for the torch ("Failed to
+# load or JIT compile builtin extensions"), and the generic forms of "falling back to a Python
+# implementation".
 DECLINED = [re.compile(p, re.I) for p in (
     r"can'?t load (the )?C\+\+/CUDA extensions?",
     r"skipping (the )?import of (the )?(cpp|c\+\+|cuda) extensions?",
-    r"(could not|couldn'?t|failed to|unable to) (load|import) (the )?(compiled |native |c\+\+ |cuda |cpp )?"
-    r"(extension|library|module|kernels?)\b",
+    r"(could not|couldn'?t|failed to|unable to) (load|import|build|compile)( or (jit[- ]?)?(load|import|build|compile))? "
+    r"(the )?(compiled |native |c\+\+ |cuda |cpp |built-?in )?(extension|library|module|kernel)s?\b",
     r"(cpp|c\+\+|cuda|compiled|native) extensions? (is |are )?(not|un)(available|loaded|found|usable)",
     r"fall(ing)? ?back to (the |a )?(pure[- ]?)?(python|pytorch|slow|reference|native torch)\b",
 )]
@@ -527,9 +529,11 @@ DECLINED = [re.compile(p, re.I) for p in (
 # or exits: IPEX 2.8.0 ("ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.8.*, but
 # PyTorch 2.6.0 is found", then a broken `os.exit(127)`), torchao 0.18.0 ("Skipping import of cpp
 # extensions due to incompatible torch version. Please upgrade to torch >= 2.11.0", then an
-# ImportError of a torch 2.11 API), and the generic "requires torch X".
+# ImportError of a torch 2.11 API), nexfort 0.1.dev330, in the exception it raises ("The torch
+# version(torch==2.4.0+cu121) of nexfort's compilation environment conflicts with the current
+# environment(torch==2.4.1+cu121)!"), and the generic "requires torch X".
 REFUSED = re.compile(r"(torch|pytorch).*\d+\.\d+.*\b(needs?|requires?|required|expects?|work with|works? only|"
-                     r"compatible|incompatible|mismatch|not supported|is found)\b|"
+                     r"compatible|incompatible|mismatch|conflicts? with|not supported|is found)\b|"
                      r"\b(needs?|requires?|required|expects?|work with|compatible|incompatible|upgrade to|downgrade to)\b"
                      r".*(torch|pytorch).*\d+\.\d+", re.I)
 
@@ -650,7 +654,8 @@ def import_module(name, said):
         # The step's log keeps what the import said (stdout is the JSON's: all of it goes to stderr).
         sys.stderr.write(printed + "".join(r + "\n" for r in records))
     if failed:
-        refused = refusal_lines("\n".join([str(w.message) for w in caught] + records + [printed]))
+        # The exception's own words count: nexfort's version check raises its refusal.
+        refused = refusal_lines("\n".join([str(w.message) for w in caught] + records + [printed, failed["error"]]))
         if refused:
             failed["refused"] = refused
         return failed
@@ -662,6 +667,12 @@ def import_module(name, said):
     declined = declined_lines("\n".join([str(w.message) for w in caught] + records + [printed]))
     if declined:
         out["declined"] = declined
+        # A package that compiles its extension at import where it has no build for this torch
+        # (torchpipe 0.2.25 beside torch 2.14: its JIT build passes -std=c++17, torch's headers
+        # need C++20): the compiler's first errors say why it went on without it.
+        errors = COMPILER_ERROR.findall(printed)[:3]
+        if errors:
+            out["compile_errors"] = errors
     fell_back = fallbacks(tried, package_site(name))
     if fell_back:
         out["fallbacks"] = fell_back
@@ -892,7 +903,10 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
 # A build per torch version may name it with dots (dgl's _pytorch_2.2.1) or as major and minor run
 # together, and then the device it is for (torch-c-dlpack-ext's libtorch_c_dlpack_addon_torch26-cpu.so,
 # _torch26-cuda.so: the package loads the one for torch.__version__ and torch.cuda.is_available()).
-VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu\d*|mps)|"
+# A build per std::string ABI names its flag (torchpipe's torchpipe_opencv-abiflag0.so, -abiflag1.so:
+# the package loads the one of torch._C._GLIBCXX_USE_CXX11_ABI).
+VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\d*|hip\d*|xpu\d*|mps|"
+                     r"abiflag\d|cxx11abi(?:true|false|\d))|"
                      r"(?P<torch>(?:py)?torch_?\d+(?:\.\d+)*)(?:[_-](?P<device>cpu|cuda\d*|cu\d+|rocm\d*|xpu\d*))?)"
                      r"(?=[._-])", re.I)
 
@@ -952,6 +966,19 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
                 and os.path.realpath(lib["path"]) not in loaded_by_import):
             lib["variant_of"] = loaded[m.group("stem")]
             lib["optional"] = False
+
+
+def mark_loaded_by_import(libraries, loaded_by_import):
+    """A library that does not load alone but that the package's import loaded: its package loads
+    first what it needs (torchpipe 0.2.25's torchpipe_core-torch212-cpu-abiflag1.so needs
+    omniback's libomniback.so, which lacks symbols of libtvm_ffi.so until `import tvm_ffi` has
+    loaded that one, and the copy for its string ABI: omniback/lib/abiflag1/). What the import maps
+    is loaded, every symbol bound (Python's dlopen is RTLD_NOW): "loaded_by_import", as its users
+    get it."""
+    mapped = {os.path.realpath(p) for p in loaded_by_import}
+    for lib in libraries:
+        if not lib.get("loaded") and os.path.realpath(lib["path"]) in mapped:
+            lib["loaded_by_import"] = True
 
 
 def mark_loaded_as_dependency(libraries):
@@ -1375,6 +1402,7 @@ def main():
             if held:
                 out["import"]["package_modules"] = held
             by_import = loaded_under([os.path.dirname(p) for p in paths]) if out["import"]["ok"] else []
+            mark_loaded_by_import(out["libraries"], by_import)
             if out["import"]["ok"]:
                 mark_python_fallbacks(out["libraries"], out["import"].get("fallbacks", []))
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))

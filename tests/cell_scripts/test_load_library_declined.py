@@ -39,6 +39,14 @@ PACKAGES = {
     # a refusal wrapped over indented lines
     "wrappedpkg": 'print("    FooLib needs PyTorch 2.8.*,\\n    but PyTorch 2.6.0 is found; install the matching build")\n'
                   'raise ImportError("FooLib stops here")\n',
+    # torchpipe 0.2.25 beside torch 2.14, which it has no build for: its compile at import fails
+    # (its -std=c++17 against torch's C++20 headers) and it goes on without its extension
+    "jitpkg": 'import logging\nprint("/usr/include/torch/all.h:5:2: error: #error C++20 or later compatible '
+              'compiler is required to use PyTorch.")\nlogging.getLogger(__name__).warning("Failed to load or JIT '
+              'compile builtin extensions: Command returned non-zero exit status 1.")\n',
+    # nexfort 0.1.dev330 beside torch 2.4.1: its version check raises its refusal
+    "raisingpkg": 'raise Exception("The torch version(torch==2.4.0+cu121) of raisingpkg\'s compilation environment '
+                  'conflicts with the current environment(torch==2.4.1+cu121)!")\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -63,6 +71,26 @@ def test_a_package_declining_its_extension_says_so_in_its_own_words(site, packag
     assert out["import"]["ok"] is True, out["import"]
     assert any(words in line for line in out["import"].get("declined", [])), out["import"]
     assert words in ran.stderr, "the step's log keeps what the import said"
+
+
+def test_a_compile_at_import_that_fails_is_declined_with_the_compilers_words(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "jitpkg", "--find", str(site / "jitpkg"), env=env)
+    assert out["import"]["ok"] is True, out["import"]
+    assert out["import"]["declined"] == ["Failed to load or JIT compile builtin extensions: Command returned non-zero "
+                                         "exit status 1."]
+    assert out["import"]["compile_errors"] == ["/usr/include/torch/all.h:5:2: error: #error C++20 or later compatible "
+                                               "compiler is required to use PyTorch."]
+    quiet, _ = run_json("load_library.py", "--import", "warnspkg", "--find", str(site / "warnspkg"), env=env)
+    assert "compile_errors" not in quiet["import"], "a package that compiled nothing has no compile errors"
+
+
+def test_a_refusal_in_the_exception_it_raises_is_kept(site):
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "raisingpkg", "--find", str(site / "raisingpkg"), env=env)
+    assert out["import"]["ok"] is False
+    assert out["import"]["refused"] == ["Exception: The torch version(torch==2.4.0+cu121) of raisingpkg's compilation "
+                                        "environment conflicts with the current environment(torch==2.4.1+cu121)!"]
 
 
 def test_a_quiet_package_declines_nothing(site):

@@ -178,6 +178,38 @@ def test_builds_per_torch_version_say_which_torch_they_are_for(torch_version, ex
     assert "for_torch" not in libs[2]
 
 
+def test_a_build_per_string_abi_beside_the_one_the_import_loaded_is_a_variant():
+    # torchpipe 0.2.25 ships torchpipe_opencv-abiflag0.so and -abiflag1.so and loads the one of
+    # torch's std::string ABI; the other, which lacks what only its own ABI's libraries give, is unused.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/torchpipe_opencv-abiflag1.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libomniback.so"]},
+            {"path": "/x/torchpipe_opencv-abiflag0.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libomniback.so"]}]
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs},
+                                       {"/x/torchpipe_opencv-abiflag1.so"})
+    assert [lib.get("variant_of") for lib in libs] == [None, "torchpipe_opencv-abiflag1.so"]
+
+
+def test_a_library_the_import_loaded_is_loaded_by_import_whatever_it_does_alone(tmp_path):
+    # torchpipe 0.2.25 in torch 2.12: its torchpipe_core-torch212-cpu-abiflag1.so does not load
+    # alone (its requirement's libomniback.so lacks libtvm_ffi.so's symbols until `import tvm_ffi`
+    # has loaded that one); its import loads both. One the import did not map stays as it is.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "core.so").write_bytes(b"")
+    os.symlink(tmp_path / "core.so", tmp_path / "lib" / "core-link.so")
+    libs = [{"path": str(tmp_path / "lib" / "core-link.so"), "loaded": False, "error_kind": "missing_library"},
+            {"path": str(tmp_path / "other.so"), "loaded": False, "error_kind": "missing_library"},
+            {"path": str(tmp_path / "loads.so"), "loaded": True}]
+    load_library.mark_loaded_by_import(libs, [str(tmp_path / "core.so"), str(tmp_path / "loads.so")])
+    assert [lib.get("loaded_by_import") for lib in libs] == [True, None, None]
+
+
 def test_builds_per_torch_version_and_device_named_compactly_are_variants():
     # torch-c-dlpack-ext 0.1.5 ships libtorch_c_dlpack_addon_torch24-cpu.so ... _torch29-cuda.so and
     # loads the one for torch.__version__ (major and minor run together) and the device it finds.

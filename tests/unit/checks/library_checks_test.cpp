@@ -845,8 +845,8 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].status, Status::pass);
   EXPECT_EQ(out[1].status, Status::skip);
-  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes (another device, CUDA, ROCm or torch version), unused "
-                            "here: libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — libbitsandbytes_cpu.so is "
+  EXPECT_EQ(out[1].message, "2 builds of its library for other runtimes (another device, CUDA, ROCm, torch version or "
+                            "std::string ABI), unused here: libbitsandbytes_cuda121.so, libbitsandbytes_cuda126.so — libbitsandbytes_cpu.so is "
                             "the one for this runtime");
 }
 
@@ -919,6 +919,43 @@ TEST(LoadChecks, BuildsPerTorchVersionWithNoneForThisTorchAreOneRed) {
   ASSERT_TRUE(out[1].diagnosis);
   EXPECT_EQ(out[1].diagnosis->kind, "no_build_for_this_torch");
   EXPECT_NE(out[1].diagnosis->fix.find("(2.0.0, 2.1.2, 2.2.1)"), std::string::npos);
+}
+
+// torchpipe 0.2.25 in torch 2.14: builds for 2.2 … 2.12 and none for 2.14; its import compiles one
+// and that compile fails. The red says so, the compiler's words its evidence.
+TEST(LoadChecks, NoBuildForThisTorchNamesTheCompileAtImportThatFailed) {
+  auto report = nlohmann::json::parse(R"({"torch": "2.14.1+debian",
+    "import": {"module": "torchpipe", "ok": true, "declined": ["Failed to load or JIT compile builtin extensions"],
+               "compile_errors": ["/usr/include/torch/all.h:5:2: error: #error C++20 or later compatible compiler is required to use PyTorch."]},
+    "libraries": [
+      {"path": "/s/torchpipe/lib/torchpipe_core-torch212-cpu-abiflag1.so", "loaded": false, "error_kind": "missing_library",
+       "error": "libtvm_ffi.so: cannot open shared object file", "for_torch": "2.12", "build_of": "torchpipe_core"}]})");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].message, "torchpipe_core: no build for torch 2.14.1: the package has builds of it for torch 2.12 only "
+                            "(torchpipe_core-torch212-cpu-abiflag1.so); its import compiles one for this torch, and the "
+                            "compile fails: error: #error C++20 or later compatible compiler is required to use PyTorch.");
+  ASSERT_TRUE(out[0].diagnosis);
+  EXPECT_EQ(out[0].diagnosis->evidence,
+            "/usr/include/torch/all.h:5:2: error: #error C++20 or later compatible compiler is required to use PyTorch.");
+  report["import"].erase("compile_errors");
+  out = load_checks(report, "r");
+  EXPECT_EQ(out[0].diagnosis->evidence, "libtvm_ffi.so: cannot open shared object file");
+}
+
+// torchpipe 0.2.25 in torch 2.12: its build for 2.12 does not load alone (a requirement's library
+// lacks symbols that requirement's import loads first), and `import torchpipe` loads it.
+TEST(LoadChecks, ALibraryTheImportLoadedIsNoRedWhateverItDoesAlone) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.12.1+cu130", "import": {"module": "torchpipe", "ok": true},
+    "libraries": [{"path": "/s/torchpipe/lib/torchpipe_core-torch212-cpu-abiflag1.so", "loaded": false,
+                   "error_kind": "missing_library", "missing_libraries": ["libomniback.so"],
+                   "error": "libomniback.so: cannot open shared object file", "loaded_by_import": true}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].status, Status::pass);
+  EXPECT_EQ(out[0].message.rfind("torchpipe_core-torch212-cpu-abiflag1.so loads as import torchpipe loads it (alone: ", 0),
+            0u)
+      << out[0].message;
 }
 
 // metatensor-torch 0.10.8 in torch 2.15: one library name in a folder per torch (torch-2.3/lib/ …

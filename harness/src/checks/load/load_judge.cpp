@@ -214,8 +214,8 @@ CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& li
   std::vector<std::string> names;
   for (const nlohmann::json* lib : libs) names.push_back(build_name(*lib));
   return load_result("library", Status::skip,
-                     fmt::format("{} build{} of its library for other runtimes (another device, CUDA, ROCm or "
-                                 "torch version), unused here: {} — {} is the one for this runtime",
+                     fmt::format("{} build{} of its library for other runtimes (another device, CUDA, ROCm, "
+                                 "torch version or std::string ABI), unused here: {} — {} is the one for this runtime",
                                  names.size(), names.size() > 1 ? "s" : "", fmt::join(names, ", "),
                                  json_text(*libs.front(), "variant_of")));
 }
@@ -333,13 +333,25 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
   const std::string first = build_name(*builds.front());
   const std::string names = builds.size() == 1 ? first : fmt::format("{} … {}", first, build_name(*builds.back()));
   const std::string torch = json_text(report, "torch");
-  CheckResult c = load_result("library", Status::fail,
-                              fmt::format("{}: no build for torch {}: the package has builds of it for torch {} only ({})",
-                                          stem, torch.substr(0, torch.find('+')), fmt::join(versions, ", "), names));
+  // Where it has none, its import may compile one (torchpipe 0.2.25): the compiler's first error is
+  // why that did not help either, and the evidence.
+  std::vector<std::string> compile_errors;
+  if (report.contains("import") && report["import"].is_object())
+    compile_errors = report["import"].value("compile_errors", std::vector<std::string>{});
+  CheckResult c = load_result(
+      "library", Status::fail,
+      fmt::format("{}: no build for torch {}: the package has builds of it for torch {} only ({}){}", stem,
+                  torch.substr(0, torch.find('+')), fmt::join(versions, ", "), names,
+                  compile_errors.empty() ? ""
+                                         : fmt::format("; its import compiles one for this torch, and the compile "
+                                                       "fails: {}",
+                                                       compile_errors.front().substr(compile_errors.front().rfind("error: ")))));
   c.diagnosis = make_diagnosis("no_build_for_this_torch", c.message,
                                fmt::format("install the release made for this torch, or a torch it has a build for ({})",
                                            fmt::join(versions, ", ")),
-                               repro, json_text(*builds.front(), "error"));
+                               repro,
+                               compile_errors.empty() ? json_text(*builds.front(), "error")
+                                                      : fmt::format("{}", fmt::join(compile_errors, "\n")));
   return c;
 }
 
@@ -627,6 +639,14 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                                 fmt::format("{} loads as a dependency of {} (dlopen RTLD_NOW of {}), the way its package "
                                             "loads it; alone it lacks {}, which it does not name a library for",
                                             name, with, with, first.empty() ? "symbols" : first)));
+      continue;
+    }
+    if (json_flag(lib, "loaded_by_import")) {
+      // Alone it does not load; its package's import loads what it needs first and then it
+      // (load_library.py's mark_loaded_by_import): as its users get it, it loads.
+      out.push_back(load_result("library", Status::pass,
+                                fmt::format("{} loads as import {} loads it (alone: {})", name,
+                                            json_text(report["import"], "module"), load_failure_summary(lib, siblings, loaded_siblings))));
       continue;
     }
     if (!json_text(lib, "for_torch").empty()) {
