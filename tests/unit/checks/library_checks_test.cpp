@@ -956,6 +956,11 @@ TEST(LoadChecks, ALibraryTheImportLoadedIsNoRedWhateverItDoesAlone) {
   EXPECT_EQ(out[0].message.rfind("torchpipe_core-torch212-cpu-abiflag1.so loads as import torchpipe loads it (alone: ", 0),
             0u)
       << out[0].message;
+  // Its ops are read as those of a package whose libraries all loaded.
+  auto with_namespaces = report;
+  with_namespaces["namespaces_added"] = nlohmann::json::object();
+  EXPECT_EQ(not_a_dispatcher_library(with_namespaces, "r").message.rfind("registers no dispatcher op at import", 0), 0u)
+      << not_a_dispatcher_library(with_namespaces, "r").message;
 }
 
 // metatensor-torch 0.10.8 in torch 2.15: one library name in a folder per torch (torch-2.3/lib/ …

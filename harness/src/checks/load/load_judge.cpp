@@ -1283,9 +1283,11 @@ CheckResult not_a_dispatcher_library(const nlohmann::json& report, const std::st
   const nlohmann::json libraries = report.value("libraries", nlohmann::json::array());
   bool all_loaded = true;
   // A build for another torch or device that this one does not take (torch-tpu's env_2_13_0.so in
-  // torch 2.14, load_library.py's "for_torch" / "variant_of") is not meant to load here.
+  // torch 2.14, load_library.py's "for_torch" / "variant_of") is not meant to load here; one the
+  // import loaded ("loaded_by_import") is loaded.
   for (const auto& lib : libraries)
-    all_loaded = all_loaded && (json_flag(lib, "loaded") || lib.contains("variant_of") || lib.contains("for_torch"));
+    all_loaded = all_loaded && (json_flag(lib, "loaded") || json_flag(lib, "loaded_by_import") ||
+                                lib.contains("variant_of") || lib.contains("for_torch"));
   if (!(imported && all_loaded))
     // Nothing registered where its import failed or a library did not load says nothing of its ops
     // (dgl 2.1.0 beside torch 2.15: built for another torch).
