@@ -97,7 +97,8 @@ echo 4 >"$work/index/SLOW"
 "$opmatrix" atlas run --atlas "$work/atlas.yaml" --results "$work/results3" --work-dir "$work/cells3" --yes \
   >"$work/run3.stdout" 2>"$work/run3.stderr" &
 pid=$!  # opmatrix itself, not a subshell, gets the signal
-for _ in $(seq 600); do grep -q "opm-abort-1.0--trixie-torch2.6-cpu: fetch \.\.\." "$work/run3.stderr" && break; sleep 0.1; done
+# Up to 5 min: on 2 busy cores (a sanitizer build, atlas pairs beside it) the first pair alone took over 1 min.
+for _ in $(seq 3000); do grep -q "opm-abort-1.0--trixie-torch2.6-cpu: fetch \.\.\." "$work/run3.stderr" && break; sleep 0.1; done
 grep -q "opm-abort-1.0--trixie-torch2.6-cpu: fetch \.\.\." "$work/run3.stderr" || { kill -KILL $pid; fail "the second pair never started"; }
 kill -INT $pid
 start=$(date +%s)
