@@ -4,12 +4,17 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <regex>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "diagnose/step_rules.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 
@@ -55,10 +60,35 @@ const char* signal_name(int sig) {
   }
 }
 
+// The compilers among what a step's container still ran at its time limit (the log's listing
+// under kTimeLimitListing, one command name a line), each with its count: "cc1plus ×4, ninja".
+std::string compilers_still_running(const std::string& log) {
+  static const std::set<std::string> compilers = {"cc1plus", "cc1", "c++", "g++", "gcc", "clang", "clang++", "nvcc",
+                                                  "cicc", "ptxas", "ninja", "make", "ld", "hipcc"};
+  const std::size_t at = log.rfind(kTimeLimitListing);
+  if (at == std::string::npos) return "";
+  std::map<std::string, int> count;
+  for (const std::string& line : step_rules::lines_of(log.substr(at))) {
+    const std::string name = line.substr(0, line.find_first_of(" \t"));
+    if (compilers.count(name)) ++count[name];
+  }
+  std::vector<std::string> shown;
+  for (const auto& [name, n] : count) shown.push_back(n > 1 ? fmt::format("{} ×{}", name, n) : name);
+  return fmt::format("{}", fmt::join(shown, ", "));
+}
+
 Diagnosis explain_timeout(const StepFailure& f, Diagnosis d) {
   d.kind = "timeout";
   d.summary = fmt::format("the {} step ran past its limit of {:.0f} s and was stopped", f.step, f.timeout_s);
   d.fix = fmt::format("raise `timeouts: {{{}: N}}` for this cell in matrix.yaml, or find what hangs in the log", f.step);
+  if (const std::string compiling = compilers_still_running(f.log); !compiling.empty()) {
+    // Not a hang: it was compiling (a package whose import compiles its extension at first use:
+    // torchpipe 0.2.25 beside a torch it ships no build for).
+    d.summary += fmt::format(" while still compiling ({} running)", compiling);
+    d.fix = fmt::format("it was compiling, not hung: raise `timeouts: {{{}: N}}` for this cell in matrix.yaml (a "
+                        "package that compiles its extension at first use takes as long on its users' first import)",
+                        f.step);
+  }
   d.evidence = last_lines(f.log, 5);
   return d;
 }

@@ -170,6 +170,9 @@ class ContainerEngine : public Engine {
     spec.log_path = cmd.log_path;
     spec.capture_stdout = cmd.capture_stdout;
     spec.timeout_s = cmd.timeout_s;
+    // At the limit, what the container still runs (a compiler at work, or nothing: a hang).
+    spec.on_timeout = config_.kind == "podman" ? std::vector<std::string>{config_.kind, "top", name, "comm"}
+                                               : std::vector<std::string>{config_.kind, "top", name, "-o", "comm"};
     // A killed `podman run` client can leave its container running: remove it by name.
     ProcessResult r = run_process(spec, {config_.kind, "rm", "-f", "-t", "0", name});
     // podman/docker run report a container whose process died of signal N as exit status

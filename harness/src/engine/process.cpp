@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -174,6 +175,23 @@ void run_kill_hook(const KillHook& on_kill) {
   run_process(hook);
 }
 
+// What a step that ran out of time was doing (a compiler still at work, or nothing: a hang),
+// into its log, for the diagnosis to read.
+void list_what_still_runs(const ProcessSpec& spec) {
+  if (spec.on_timeout.empty() || spec.log_path.empty()) return;
+  if (std::FILE* log = std::fopen(spec.log_path.c_str(), "a")) {
+    std::fprintf(log, "\n%s\n", kTimeLimitListing);
+    std::fclose(log);
+  }
+  ProcessSpec lister;
+  lister.argv = spec.on_timeout;
+  lister.env = spec.env;
+  lister.log_path = spec.log_path;
+  lister.timeout_s = 15;
+  lister.ignore_stop = true;
+  run_process(lister);
+}
+
 // The client we stopped is gone: what it started outside its group is orphaned now, and no
 // one else will stop it (a container's first process ignores SIGTERM: SIGKILL).
 void kill_orphans(const std::map<pid_t, ProcInfo>& escaped) {
@@ -203,6 +221,7 @@ int wait_for_child(const ProcessSpec& spec, const KillHook& on_kill, pid_t pid, 
       r.timed_out = spec.timeout_s > 0 && elapsed > spec.timeout_s;
       r.interrupted = !r.timed_out && !spec.ignore_stop && stop_requested().load();
       if (r.timed_out || r.interrupted) {
+        if (r.timed_out) list_what_still_runs(spec);
         // The whole group (cmake -> ninja -> c++), politely first: podman forwards SIGTERM.
         killed = true;
         killed_at = elapsed;

@@ -16,7 +16,13 @@ struct ProcessSpec {
   bool capture_stdout = false; // stdout into ProcessResult::stdout_text instead of the log
   double timeout_s = 0;        // 0 = none
   bool ignore_stop = false;    // keep running when a stop is requested (clean-up commands)
+  // Run (best effort) at the time limit, before the kill, its output appended to the log under a
+  // line of kTimeLimitListing: what was still running (`podman top NAME comm`).
+  std::vector<std::string> on_timeout;
 };
+
+// The log line above what `on_timeout` printed.
+inline constexpr const char* kTimeLimitListing = "[opmatrix] at the time limit, still running in it:";
 
 struct ProcessResult {
   bool started = false;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "diagnose/diagnose.h"
+#include "engine/process.h"
 
 namespace opmatrix {
 
@@ -262,6 +263,23 @@ TEST(Diagnose, TorchNeedsANewerCudaRuntimeThanTheToolkit) {
   EXPECT_NE(d.summary.find("libc10_cuda.so"), std::string::npos) << d.summary;
   // Our own object missing a cudart symbol is an ordinary link error.
   EXPECT_EQ(step("/usr/bin/ld: x.o: undefined reference to `cudaMalloc@libcudart.so.12'\n").kind, "link_error");
+}
+
+// torchpipe 0.2.25's import compiles its extension where it has no build for the torch: at the
+// load step's limit its container still ran the compiler. Not a hang: the summary says so.
+TEST(Diagnose, ATimeoutWhileCompilingSaysSo) {
+  StepFailure f;
+  f.step = "load";
+  f.timed_out = true;
+  f.timeout_s = 600;
+  f.log = std::string("\n") + kTimeLimitListing + "\nCOMMAND\npython3\nninja\ncc1plus\ncc1plus\nsh\n";
+  const Diagnosis d = diagnose_step(f);
+  EXPECT_EQ(d.kind, "timeout");
+  EXPECT_EQ(d.summary, "the load step ran past its limit of 600 s and was stopped while still compiling (cc1plus ×2, "
+                       "ninja running)");
+  EXPECT_NE(d.fix.find("it was compiling, not hung"), std::string::npos) << d.fix;
+  f.log = std::string("\n") + kTimeLimitListing + "\nCOMMAND\npython3\n";
+  EXPECT_EQ(diagnose_step(f).summary, "the load step ran past its limit of 600 s and was stopped");
 }
 
 TEST(Diagnose, TimeoutAndCrashComeFirst) {

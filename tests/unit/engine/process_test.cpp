@@ -1,4 +1,8 @@
 #include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -35,6 +39,28 @@ TEST(Process, TimeoutStopsTheWholeProcessGroup) {
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_FALSE(r.ok());
+}
+
+// At its time limit a step says what was still running (a compiler at work, or nothing: a hang):
+// on_timeout's output, in the log under kTimeLimitListing, before the kill.
+TEST(Process, AtTheTimeLimitWhatStillRunsIsListedInTheLog) {
+  const std::string log = ::testing::TempDir() + "opmatrix-time-limit.log";
+  std::remove(log.c_str());
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo compiling; sleep 30"};
+  spec.log_path = log;
+  spec.timeout_s = 0.5;
+  spec.on_timeout = {"/bin/sh", "-c", "echo COMMAND; echo cc1plus; echo ninja"};
+  ASSERT_TRUE(run_process(spec).timed_out);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, std::string("compiling\n\n") + kTimeLimitListing + "\nCOMMAND\ncc1plus\nninja\n");
+  // A step that ends in time lists nothing.
+  spec.argv = {"/bin/true"};
+  std::remove(log.c_str());
+  ASSERT_TRUE(run_process(spec).ok());
+  std::ifstream none(log);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(none)), std::istreambuf_iterator<char>()), "");
 }
 
 TEST(Process, SignalIsReported) {
