@@ -342,10 +342,10 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
       "library", Status::fail,
       fmt::format("{}: no build for torch {}: the package has builds of it for torch {} only ({}){}", stem,
                   torch.substr(0, torch.find('+')), fmt::join(versions, ", "), names,
-                  compile_errors.empty() ? ""
-                                         : fmt::format("; its import compiles one for this torch, and the compile "
-                                                       "fails: {}",
-                                                       compile_errors.front().substr(compile_errors.front().rfind("error: ")))));
+                  compile_errors.empty()
+                      ? ""
+                      : fmt::format("; its import compiles one for this torch, and the compile fails: {}",
+                                    compile_errors.front().substr(compile_errors.front().rfind("error: ")))));
   c.diagnosis = make_diagnosis("no_build_for_this_torch", c.message,
                                fmt::format("install the release made for this torch, or a torch it has a build for ({})",
                                            fmt::join(versions, ", ")),
@@ -646,7 +646,8 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       // (load_library.py's mark_loaded_by_import): as its users get it, it loads.
       out.push_back(load_result("library", Status::pass,
                                 fmt::format("{} loads as import {} loads it (alone: {})", name,
-                                            json_text(report["import"], "module"), load_failure_summary(lib, siblings, loaded_siblings))));
+                                            json_text(report["import"], "module"),
+                                            load_failure_summary(lib, siblings, loaded_siblings))));
       continue;
     }
     if (!json_text(lib, "for_torch").empty()) {
