@@ -654,8 +654,12 @@ def import_module(name, said):
         # The step's log keeps what the import said (stdout is the JSON's: all of it goes to stderr).
         sys.stderr.write(printed + "".join(r + "\n" for r in records))
     if failed:
-        # The exception's own words count: nexfort's version check raises its refusal.
-        refused = refusal_lines("\n".join([str(w.message) for w in caught] + records + [printed, failed["error"]]))
+        # The exception's own first line counts: nexfort's version check raises its refusal. Not
+        # the lines after it: torchcodec's "Could not load libtorchcodec. Likely causes: … 2. The
+        # PyTorch version (2.12.1+cu130) is not compatible with this version of TorchCodec" lists
+        # what might be, and refuses nothing.
+        raised = failed["error"].splitlines()[:1]
+        refused = refusal_lines("\n".join([str(w.message) for w in caught] + records + [printed] + raised))
         if refused:
             failed["refused"] = refused
         return failed

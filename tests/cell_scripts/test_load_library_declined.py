@@ -47,6 +47,10 @@ PACKAGES = {
     # nexfort 0.1.dev330 beside torch 2.4.1: its version check raises its refusal
     "raisingpkg": 'raise Exception("The torch version(torch==2.4.0+cu121) of raisingpkg\'s compilation environment '
                   'conflicts with the current environment(torch==2.4.1+cu121)!")\n',
+    # torchcodec 0.10.0 where none of its FFmpeg builds loads: a list of likely causes, no refusal
+    "causespkg": 'raise RuntimeError("Could not load libtorchcodec. Likely causes:\\n  1. FFmpeg is not properly '
+                 'installed in your environment.\\n  2. The PyTorch version (2.12.1+cu130) is not compatible with\\n'
+                 '     this version of TorchCodec.")\n',
     "quietpkg": 'import warnings\nwarnings.warn("this API is deprecated", DeprecationWarning)\nVALUE = 1\n',
 }
 
@@ -108,6 +112,9 @@ def test_a_version_check_refusing_this_torch_is_kept_in_its_words(site):
                                         "PyTorch 2.6.0 is found. Please switch to the matching version and run again."]
     fallback, _ = run_json("load_library.py", "--import", "fallbackpkg", "--find", str(site / "fallbackpkg"), env=env)
     assert "refused" not in fallback["import"], "a missing module is no refusal"
+    causes, _ = run_json("load_library.py", "--import", "causespkg", "--find", str(site / "causespkg"), env=env)
+    assert causes["import"]["ok"] is False and "Likely causes" in causes["import"]["error"]
+    assert "refused" not in causes["import"], "likely causes listed under the error's first line are no refusal"
 
 
 @pytest.mark.parametrize("package,error,refusal", [
