@@ -166,13 +166,20 @@ int spawn_child(const ProcessSpec& spec, int stdout_fd, int log_fd, pid_t& pid) 
   return rc;
 }
 
-void run_kill_hook(const KillHook& on_kill) {
-  if (on_kill.empty()) return;
+// A short command run best effort, even while stopping (clean-up, a last look): 15 s at most.
+void run_best_effort(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env = {},
+                     const std::string& log_path = "") {
   ProcessSpec hook;
-  hook.argv = on_kill;
+  hook.argv = argv;
+  hook.env = env;
+  hook.log_path = log_path;
   hook.timeout_s = 15;
-  hook.ignore_stop = true;  // clean-up must run even while stopping
+  hook.ignore_stop = true;
   run_process(hook);
+}
+
+void run_kill_hook(const KillHook& on_kill) {
+  if (!on_kill.empty()) run_best_effort(on_kill);
 }
 
 // What a step that ran out of time was doing (a compiler still at work, or nothing: a hang),
@@ -183,13 +190,7 @@ void list_what_still_runs(const ProcessSpec& spec) {
     std::fprintf(log, "\n%s\n", kTimeLimitListing);
     std::fclose(log);
   }
-  ProcessSpec lister;
-  lister.argv = spec.on_timeout;
-  lister.env = spec.env;
-  lister.log_path = spec.log_path;
-  lister.timeout_s = 15;
-  lister.ignore_stop = true;
-  run_process(lister);
+  run_best_effort(spec.on_timeout, spec.env, spec.log_path);
 }
 
 // The client we stopped is gone: what it started outside its group is orphaned now, and no
