@@ -750,10 +750,15 @@ def import_not_in_package(failed, module, root):
     return held if held and top not in held else None
 
 
+def defined_symbols(path):
+    """The dynamic symbols the library defines (nm -D --defined-only, versions dropped)."""
+    lines = tool_lines(["nm", "-D", "--defined-only", path]) or []
+    return {line.split()[-1].partition("@")[0] for line in lines if line.split()}
+
+
 def exports_pyinit(path, name):
     """Whether the library defines PyInit_<name>: Python can import it as module `name`."""
-    lines = tool_lines(["nm", "-D", "--defined-only", path])
-    return lines is not None and any(line.split()[-1:] == ["PyInit_" + name] for line in lines)
+    return "PyInit_" + name in defined_symbols(path)
 
 
 def package_site(module):
@@ -1019,6 +1024,32 @@ def mark_failing_siblings_needed(libraries):
                        {os.path.basename(lib["path"])})
         if needs:
             lib["needs_failing"] = needs
+
+
+def mark_dependencies_of_failing(libraries):
+    """A library that lacks symbols alone which a sibling that NEEDs it defines, where that sibling
+    does not load either (torch-npu 2.4.0's libnpu_profiler.so lacks
+    c10_npu::option::OptionsManager::isACLGlobalLogOn, which libtorch_npu.so defines and which
+    NEEDs it back; libtorch_npu.so lacks Ascend CANN's libhccl.so): its users get it only as that
+    one's dependency, so that one's failure is its fate. "dependency_of_failing": those siblings;
+    "defined_by_them": how many of the symbols it lacks they define."""
+    failing = [lib for lib in libraries if not lib.get("loaded")]
+    for lib in failing:
+        if lib.get("error_kind") != "undefined_symbol" or lib.get("loaded_as_dependency_of"):
+            continue
+        names = {os.path.basename(lib["path"])} | set(dynamic_entries(lib["path"], "SONAME"))
+        lacked = {u["symbol"] for u in lib.get("undefined", [])}
+        needers, defined = [], set()
+        for other in failing:
+            if other is lib or not names & set(needed_sonames(other["path"])):
+                continue
+            theirs = lacked & defined_symbols(other["path"])
+            if theirs:
+                needers.append(os.path.basename(other["path"]))
+                defined |= theirs
+        if needers:
+            lib["dependency_of_failing"] = sorted(needers)
+            lib["defined_by_them"] = len(defined)
 
 
 def mark_host_plugins(libraries, loaded_by_import):
@@ -1396,6 +1427,7 @@ def main():
         mark_other_torch_builds(out["libraries"], out["torch"])
         mark_loaded_as_dependency(out["libraries"])
         mark_failing_siblings_needed(out["libraries"])
+        mark_dependencies_of_failing(out["libraries"])
         if args.module:
             # As users get it: the import alone chooses which libraries to load (in a child of this
             # process: an import that kills its process must not take this report with it).

@@ -7,6 +7,7 @@ A requirement the cell's own torch does not satisfy means pip refuses the wheel 
 swaps torch under the user. Prints {"checks": [...]} as script checks do; never raises."""
 import os
 import re
+import sys
 import zipfile
 
 from script_check import result, run, torch_version
@@ -25,6 +26,28 @@ def metadata(wheel):
                 elif name.endswith("/METADATA") and line.startswith("Requires-Dist:"):
                     requires.append(line.split(":", 1)[1].strip())
     return tags, requires
+
+
+# A compiled module for one CPython (name.cpython-310-x86_64-linux-gnu.so): only that Python imports it.
+PER_PYTHON_MODULE = re.compile(r"([^/]+)\.cpython-(\d)(\d+)[a-z]*-[^/]*\.so$")
+
+
+def modules_for_another_python(wheel, tags, running=sys.version_info[:2]):
+    """The per-CPython modules inside a wheel tagged for any Python (py3-none-…: uccl
+    0.0.1.post4's p2p.cpython-310-x86_64-linux-gnu.so), which the running Python cannot import:
+    pip installs the wheel into every Python 3 and the module is not there for any but its own.
+    A cpXY wheel says its Python (pip picks it only there), and an abi3 wheel's are the abi3
+    check's."""
+    if any(t.split("-")[0].startswith("cp") for t in tags):
+        return []
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+    found = []
+    for name in names:
+        m = PER_PYTHON_MODULE.search(name)
+        if m and (int(m.group(2)), int(m.group(3))) != tuple(running):
+            found.append((m.group(0), f"{m.group(2)}.{m.group(3)}"))
+    return found
 
 
 def file_name_tags(wheel):
@@ -137,6 +160,21 @@ def report(build):
         if inside and sorted(inside) != sorted(tags):
             # PyTorch's own wheels are renamed to manylinux after the build, their WHEEL file not.
             note += " (its WHEEL file says %s: the file was renamed after the build)" % ", ".join(inside)
+        foreign = modules_for_another_python(os.path.join(folder, w), tags)
+        if foreign:
+            here = "%d.%d" % sys.version_info[:2]
+            module, python = foreign[0]
+            message = (f"{w} is tagged {', '.join(tags)}, for any Python 3, but holds {module}, a module only "
+                       f"CPython {python} imports" + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else "") +
+                       f": this Python {here} cannot import it")
+            checks.append(result(CHECK, "fail", message, kind="module_for_another_python",
+                                 summary=message + ", though pip installs the wheel here",
+                                 fix=f"for the library: tag the wheel cp{python.replace('.', '')}-"
+                                     f"cp{python.replace('.', '')} (or build it per Python, or with the limited API "
+                                     f"as .abi3.so), so that pip installs it only where its modules import; for its "
+                                     f"users: CPython {python}",
+                                 evidence="\n".join(m for m, _ in foreign)))
+            continue
         req = torch_requirement(requires)
         ok = satisfied(req, version) if req else True
         if req and ok is False:

@@ -272,6 +272,29 @@ def test_a_library_whose_needed_sibling_does_not_load_names_it(cc, build_root):
     assert "needs_failing" not in libs["libpy.so"]
 
 
+def test_a_library_that_lacks_what_the_failing_sibling_needing_it_defines_follows_that_one(cc, build_root):
+    # torch-npu 2.4.0 without Ascend's CANN: libnpu_profiler.so alone lacks c10_npu::…, which
+    # libtorch_npu.so defines and which NEEDs it back; libtorch_npu.so lacks CANN's libhccl.so.
+    # Here libprof.so lacks opm_core_log (libcore.so's) and opm_vendor_log; libcore.so NEEDs
+    # libprof.so and a vendor library that is not installed.
+    d = build_root / "dependency-of-failing"
+    vendor = build_root / "dependency-of-failing-vendor"
+    shared_library(cc, vendor, "opm_absent_vendor", "int opm_vendor_log(void) { return 1; }\n")
+    shared_library(cc, d, "prof", "extern int opm_core_log(void);\nextern int opm_vendor_log(void);\n"
+                   "int opm_prof(void) { return opm_core_log() + opm_vendor_log(); }\n")
+    shared_library(cc, d, "core", "extern int opm_prof(void);\nint opm_core_log(void) { return 2; }\n"
+                   "int opm_core(void) { return opm_prof(); }\n",
+                   "-L.", "-L" + str(vendor), "-Wl,--no-as-needed", "-lprof", "-lopm_absent_vendor", "-Wl,-rpath,$ORIGIN")
+    (vendor / "libopm_absent_vendor.so").unlink()  # not installed here
+    out, _ = run_json("load_library.py", "--find", str(d))
+    libs = {os.path.basename(lib["path"]): lib for lib in out["libraries"]}
+    assert libs["libcore.so"]["error_kind"] == "missing_library", libs["libcore.so"]
+    prof = libs["libprof.so"]
+    assert prof["error_kind"] == "undefined_symbol", prof
+    assert prof["dependency_of_failing"] == ["libcore.so"] and prof["defined_by_them"] == 1, prof
+    assert "dependency_of_failing" not in libs["libcore.so"]
+
+
 def test_a_library_that_finds_its_sibling_once_loaded_names_what_it_lacks_then(cc, build_root):
     # executorch 1.3.1 beside torch 2.11: libcustom_ops_aot_lib.so NEEDs _portable_lib (no RUNPATH
     # to it; found by its soname once the package has loaded it), then lacks a torch symbol. Here

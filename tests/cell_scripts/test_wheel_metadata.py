@@ -1,17 +1,20 @@
 """wheel_metadata.py: a wheel's torch requirement against the cell's torch (the host's), its
 tags reported; no wheel folder is a skip."""
+import subprocess
 import zipfile
 
 import pytest
 
-from conftest import cell_env, run_json
+from conftest import CELL_PYTHON, cell_env, run_json
 
 
-def wheel(folder, requires, tag="cp311-cp311-linux_x86_64", inside=None):
-    """inside: the WHEEL file's tag where it differs from the file name's."""
+def wheel(folder, requires, tag="cp311-cp311-linux_x86_64", inside=None, files=()):
+    """inside: the WHEEL file's tag where it differs from the file name's; files: more members."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ("mylib-0.1-%s.whl" % tag)
     with zipfile.ZipFile(path, "w") as z:
+        for name in files:
+            z.writestr(name, b"\x7fELF")
         z.writestr("mylib-0.1.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: %s\n" % (inside or tag))
         z.writestr("mylib-0.1.dist-info/METADATA",
                    "Name: mylib\n" + "".join("Requires-Dist: %s\n" % r for r in requires))
@@ -102,3 +105,33 @@ def test_the_torch_requirement_is_the_plain_installs_else_the_torch_extras(tmp_p
     wheel(build / "wheel", ['torch==0.0.1; sys_platform == "win32"'])
     [c] = checks_for(build)
     assert c["status"] == "pass" and "declares no torch requirement" in c["message"], c["message"]
+
+
+@pytest.fixture(scope="module")
+def cell_python_version():
+    out = subprocess.run([CELL_PYTHON, "-c", "import sys; print('%d%d' % sys.version_info[:2])"],
+                         stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    return out.stdout.strip()
+
+
+def test_a_module_for_another_python_in_a_wheel_for_any_python_fails(tmp_path, torch_version, cell_python_version):
+    # uccl 0.0.1.post4: a py3-none-manylinux_2_35 wheel holding p2p.cpython-310-x86_64-linux-gnu.so,
+    # which pip installs into Python 3.11 too, where `from uccl import p2p` finds no module.
+    other = "39" if cell_python_version != "39" else "310"
+    wheel(tmp_path / "wheel", [], tag="py3-none-manylinux_2_35_x86_64",
+          files=["mylib/p2p.cpython-%s-x86_64-linux-gnu.so" % other, "mylib/ok.abi3.so"])
+    checks = checks_for(tmp_path)
+    assert [c["status"] for c in checks] == ["fail"], checks
+    assert checks[0]["diagnosis"]["kind"] == "module_for_another_python"
+    assert "holds p2p.cpython-%s-x86_64-linux-gnu.so, a module only CPython %s.%s imports" % (
+        other, other[0], other[1:]) in checks[0]["message"], checks[0]["message"]
+    assert checks[0]["diagnosis"]["fix"].startswith("for the library: tag the wheel cp%s-cp%s" % (other, other))
+
+
+@pytest.mark.parametrize("tag, version", [("py3-none-manylinux_2_35_x86_64", "same"),
+                                          ("cp39-cp39-manylinux_2_28_x86_64", "39")])
+def test_a_per_python_module_its_python_imports_or_its_wheel_tags_passes(tmp_path, torch_version, cell_python_version,
+                                                                         tag, version):
+    version = cell_python_version if version == "same" else version
+    wheel(tmp_path / "wheel", [], tag=tag, files=["mylib/p2p.cpython-%s-x86_64-linux-gnu.so" % version])
+    assert [c["status"] for c in checks_for(tmp_path)] == ["pass"]

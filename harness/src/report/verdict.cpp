@@ -79,11 +79,13 @@ const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backen
 // can be concluded here; an import that compiles its CUDA code for the visible GPUs, where there are
 // none, or without a CUDA toolkit, where there is none; a library whose code uses instructions this
 // machine's CPU lacks; a package none of whose libraries is for this runtime (an XPU build); an
-// import that needs AMD's ROCm, in a runtime without it.
+// import that needs AMD's ROCm, in a runtime without it; an import that looks for a device (an RDMA
+// adapter) this machine has not.
 const char* const kNothingBuiltSkips[] = {"setup_needs_gpu",       "needs_cuda_to_build",   "needs_system_headers",
                                           "python_not_supported",  "build_needs_network",   "needs_gpu_driver",
                                           "needs_system_library",  "jit_needs_visible_gpu", "jit_needs_cuda",
-                                          "cpu_lacks_instructions", "for_another_runtime", "needs_rocm"};
+                                          "cpu_lacks_instructions", "for_another_runtime", "needs_rocm",
+                                          "needs_device"};
 
 bool skip_of(const CheckResult& c, const char* const* begin, const char* const* end) {
   return c.status == Status::skip && c.diagnosis &&

@@ -540,6 +540,30 @@ TEST(ImportCheck, AnImportSayingInItsOwnWordsThatItFoundNoDeviceIsNotCheckedWith
   }
 }
 
+// uccl 0.0.1.post4: its __init__ lists /sys/class/infiniband/ (to tell AWS EFA adapters), which
+// only a machine with RDMA adapters has. Not checked here, on a machine without one, GPU or not; a
+// file of its own, or any other folder, missing stays red.
+TEST(ImportCheck, AnImportReadingADeviceFolderThisMachineLacksIsNotChecked) {
+  const nlohmann::json import = {
+      {"module", "uccl"}, {"ok", false},
+      {"error", "FileNotFoundError: [Errno 2] No such file or directory: '/sys/class/infiniband/'"}};
+  for (const bool gpu : {false, true}) {
+    const CheckResult c = import_check(import, "r", gpu);
+    EXPECT_EQ(c.status, Status::skip);
+    EXPECT_EQ(c.message, "uccl not checked here: its import reads /sys/class/infiniband/, which only a machine with RDMA "
+                         "network adapters (InfiniBand, RoCE, EFA) has, and this one has none (FileNotFoundError: "
+                         "[Errno 2] No such file or directory: '/sys/class/infiniband/')");
+    ASSERT_TRUE(c.diagnosis);
+    EXPECT_EQ(c.diagnosis->kind, "needs_device");
+  }
+  for (const char* words : {"FileNotFoundError: [Errno 2] No such file or directory: '/site/uccl/lib/config.json'",
+                            "FileNotFoundError: [Errno 2] No such file or directory: '/sys/fs/cgroup/cpu.max'",
+                            "OSError: /dev/shm is full"}) {
+    const nlohmann::json said = {{"module", "x"}, {"ok", false}, {"error", words}};
+    EXPECT_EQ(import_check(said, "r", false).status, Status::fail) << words;
+  }
+}
+
 // kaolin 0.1 on PyPI: its import raises, saying it is a placeholder and where the package is
 // installed from. The run checked the wrong distribution: an error, never the library's red.
 TEST(ImportCheck, APlaceholderSayingSoIsNotTheLibrarysRed) {
@@ -1366,6 +1390,43 @@ TEST(LoadChecks, SoXAndLibsndfileAreSystemLibrariesItsUsersInstallAlsoThroughASi
   EXPECT_NE(out[2].diagnosis->fix.find("apt install libsndfile1"), std::string::npos);
 }
 
+// torch-npu 2.4.0 beside PyPI's torch 2.4.1, without Ascend's CANN: libtorch_npu.so needs CANN's
+// libhccl.so and its libtensorpipe.so (which needs CANN too) and libnpu_profiler.so, which alone
+// lacks c10_npu::… (libtorch_npu.so defines it and NEEDs it back) and CANN's aclAppLog; _C.so needs
+// CANN and libtorch_npu.so. None is a finding here: each is not checked for want of CANN. The
+// same sibling lacking a torch symbol as well (a torch-npu built for another torch) keeps its red.
+TEST(LoadChecks, ALibraryLoadedOnlyWithASiblingThatLacksASystemLibraryIsNotCheckedEither) {
+  auto report = nlohmann::json::parse(R"json({"torch": "2.4.1", "torch_cuda": "12.1", "libraries": [
+    {"path": "/s/torch_npu/lib/libnpu_profiler.so", "loaded": false, "error_kind": "undefined_symbol",
+     "undefined": [{"symbol": "a", "demangled": "c10_npu::option::OptionsManager::isACLGlobalLogOn(aclLogLevel)"},
+                   {"symbol": "aclAppLog", "demangled": "aclAppLog"}],
+     "undefined_count": 2, "torch_undefined_count": 0, "dependency_of_failing": ["libtorch_npu.so"],
+     "defined_by_them": 1},
+    {"path": "/s/torch_npu/lib/libtensorpipe.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libhccl.so"]},
+    {"path": "/s/torch_npu/lib/libtorch_npu.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libhccl.so", "libascendcl.so", "libtensorpipe.so", "libnpu_profiler.so"]},
+    {"path": "/s/torch_npu/_C.cpython-311-x86_64-linux-gnu.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libhccl.so", "libtorch_npu.so"]}]})json");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 4u);
+  for (const auto& c : out) {
+    EXPECT_EQ(c.status, Status::skip) << c.message;
+    EXPECT_EQ(c.diagnosis ? c.diagnosis->kind : "", "needs_system_library") << c.message;
+  }
+  EXPECT_EQ(out[0].message.rfind("libnpu_profiler.so not checked here: its package loads it only with libtorch_npu.so, "
+                                 "which needs it and defines 1 of the 2 symbol(s) it lacks alone (e.g. "
+                                 "c10_npu::option::OptionsManager::isACLGlobalLogOn(aclLogLevel)); libtorch_npu.so not "
+                                 "checked here: it needs Ascend CANN's libraries (libhccl.so, libascendcl.so)", 0),
+            0u)
+      << out[0].message;
+  report["libraries"][0]["torch_undefined_count"] = 1;  // c10::TensorImpl::decref_pyobject, of a newer torch
+  out = load_checks(report, "r");
+  const auto red = std::find_if(out.begin(), out.end(), [](const CheckResult& c) { return is_bad(c.status); });
+  ASSERT_NE(red, out.end());
+  EXPECT_EQ(red->message.rfind("libnpu_profiler.so: undefined symbol", 0), 0u) << red->message;
+}
+
 // Open3D 0.20.0 beside Debian's CPU torch 2.6: libOpen3D.so lacks OpenGL's libEGL.so.1 and
 // libGL.so.1 and libusb's libusb-1.0.so.0 at once (system libraries its docs ask headless users
 // to install), its pybind module and its TensorFlow op library need libOpen3D, and the TensorFlow
@@ -1430,6 +1491,26 @@ TEST(LoadChecks, AnotherCudaMajorIsRedEvenBesideTheDriversLibraryAndNvmlIsTheDri
   ASSERT_TRUE(out[2].diagnosis);
   EXPECT_NE(out[2].diagnosis->fix.find("apt install libx11-6"), std::string::npos) << out[2].diagnosis->fix;
   EXPECT_NE(out[2].diagnosis->fix.find("apt install libnuma1"), std::string::npos) << out[2].diagnosis->fix;
+}
+
+// uccl 0.0.1.post4 beside PyPI's torch 2.4.1: its p2p module and NCCL plugins link rdma-core's
+// libibverbs.so.1, which a machine with RDMA adapters has; libnccl-net-efa.so also needs its
+// vendored libefa (lacking only libibverbs) and libglog, which loads once the package loads it.
+TEST(LoadChecks, RdmaCoreIsASystemLibraryAndASiblingThatLoadsIsNoObstacle) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.4.1", "torch_cuda": "12.1", "libraries": [
+    {"path": "/s/uccl.libs/libglog-c040a6f3.so.0.4.0", "loaded": true},
+    {"path": "/s/uccl.libs/libefa-21e848e1.so.1.3.52.0", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libibverbs.so.1"]},
+    {"path": "/s/uccl/lib/libnccl-net-efa.so", "loaded": false, "error_kind": "missing_library",
+     "missing_libraries": ["libibverbs.so.1", "libefa-21e848e1.so.1.3.52.0", "libglog-c040a6f3.so.0.4.0"]}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 3u);
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].status, Status::skip) << out[i].message;
+    ASSERT_TRUE(out[i].diagnosis);
+    EXPECT_NE(out[i].diagnosis->fix.find("apt install libibverbs1"), std::string::npos) << out[i].diagnosis->fix;
+  }
+  EXPECT_NE(out[1].message.find("rdma-core's libraries (libibverbs.so.1)"), std::string::npos) << out[1].message;
 }
 
 }  // namespace opmatrix

@@ -106,6 +106,16 @@ TEST(Verdict, AFirstUseCompileThatNeedsAVisibleGpuLeavesTheCellNotRun) {
   EXPECT_EQ(v.not_run.rfind("load import exllamav2 not checked here", 0), 0u) << v.not_run;
 }
 
+// An import that reads a device folder this machine lacks (uccl 0.0.1.post4: /sys/class/infiniband/):
+// nothing of it is judged here.
+TEST(Verdict, AnImportLookingForADeviceThisMachineLacksLeavesTheCellNotRun) {
+  CheckResult import = result("", "load", Status::skip, "uccl not checked here: its import reads /sys/class/infiniband/");
+  import.subtest = "import";
+  import.diagnosis = Diagnosis{"needs_device", import.message, "", "", ""};
+  const CellVerdict v = assess(cell("12.1", {result("", "fetch", Status::pass), import}));
+  EXPECT_EQ(v.verdict, Verdict::not_run);
+}
+
 // The same import without a CUDA toolkit, beside a CPU torch (exllamav3): a CUDA-only library.
 TEST(Verdict, AFirstUseCudaCompileWithoutAToolkitLeavesTheCellNotRun) {
   CheckResult import = result("", "load", Status::skip, "exllamav3 not checked here: its first import compiles CUDA code");

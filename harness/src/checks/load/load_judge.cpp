@@ -408,12 +408,24 @@ CheckResult breaks_import_torch(const nlohmann::json& autoload, const std::strin
   return c;
 }
 
+// A library its package loads only as a failing sibling's dependency: alone it lacks symbols that
+// sibling defines (which NEEDs it) and none of torch's (load_library.py's
+// mark_dependencies_of_failing: torch-npu's libnpu_profiler.so, whose c10_npu::… libtorch_npu.so
+// defines). Its fate is that sibling's.
+bool follows_failing_needer(const nlohmann::json& lib, const std::string& needer = "") {
+  const auto needers = lib.value("dependency_of_failing", std::vector<std::string>{});
+  return json_text(lib, "error_kind") == "undefined_symbol" && !lib.contains("system_runtime") &&
+         lib.value("torch_undefined_count", 1) == 0 && !needers.empty() &&
+         (needer.empty() || std::find(needers.begin(), needers.end(), needer) != needers.end());
+}
+
 // A library that lacks only a system library its users install themselves (FFmpeg, for
 // torchcodec: checks/load/system_prerequisites.h), beside its package's own libraries that do not
 // load for the same want: not checked here, the prerequisite named; nullopt for any other failure.
 std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, const std::string& name,
                                                      const std::vector<std::string>& siblings,
-                                                     const nlohmann::json& libraries, const std::string& repro) {
+                                                     const nlohmann::json& libraries, const std::string& repro,
+                                                     int depth = 0) {
   if (json_text(lib, "error_kind") != "missing_library") return std::nullopt;
   // What it lacks outside its package, and the package's own libraries it lacks.
   auto split = [&](const nlohmann::json& l, std::vector<std::string>& own) {
@@ -426,18 +438,24 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
   std::vector<std::string> absent = split(lib, own);
   std::string through;
   // Its package's own libraries it lacks must each lack nothing but such a system library too
-  // (torchaudio's _torchaudio_sox.so needs libtorchaudio_sox.so, which needs SoX's libsox.so); a
-  // sibling that fails otherwise (undefined symbols) keeps the red.
+  // (torchaudio's _torchaudio_sox.so needs libtorchaudio_sox.so, which needs SoX's libsox.so), in
+  // turn through theirs (torch-npu's _C.so needs libtorch_npu.so, which needs CANN and its
+  // libtensorpipe.so, which needs CANN); one that loads, or that lacks alone only what this one
+  // defines, is no obstacle; a sibling that fails otherwise (undefined symbols) keeps the red.
   std::vector<std::string> theirs_absent;
   for (const auto& sibling : own) {
     const auto it = std::find_if(libraries.begin(), libraries.end(), [&](const nlohmann::json& l) {
       return file_name(json_text(l, "path")) == sibling;
     });
+    if (it != libraries.end() && (it->value("loaded", false) || follows_failing_needer(*it, name))) continue;
     std::vector<std::string> theirs;
     const auto sibling_absent = it == libraries.end() || json_text(*it, "error_kind") != "missing_library"
                                     ? std::vector<std::string>{}
                                     : split(*it, theirs);
-    if (sibling_absent.empty() || !theirs.empty()) return std::nullopt;
+    if (sibling_absent.empty()) return std::nullopt;
+    if (!theirs.empty() &&
+        (depth >= 4 || !needs_system_prerequisite(*it, sibling, siblings, libraries, repro, depth + 1)))
+      return std::nullopt;
     theirs_absent.insert(theirs_absent.end(), sibling_absent.begin(), sibling_absent.end());
   }
   if (absent.empty() && !own.empty()) {
@@ -470,6 +488,37 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
                                c.message,
                                fmt::format("where it runs: {}", fmt::join(installs, "; ")), repro, json_text(lib, "error"));
   return c;
+}
+
+// A library its package loads only with a failing sibling that needs it (follows_failing_needer),
+// where that sibling is not checked here for want of a system library: not checked either, for
+// the same want (torch-npu 2.4.0's libnpu_profiler.so, with libtorch_npu.so, which needs CANN).
+std::optional<CheckResult> follows_unchecked_needer(const nlohmann::json& lib, const std::string& name,
+                                                    const std::vector<std::string>& siblings,
+                                                    const nlohmann::json& libraries, const std::string& repro) {
+  if (!follows_failing_needer(lib)) return std::nullopt;
+  for (const auto& needer : lib["dependency_of_failing"]) {
+    const std::string needer_name = needer.get<std::string>();
+    const auto it = std::find_if(libraries.begin(), libraries.end(), [&](const nlohmann::json& l) {
+      return file_name(json_text(l, "path")) == needer_name;
+    });
+    if (it == libraries.end()) continue;
+    std::optional<CheckResult> theirs = needs_system_prerequisite(*it, needer_name, siblings, libraries, repro);
+    if (!theirs) continue;
+    std::vector<std::string> symbols;
+    for (const auto& s : lib.value("undefined", nlohmann::json::array())) symbols.push_back(json_text(s, "demangled"));
+    CheckResult c = load_result(
+        "library", Status::skip,
+        fmt::format("{} not checked here: its package loads it only with {}, which needs it and defines {} of the {} "
+                    "symbol(s) it lacks alone (e.g. {}); {}",
+                    name, needer_name, lib.value("defined_by_them", 0),
+                    lib.value("undefined_count", static_cast<int>(symbols.size())),
+                    symbols.empty() ? "?" : symbols.front(), theirs->message));
+    c.diagnosis = make_diagnosis(theirs->diagnosis->kind, c.message, theirs->diagnosis->fix, repro,
+                                 fmt::format("{}", fmt::join(symbols, "\n")));
+    return c;
+  }
+  return std::nullopt;
 }
 
 namespace {
@@ -662,6 +711,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
       out.push_back(*c);
       continue;
     }
+    if (std::optional<CheckResult> c = follows_unchecked_needer(lib, name, siblings, report["libraries"], repro)) {
+      out.push_back(*c);
+      continue;
+    }
     CheckResult c =
         load_result("library", Status::fail, fmt::format("{}: {}", name, load_failure_summary(lib, siblings, loaded_siblings)));
     const std::string kind = json_text(lib, "error_kind");
@@ -748,7 +801,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     // itself: torchaudio 2.9.1's _torchaudio.so NEEDs libtorchaudio.so, which lacks a symbol of
     // torch 2.10) comes after that sibling's red, so that a page's first reason is the cause.
     const bool follows_sibling = !lib.value("needs_failing", std::vector<std::string>{}).empty() ||
-                                 needs_failing_sibling(lib, siblings, loaded_siblings);
+                                 needs_failing_sibling(lib, siblings, loaded_siblings) || follows_failing_needer(lib);
     (follows_sibling ? consequences : out).push_back(c);
   }
   out.insert(out.end(), consequences.begin(), consequences.end());
@@ -968,6 +1021,38 @@ std::string no_device_words_in(const std::string& error) {
   return std::regex_search(error, m, words) ? m.str() : "";
 }
 
+// The kernel's folders for a device: an import that reads one the machine lacks (uccl 0.0.1.post4
+// lists /sys/class/infiniband/ to tell AWS EFA adapters from others, and raises FileNotFoundError
+// where there is no RDMA adapter at all) looks for hardware this machine has not. Its users run it
+// on a machine that has it.
+struct DeviceFolder {
+  const char* prefix;
+  const char* device;
+};
+constexpr DeviceFolder kDeviceFolders[] = {
+    {"/sys/class/infiniband", "RDMA network adapters (InfiniBand, RoCE, EFA)"},
+    {"/dev/infiniband", "RDMA network adapters (InfiniBand, RoCE, EFA)"},
+    {"/dev/nvidia", "an NVIDIA GPU"},
+    {"/proc/driver/nvidia", "an NVIDIA GPU and its driver"},
+    {"/dev/kfd", "an AMD GPU (ROCm)"},
+    {"/sys/class/kfd", "an AMD GPU (ROCm)"},
+    {"/dev/dri", "a GPU"},
+    {"/sys/class/drm", "a GPU"},
+    {"/dev/davinci", "an Ascend NPU"},
+    {"/dev/accel", "an accelerator"},
+    {"/dev/neuron", "an AWS Neuron device"}};
+
+// The device folder ERROR says is missing and the device it is for, or nullopt.
+std::optional<std::pair<std::string, const char*>> missing_device_folder(const std::string& error) {
+  static const std::regex missing(R"((?:FileNotFoundError|No such file or directory)[^'\n]*'(/(?:sys|dev|proc)/[^']*)')");
+  std::smatch m;
+  if (!std::regex_search(error, m, missing)) return std::nullopt;
+  const std::string path = m[1];
+  for (const auto& f : kDeviceFolders)
+    if (path.rfind(f.prefix, 0) == 0) return std::make_pair(path, f.device);
+  return std::nullopt;
+}
+
 }  // namespace
 
 CheckResult import_check(const nlohmann::json& import, const std::string& repro, bool gpu_visible) {
@@ -1129,6 +1214,18 @@ CheckResult import_check(const nlohmann::json& import, const std::string& repro,
   if (const std::string no_device = gpu_visible ? "" : no_device_words_in(error); !no_device.empty())
     return without_gpu("its import looks for a GPU or accelerator to run on, and this machine has none", no_device,
                        "nothing to fix in the library: run this cell on a machine with the device it is for");
+  if (const auto folder = missing_device_folder(error)) {
+    CheckResult c = load_result("import", Status::skip,
+                                fmt::format("{} not checked here: its import reads {}, which only a machine with {} "
+                                            "has, and this one has none ({})",
+                                            module, folder->first, folder->second, error));
+    c.diagnosis = make_diagnosis(kNeedsDevice, c.message,
+                                 fmt::format("nothing to fix for this torch: run it on a machine with {} (for the "
+                                             "library: look for the device when it is used, not at import)",
+                                             folder->second),
+                                 repro, traceback.empty() ? error : traceback);
+    return c;
+  }
   CheckResult c = load_result("import", Status::fail, fmt::format("import {} failed: {}", module, error));
   StepFailure f{"load", traceback, 1, 0, false, 0, repro};
   c.diagnosis = diagnose_step(f);
@@ -1180,8 +1277,8 @@ CheckResult unregistered_for_want_of_load(CheckResult registration, const std::v
   if (registration.check != "registration" || !registration.op.empty() || !is_bad(registration.status) ||
       !registration.diagnosis || registration.diagnosis->kind != "not_registered")
     return registration;
-  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver", kCpuLacksInstructions,
-                                                           kForAnotherRuntime});
+  const CheckResult* unchecked = load_diagnosed(earlier, {"needs_system_library", "needs_gpu_driver", kNeedsDevice,
+                                                           kCpuLacksInstructions, kForAnotherRuntime});
   if (!unchecked) return registration;
   return not_checked_here(std::move(registration),
                           "its libraries were not loaded (" + unchecked->diagnosis->kind + ": see load)");

@@ -102,6 +102,9 @@ inline constexpr const char* kJitNeedsCuda = "jit_needs_cuda";
 // An import that needs AMD's ROCm (hipconfig, ROCM_HOME) in a runtime without it: a library for AMD
 // GPUs beside a CPU or CUDA torch, nothing to judge.
 inline constexpr const char* kNeedsRocm = "needs_rocm";
+// An import that reads a device folder of the kernel this machine lacks (/sys/class/infiniband:
+// RDMA adapters): hardware its users have, nothing to judge here.
+inline constexpr const char* kNeedsDevice = "needs_device";
 
 // An empty namespace where the package's libraries were not checked here (they need the GPU
 // driver or a system library this runtime lacks: see load): its registration is not checked

@@ -43,6 +43,12 @@ const SystemPrerequisite kPrerequisites[] = {
     // NUMA's libnuma.so.1: vLLM's CPU build and SGLang's kernels (mscclpp) link it; vLLM's CPU
     // install guide asks for `apt-get install libnuma-dev`.
     {"libnuma", {"libnuma.so"}, "apt install libnuma1", kSystemLibrary},
+    // rdma-core's userspace libraries, for RDMA network adapters (InfiniBand, RoCE, AWS EFA): uccl
+    // 0.0.1.post4's p2p module and its NCCL network plugins link libibverbs.so.1; a machine with such
+    // adapters has them installed with their driver (Debian's libibverbs1), a container often not.
+    {"rdma-core", {"libibverbs.so", "librdmacm.so", "libmlx5.so", "libmlx4.so", "libefa.so"},
+     "apt install libibverbs1 librdmacm1 (rdma-core), on a machine with InfiniBand, RoCE or EFA network adapters",
+     kSystemLibrary},
     // MPI and Intel's oneCCL, for a run on several processes: xfastertransformer 2.1.2 loads its
     // libxft_comm_helper.so (libmpi.so.12, libmpicxx.so.12, libccl.so.1) only under mpirun, whose
     // users install them (its README's multi-rank set-up); one process never loads it.
