@@ -164,17 +164,17 @@ def report(build):
         if foreign:
             here = "%d.%d" % sys.version_info[:2]
             module, python = foreign[0]
-            message = (f"{w} is tagged {', '.join(tags)}, for any Python 3, but holds {module}, a module only "
-                       f"CPython {python} imports" + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else "") +
-                       f": this Python {here} cannot import it")
+            message = (f"{module.split('/')[-1]} is a module only CPython {python} imports, and this Python {here} "
+                       f"cannot import it" + (f" (+{len(foreign) - 1} more)" if len(foreign) > 1 else "") +
+                       f": its wheel {w} is tagged {', '.join(tags)}, for any Python 3")
+            # Subtest `tag`: measured here (what this Python imports), not what the wheel declares.
             checks.append(result(CHECK, "fail", message, kind="module_for_another_python",
                                  summary=message + ", though pip installs the wheel here",
                                  fix=f"for the library: tag the wheel cp{python.replace('.', '')}-"
                                      f"cp{python.replace('.', '')} (or build it per Python, or with the limited API "
                                      f"as .abi3.so), so that pip installs it only where its modules import; for its "
                                      f"users: CPython {python}",
-                                 evidence="\n".join(m for m, _ in foreign)))
-            continue
+                                 evidence="\n".join(m for m, _ in foreign), subtest="tag"))
         req = torch_requirement(requires)
         ok = satisfied(req, version) if req else True
         if req and ok is False:

@@ -83,6 +83,29 @@ TEST(AtlasReport, MeasuredApartFromDeclaredAndEveryPairAccountedFor) {
   EXPECT_EQ(missing.measured.not_run, "not measured yet");
 }
 
+// uccl 0.0.1.post4: its py3-none wheel holds a module for CPython 3.10 alone. That is measured
+// (this Python cannot import it), the wheel's `tag` subtest: in the verdict, not the declared side,
+// which stays what its metadata says of torch (nothing).
+TEST(AtlasReport, AWheelsModuleThisPythonCannotImportIsMeasuredNotDeclared) {
+  Atlas a = two_by_two();
+  CheckResult tag = check_result("wheel", Status::fail, "", "",
+                                 "p2p.cpython-310-x86_64-linux-gnu.so is a module only CPython 3.10 imports, and this "
+                                 "Python 3.11 cannot import it: its wheel uccl.whl is tagged "
+                                 "py3-none-manylinux_2_35_x86_64, for any Python 3");
+  tag.subtest = "tag";
+  tag.diagnosis = Diagnosis{"module_for_another_python", tag.message, "", "", ""};
+  ResultsSet set;
+  set.cells.push_back(pair_result("liby", "2.0", "new-torch",
+                                  {tag, check_result("wheel", Status::pass, "", "", "uccl.whl: declares no torch requirement"),
+                                   check_result("load", Status::pass, "", "", "libuccl.so loads")}));
+  const AtlasView view = view_atlas(a, set);
+  const AtlasPair& p = *view.find("liby", "2.0", "new-torch");
+  EXPECT_EQ(p.measured.verdict, Verdict::broken);
+  ASSERT_EQ(p.measured.broken.size(), 1u);
+  EXPECT_NE(p.measured.broken[0].find("a module only CPython 3.10 imports"), std::string::npos) << p.measured.broken[0];
+  EXPECT_EQ(p.declared, Declared::says_nothing);
+}
+
 TEST(AtlasReport, DisagreementsBetweenDeclaredAndMeasuredAreNamed) {
   AtlasPair p;
   p.declared = Declared::refuses;
