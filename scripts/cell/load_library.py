@@ -429,6 +429,38 @@ def extensions_this_cpu_lacks(paths, flags):
             if flag not in flags and any(code_uses(p, pattern) for p in paths)]
 
 
+# The line of a dying load that says why: c10::Error's what(), an exception, a failed assertion
+# (UCX's "debug.c:1204 Assertion `!ucs_debug_initialized' failed"), a fatal error, an abort.
+LAST_WORDS = re.compile(r"what\(\):|Error|Assertion|\bFatal\b|\bfatal error\b|\babort", re.I)
+# auditwheel's suffix on the libraries it copies into a wheel (libucs-14c218c5.so.0.0.0).
+GRAFTED_HASH = re.compile(r"-[0-9a-f]{8}(?=\.so)")
+
+
+def library_stem(path):
+    """libucs of libucs.so.0.0.0 and of auditwheel's libucs-14c218c5.so.0.0.0."""
+    return GRAFTED_HASH.sub("", os.path.basename(path)).split(".so")[0]
+
+
+def copies_already_mapped(path, root=None):
+    """Other copies of the library, or of one of the package's own that it needs, which this process
+    (torch's, before anything of the package) has already mapped: nixl-cu12 1.5.1 grafts UCX
+    (libucs-14c218c5.so.0.0.0) and Debian's torch brings Debian's UCX through Open MPI
+    (/lib/x86_64-linux-gnu/libucs.so.0): the second copy's initialiser binds to the first's symbols
+    and aborts ("Assertion `!ucs_debug_initialized' failed"). [{"own", "loaded"}], first found."""
+    mine = [path] + (list(libraries_named(root, needed_sonames(path), near=path).values()) if root else [])
+    stems = {}
+    for p in mine:
+        stems.setdefault(library_stem(p), p)
+    with open("/proc/self/maps") as maps:
+        fields = [line.split() for line in maps]
+    mapped = sorted({f[5] for f in fields if len(f) >= 6 and f[5].startswith("/") and ".so" in os.path.basename(f[5])})
+    for m in mapped:
+        own = stems.get(library_stem(m))
+        if own and os.path.realpath(m) != os.path.realpath(own):
+            return [{"own": os.path.basename(own), "loaded": m}]
+    return []
+
+
 def load_report(path, ended, root=None):
     """What the child that loaded `path` alone (load_one) reported, or how it died: a library whose
     load aborts (a duplicate registration, a static initialiser that throws) is reported as such,
@@ -437,13 +469,17 @@ def load_report(path, ended, root=None):
     report = last_json_line(ended["stdout"])
     if report is not None:
         return report
-    why = [line.strip() for line in ended["stderr"].splitlines() if "what():" in line or "Error" in line][:1]
+    why = [line.strip() for line in ended["stderr"].splitlines() if LAST_WORDS.search(line)][:1]
     code = ended["returncode"]
     died = code < 0
     how = signal.Signals(-code).name if died else "exit %d" % code
     out = {"path": path, "loaded": False, "error_kind": "crash" if died else "other", "signal": how if died else None,
            "undefined": [], "undefined_count": 0, "missing_libraries": [], "loaded_after": [],
            "error": "the process died while loading it (%s)%s" % (how, ": " + why[0] if why else "")}
+    if died:
+        copies = copies_already_mapped(path, root)
+        if copies:
+            out["meets_loaded_copy"] = copies
     if how == "SIGILL":
         flags = cpu_flags()
         lacks, through = extensions_this_cpu_lacks([path], flags), None

@@ -200,6 +200,34 @@ def test_a_library_that_kills_its_process_is_reported_and_the_others_still_judge
     assert plain["loaded"] is True
 
 
+def test_a_copy_of_a_library_torchs_process_already_has_is_named_where_the_load_dies(torch_info, tmp_path):
+    # nixl-cu12 1.5.1 grafts UCX (libucs-14c218c5.so.0.0.0); Debian's torch already has Debian's
+    # libucs.so.0 (through Open MPI), and the second copy's initialiser aborts: "debug.c:1204
+    # Assertion `!ucs_debug_initialized' failed". Here the process's copy comes by LD_PRELOAD.
+    first, grafted = tmp_path / "system", tmp_path / "wheel"
+    first.mkdir()
+    grafted.mkdir()
+    (first / "twin.c").write_text("int opm_twin_version(void) { return 1; }\n")
+    compile_or_fail(["cc", "-shared", "-fPIC", "twin.c", "-o", "libopm_twin.so.0", "-Wl,-soname,libopm_twin.so.0"],
+                    "the process's copy", cwd=first)
+    (grafted / "twin.c").write_text(
+        "#include <stdio.h>\n#include <stdlib.h>\n"
+        "__attribute__((constructor)) static void opm_twin_init(void) {\n"
+        "  fprintf(stderr, \"[host:1] twin.c:12 Assertion `!opm_twin_initialized' failed\\n\");\n"
+        "  fflush(stderr);\n  abort();\n}\n")
+    name = "libopm_twin-0123abcd.so.0.0.0"
+    compile_or_fail(["cc", "-shared", "-fPIC", "twin.c", "-o", name, "-Wl,-soname,libopm_twin-0123abcd.so.0"],
+                    "the package's copy", cwd=grafted)
+    preloaded = str(first / "libopm_twin.so.0")
+    out, _ = run_json("load_library.py", str(grafted / name), env=cell_env(LD_PRELOAD=preloaded))
+    died = out["libraries"][0]
+    assert died["error_kind"] == "crash" and died["signal"] == "SIGABRT", died
+    assert died["error"].endswith("twin.c:12 Assertion `!opm_twin_initialized' failed"), died["error"]
+    assert died["meets_loaded_copy"] == [{"own": name, "loaded": preloaded}], died
+    alone, _ = run_json("load_library.py", str(grafted / name))
+    assert alone["libraries"][0]["error_kind"] == "crash" and "meets_loaded_copy" not in alone["libraries"][0]
+
+
 def test_a_backend_autoload_that_breaks_import_torch_is_named_with_its_cause():
     """torch (2.5 on) raises this, `from` the entry point's own error, when a package's
     torch.backends entry point fails at `import torch` (torch_npu without Ascend's CANN)."""

@@ -103,6 +103,27 @@ TEST(LoadChecks, ALibraryThatKillsItsLoaderIsACrashWithTheReason) {
       << checks[0].message;
 }
 
+// nixl-cu12 1.5.1 beside Debian's torch 2.6: its grafted UCX (libucs-14c218c5.so.0.0.0) dies as it
+// loads, for Debian's libucs.so.0 is already in torch's process (through Open MPI).
+TEST(LoadChecks, ACrashMeetingACopyTorchsProcessHasAlreadyLoadedNamesBoth) {
+  const auto report = nlohmann::json::parse(R"json({"torch": "2.6.0", "libraries": [
+      {"path": "/s/nixl_cu12.libs/libucs-14c218c5.so.0.0.0", "loaded": false, "error_kind": "crash",
+       "signal": "SIGABRT",
+       "error": "the process died while loading it (SIGABRT): debug.c:1204 Assertion `!ucs_debug_initialized' failed",
+       "meets_loaded_copy": [{"own": "libucs-14c218c5.so.0.0.0",
+                              "loaded": "/usr/lib/x86_64-linux-gnu/libucs.so.0.0.0"}]}]})json");
+  const auto checks = load_checks(report, "r");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].status, Status::crash);
+  EXPECT_EQ(checks[0].message, "libucs-14c218c5.so.0.0.0: its package's copy libucs-14c218c5.so.0.0.0 meets the copy "
+                               "torch's process has already loaded, /usr/lib/x86_64-linux-gnu/libucs.so.0.0.0: the "
+                               "process died while loading it (SIGABRT): debug.c:1204 Assertion "
+                               "`!ucs_debug_initialized' failed");
+  ASSERT_TRUE(checks[0].diagnosis);
+  EXPECT_EQ(checks[0].diagnosis->kind, "second_copy_at_load");
+  EXPECT_NE(checks[0].diagnosis->fix.find("RTLD_DEEPBIND"), std::string::npos);
+}
+
 TEST(LoadChecks, NoLibraryIsAnError) {
   const auto checks = load_checks(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})"), "r");
   ASSERT_EQ(checks.size(), 1u);

@@ -758,6 +758,21 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                               "run the reproduction command: the line before the crash (often c10::Error's what()) "
                               "names the registration or initialiser at fault",
                               repro, json_text(lib, "error"));
+      // Its own copy of a library that torch's process has already loaded (nixl-cu12's grafted
+      // UCX beside Debian's torch, which brings Debian's UCX through Open MPI): two copies in one
+      // process, and the second one's initialiser dies of the first.
+      if (const auto copies = lib.value("meets_loaded_copy", nlohmann::json::array()); !copies.empty()) {
+        const std::string own = json_text(copies[0], "own"), loaded = json_text(copies[0], "loaded");
+        c.message = fmt::format("{}: its package's copy {} meets the copy torch's process has already loaded, {}: {}",
+                                name, own, loaded, json_text(lib, "error"));
+        c.diagnosis = make_diagnosis(
+            "second_copy_at_load", c.message,
+            fmt::format("two copies of one library in one process: for the library, keep its copy's symbols to "
+                        "itself (load it with RTLD_DEEPBIND, or link it in with hidden symbols); for its users, a "
+                        "torch whose process does not load {}",
+                        loaded.substr(loaded.rfind('/') + 1)),
+            repro, json_text(lib, "error"));
+      }
     } else if (kind == "missing_library") {
       c.diagnosis = make_diagnosis("missing_shared_library", c.message,
                               "install what provides these libraries or rebuild against this environment's torch",
