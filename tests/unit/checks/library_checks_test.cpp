@@ -851,6 +851,29 @@ TEST(ImportCheck, AnImportFailingForTheLibraryItsLibraryLacksIsNotASecondRed) {
   EXPECT_EQ(explained_by_library_failure(c, {library}).status, Status::fail);
 }
 
+// nixl-cu12 1.5.1 beside torch 2.4.1: `nixl_ep_cu12` imports `.nixl_ep_cpp_torch24`, a build it does
+// not ship (2.11, 2.12 and 2.13 only): the import's failure is the library's red, once.
+TEST(ImportCheck, AnImportMissingItsOwnBuildForThisTorchIsNotASecondRed) {
+  const nlohmann::json import = {
+      {"module", "nixl_ep_cu12"}, {"ok", false},
+      {"error", "ModuleNotFoundError: No module named 'nixl_ep_cu12.nixl_ep_cpp_torch24'"}};
+  const CheckResult c = import_check(import, "r");
+  ASSERT_EQ(c.status, Status::fail);
+  CheckResult library = testbed::check_result("load", Status::fail, "", "",
+                                              "nixl_ep_cpp: no build for torch 2.4.1: the package has builds of it for "
+                                              "torch 2.11, 2.12, 2.13 only (…)");
+  library.subtest = "library";
+  library.diagnosis = Diagnosis{"no_build_for_this_torch", library.message, "", "", ""};
+  const CheckResult explained = explained_by_library_failure(c, {library});
+  EXPECT_EQ(explained.status, Status::skip);
+  EXPECT_NE(explained.message.find("its package's nixl_ep_cpp has no build for this torch, above"), std::string::npos)
+      << explained.message;
+  // Another module missing stays the import's red.
+  const nlohmann::json other = {{"module", "nixl_ep_cu12"}, {"ok", false},
+                                {"error", "ModuleNotFoundError: No module named 'packaging'"}};
+  EXPECT_EQ(explained_by_library_failure(import_check(other, "r"), {library}).status, Status::fail);
+}
+
 // xformers' "can't load C++/CUDA extensions" (load_library.py's "declined"): it imports and runs
 // without what it was built to run — a red quoting its words, unless a library of it that does
 // not load here is already the red that explains it (one cause, one red).

@@ -1333,6 +1333,27 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
       return import;
     }
   }
+  // An import that fails for want of its package's own module built for this torch, where the
+  // package has that module only for other torches (nixl-cu12 1.5.1 beside torch 2.4.1: its
+  // `nixl_ep_cu12` imports `.nixl_ep_cpp_torch24`, and it ships builds for 2.11, 2.12, 2.13 only):
+  // one cause, red once, at the library (it read `undeclared_requirement`, as if another
+  // distribution owed the module).
+  static const std::regex no_module(R"(No module named '([\w.]+)')");
+  std::smatch named;
+  if (is_bad(import.status) && std::regex_search(import.message, named, no_module)) {
+    const std::string missing = named[1];
+    const std::string leaf = missing.substr(missing.rfind('.') + 1);
+    for (const auto& c : earlier) {
+      if (c.check != "load" || !is_bad(c.status) || !c.diagnosis || c.diagnosis->kind != "no_build_for_this_torch")
+        continue;
+      const std::string stem = c.message.substr(0, c.message.find(':'));
+      if (stem.empty() || leaf.rfind(stem, 0) != 0) continue;
+      import.status = Status::skip;
+      import.message += fmt::format(" — its package's {} has no build for this torch, above: one cause, judged there", stem);
+      import.diagnosis.reset();
+      return import;
+    }
+  }
   if (!import.diagnosis || import.diagnosis->kind != "declined_extension") return import;
   const bool library_failed = std::any_of(earlier.begin(), earlier.end(), [](const CheckResult& c) {
     return c.check == "load" && c.subtest == "library" && is_bad(c.status);
