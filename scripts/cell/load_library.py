@@ -914,14 +914,17 @@ def mark_python_fallbacks(libraries, fell_back):
             lib["python_fallback"] = {k: found[k] for k in ("module", "site", "names", "fallback")}
 
 
-def mark_optional_backends(libraries, loaded_by_import, own_names):
+def mark_optional_backends(libraries, loaded_by_import, own_names, key="optional"):
     """A library that does not load for want of system libraries only (not torch's, not CUDA's),
     where the package imports without it, is an optional backend of the package (an FFmpeg or SoX
     build it tries and skips): "optional": true, for the judge to name once. Not a build for
     another torch (mark_other_torch_builds' "for_torch": featomic-torch's torch-2.13/lib/ build
     beside torch 2.14, lacking its requirement's torch-2.13 libraries), which is named as such. A library of the
     package it needs counts when that one is an optional backend too (torchaudio's
-    _torio_ffmpeg6.so needs its libtorio_ffmpeg6.so, which needs libavutil.so.58)."""
+    _torio_ffmpeg6.so needs its libtorio_ffmpeg6.so, which needs libavutil.so.58). Where the import
+    failed, the same libraries are marked under `key` "optional_unless_imported": the judge takes
+    them as optional where the import could not be checked here (it needs the GPU driver: nixl-cu13's
+    backend plugins, which lack the Azure and AWS SDKs, beside its extension that links libcuda.so.1)."""
     by_name = {os.path.basename(lib["path"]): lib for lib in libraries}
 
     def candidate(lib):
@@ -939,8 +942,16 @@ def mark_optional_backends(libraries, loaded_by_import, own_names):
             if any(m in own_names and m not in optional for m in missing):
                 optional.discard(name)
                 changed = True
+    if key != "optional":
+        # No import to tell what it goes on without: only what nothing else of the package needs.
+        names_of = {name: {name} | set(dynamic_entries(lib["path"], "SONAME")) for name, lib in by_name.items()}
+        needed = set()
+        for name, lib in by_name.items():
+            if name not in optional:
+                needed |= set(needed_sonames(lib["path"]))
+        optional = {name for name in optional if not names_of[name] & needed}
     for name, lib in by_name.items():
-        lib["optional"] = name in optional
+        lib[key] = name in optional
 
 
 # A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so;
@@ -1478,6 +1489,9 @@ def main():
             if out["import"]["ok"]:
                 mark_python_fallbacks(out["libraries"], out["import"].get("fallbacks", []))
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
+            else:
+                mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths),
+                                       key="optional_unless_imported")
                 built = compiled_at_import(torch)
                 if built:
                     out["import"]["compiled_at_import"] = built

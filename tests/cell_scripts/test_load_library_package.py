@@ -121,6 +121,33 @@ def test_a_library_that_needs_an_optional_sibling_is_optional_too():
     assert [lib["optional"] for lib in libs] == [True, True, True, True, False, False]
 
 
+def test_without_a_working_import_only_what_nothing_of_the_package_needs_may_be_optional(cc, build_root):
+    # nixl-cu13 1.5.1 on a machine without a GPU: its import fails (its extension links
+    # libcuda.so.1); its backend plugins lack the Azure SDK, which nothing of it needs. A library a
+    # sibling NEEDs (one that fails otherwise: undefined symbols) is no backend, whatever it lacks.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    d = build_root / "optional-unless-imported"
+    absent = build_root / "optional-unless-imported-absent"
+    shared_library(cc, absent, "opm_absent_sdk", "int opm_sdk(void) { return 1; }\n")
+    shared_library(cc, d, "plugin_blob", "extern int opm_sdk(void);\nint opm_blob(void) { return opm_sdk(); }\n",
+                   "-L" + str(absent), "-Wl,--no-as-needed", "-lopm_absent_sdk")
+    shared_library(cc, d, "needed_core", "extern int opm_sdk(void);\nint opm_core(void) { return opm_sdk(); }\n",
+                   "-L" + str(absent), "-Wl,--no-as-needed", "-lopm_absent_sdk")
+    shared_library(cc, d, "user", "extern int opm_core(void);\nint opm_user(void) { return opm_core(); }\n",
+                   "-L.", "-Wl,--no-as-needed", "-lneeded_core")
+    libs = [{"path": str(d / "libplugin_blob.so"), "error_kind": "missing_library",
+             "missing_libraries": ["libopm_absent_sdk.so"]},
+            {"path": str(d / "libneeded_core.so"), "error_kind": "missing_library",
+             "missing_libraries": ["libopm_absent_sdk.so"]},
+            {"path": str(d / "libuser.so"), "error_kind": "undefined_symbol", "missing_libraries": []}]
+    own = {"libplugin_blob.so", "libneeded_core.so", "libuser.so"}
+    load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=own, key="optional_unless_imported")
+    assert [lib["optional_unless_imported"] for lib in libs] == [True, False, False]
+    assert all("optional" not in lib for lib in libs)
+
+
 def test_builds_for_other_runtimes_beside_the_one_the_package_loads_are_variants():
     # bitsandbytes 0.50: one wheel holds libbitsandbytes_cpu.so, _cuda118.so ... _cuda126.so and
     # _rocm64.so, and loads the one its runtime fits. Next to a CPU torch the import loads _cpu.so;

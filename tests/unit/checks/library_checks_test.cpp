@@ -124,6 +124,33 @@ TEST(LoadChecks, ACrashMeetingACopyTorchsProcessHasAlreadyLoadedNamesBoth) {
   EXPECT_NE(checks[0].diagnosis->fix.find("RTLD_DEEPBIND"), std::string::npos);
 }
 
+// nixl-cu13 1.5.1 beside PyPI's torch 2.13 on a machine without a GPU: its import fails for the
+// driver's libcuda.so.1, so what it would go on without is not known here; its backend plugins,
+// which lack the Azure SDK and nothing of it needs, are named as optional, not red. Where the
+// import fails otherwise, they stay red.
+TEST(LoadChecks, LibrariesNothingNeedsBesideAnImportNotCheckableHereAreOptional) {
+  auto report = nlohmann::json::parse(R"json({"torch": "2.13.0", "torch_cuda": "13.0", "libraries": [
+      {"path": "/s/plugins/libplugin_AZURE_BLOB.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libazure-core.so.1"], "optional_unless_imported": true}],
+      "import": {"module": "nixl_ep_cu13", "ok": false,
+                 "error": "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"}})json");
+  auto out = load_checks(report, "r");
+  const auto plugin = std::find_if(out.begin(), out.end(), [](const CheckResult& c) {
+    return c.message.find("libplugin_AZURE_BLOB.so") != std::string::npos;
+  });
+  ASSERT_NE(plugin, out.end());
+  EXPECT_EQ(plugin->status, Status::skip) << plugin->message;
+  EXPECT_NE(plugin->message.find("whether import nixl_ep_cu13 needs it is not known here: it fails for want of "
+                                 "libcuda.so.1"),
+            std::string::npos)
+      << plugin->message;
+  report["import"]["error"] = "ModuleNotFoundError: No module named 'packaging'";
+  out = load_checks(report, "r");
+  EXPECT_TRUE(std::any_of(out.begin(), out.end(), [](const CheckResult& c) {
+    return is_bad(c.status) && c.message.rfind("libplugin_AZURE_BLOB.so: needs", 0) == 0;
+  })) << "an import that fails for its own reason leaves it red";
+}
+
 TEST(LoadChecks, NoLibraryIsAnError) {
   const auto checks = load_checks(nlohmann::json::parse(R"({"libraries": [], "error": "no library to load"})"), "r");
   ASSERT_EQ(checks.size(), 1u);

@@ -55,6 +55,19 @@ bool driver_library(const std::string& soname) {
 // driver's libraries among what they lack are said as such: no package installs them, a machine
 // with a GPU has them (pylibwholegraph 26.10's wholememory_binding.abi3.so: libcuda.so.1,
 // libnvidia-ml.so.1).
+// Where the package's import fails for want of the NVIDIA driver or a system library its users
+// install (nixl-cu13 1.5.1's extension links libcuda.so.1), the library it lacks: what the import
+// would go on without is not known here. Empty where the import works or fails otherwise.
+std::string import_lacks_here(const nlohmann::json& report) {
+  if (!report.contains("import") || !report["import"].is_object() || json_flag(report["import"], "ok")) return "";
+  static const std::regex cannot_open(R"(([A-Za-z0-9_.+-]+\.so[0-9.]*): cannot open shared object file)");
+  const std::string error = json_text(report["import"], "error");
+  std::smatch m;
+  if (!std::regex_search(error, m, cannot_open)) return "";
+  const std::string soname = m[1];
+  return driver_library(soname) || !system_prerequisites_of({soname}).empty() ? soname : "";
+}
+
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
                                      const std::string& repro) {
   std::vector<std::string> names, needs, driver, there;
@@ -84,11 +97,17 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
   if (!driver.empty())
     lacks += fmt::format("{}the NVIDIA driver's {}, which only a machine with a GPU and its driver has",
                          lacks.empty() ? "" : "; and ", fmt::join(driver, ", "));
-  CheckResult c = load_result("library", Status::skip,
-                              fmt::format("its optional backend{} {} need{} {}; optional — import {} works without {}",
-                                          names.size() > 1 ? "s" : "", fmt::join(names, ", "),
-                                          names.size() > 1 ? "" : "s", lacks, module,
-                                          names.size() > 1 ? "them" : "it"));
+  const std::string import_lacks = import_lacks_here(report);
+  const std::string them = names.size() > 1 ? "them" : "it";
+  CheckResult c = load_result(
+      "library", Status::skip,
+      fmt::format("its optional backend{} {} need{} {}; {}", names.size() > 1 ? "s" : "", fmt::join(names, ", "),
+                  names.size() > 1 ? "" : "s", lacks,
+                  import_lacks.empty()
+                      ? fmt::format("optional — import {} works without {}", module, them)
+                      : fmt::format("whether import {} needs {} is not known here: it fails for want of {}, which "
+                                    "this machine lacks, and nothing of the package needs {}",
+                                    module, them, import_lacks, them)));
   std::string fix = needs.empty() ? "" : fmt::format("install the system package that provides {} where that backend is "
                                                      "used", fmt::join(needs, ", "));
   if (!driver.empty()) fix += fmt::format("{}run it on a machine with a GPU and its driver", fix.empty() ? "" : "; ");
@@ -656,6 +675,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
   }
   std::vector<const nlohmann::json*> optional, variants;
   std::vector<CheckResult> consequences;
+  const std::string import_lacks = import_lacks_here(report);
   std::map<std::string, std::vector<const nlohmann::json*>> other_torch_builds;  // by build_of
   std::vector<std::string> siblings, loaded_siblings;
   for (const auto& lib : report["libraries"]) {
@@ -671,7 +691,8 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                                                                      json_text(report, "torch"), loaded_after(lib))));
       continue;
     }
-    if (json_flag(lib, "optional") && !for_another_framework(lib)) {
+    if ((json_flag(lib, "optional") || (json_flag(lib, "optional_unless_imported") && !import_lacks.empty())) &&
+        !for_another_framework(lib)) {
       optional.push_back(&lib);
       continue;
     }
