@@ -448,16 +448,13 @@ def copies_already_mapped(path, root=None):
     (/lib/x86_64-linux-gnu/libucs.so.0): the second copy's initialiser binds to the first's symbols
     and aborts ("Assertion `!ucs_debug_initialized' failed"). [{"own", "loaded"}], first found."""
     mine = [path] + (list(libraries_named(root, needed_sonames(path), near=path).values()) if root else [])
-    stems = {}
-    for p in mine:
-        stems.setdefault(library_stem(p), p)
     with open("/proc/self/maps") as maps:
         fields = [line.split() for line in maps]
     mapped = sorted({f[5] for f in fields if len(f) >= 6 and f[5].startswith("/") and ".so" in os.path.basename(f[5])})
-    for m in mapped:
-        own = stems.get(library_stem(m))
-        if own and os.path.realpath(m) != os.path.realpath(own):
-            return [{"own": os.path.basename(own), "loaded": m}]
+    for own in mine:  # the library itself first, then what it needs
+        for m in mapped:
+            if library_stem(m) == library_stem(own) and os.path.realpath(m) != os.path.realpath(own):
+                return [{"own": os.path.basename(own), "loaded": m}]
     return []
 
 

@@ -55,9 +55,10 @@ bool driver_library(const std::string& soname) {
 // driver's libraries among what they lack are said as such: no package installs them, a machine
 // with a GPU has them (pylibwholegraph 26.10's wholememory_binding.abi3.so: libcuda.so.1,
 // libnvidia-ml.so.1).
-// Where the package's import fails for want of the NVIDIA driver or a system library its users
-// install (nixl-cu13 1.5.1's extension links libcuda.so.1), the library it lacks: what the import
-// would go on without is not known here. Empty where the import works or fails otherwise.
+// Where the package's import fails for want of the NVIDIA driver beside a CUDA torch, or of a
+// system library its users install (nixl-cu13 1.5.1's extension links libcuda.so.1), the library
+// it lacks: what the import would go on without is not known here. Empty where the import works or
+// fails otherwise; beside a CPU-only torch the driver is no excuse (a CUDA-only library is red there).
 std::string import_lacks_here(const nlohmann::json& report) {
   if (!report.contains("import") || !report["import"].is_object() || json_flag(report["import"], "ok")) return "";
   static const std::regex cannot_open(R"(([A-Za-z0-9_.+-]+\.so[0-9.]*): cannot open shared object file)");
@@ -65,7 +66,8 @@ std::string import_lacks_here(const nlohmann::json& report) {
   std::smatch m;
   if (!std::regex_search(error, m, cannot_open)) return "";
   const std::string soname = m[1];
-  return driver_library(soname) || !system_prerequisites_of({soname}).empty() ? soname : "";
+  const bool cuda_torch = !json_text(report, "torch_cuda").empty();
+  return (driver_library(soname) && cuda_torch) || !system_prerequisites_of({soname}).empty() ? soname : "";
 }
 
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
