@@ -947,8 +947,8 @@ def mark_optional_backends(libraries, loaded_by_import, own_names, key="optional
             if name not in optional:
                 needed |= set(needed_sonames(lib["path"]))
         optional = {name for name in optional if not names_of[name] & needed}
-    for name, lib in by_name.items():
-        lib[key] = name in optional
+    for lib in libraries:  # each copy of a name (a wheel may ship one library at two paths)
+        lib[key] = os.path.basename(lib["path"]) in optional
 
 
 # A library name's variant part: bitsandbytes' libbitsandbytes_cuda121.so, _cpu.so, _rocm64.so;

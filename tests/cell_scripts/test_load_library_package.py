@@ -143,8 +143,9 @@ def test_without_a_working_import_only_what_nothing_of_the_package_needs_may_be_
              "missing_libraries": ["libopm_absent_sdk.so"]},
             {"path": str(d / "libuser.so"), "error_kind": "undefined_symbol", "missing_libraries": []}]
     own = {"libplugin_blob.so", "libneeded_core.so", "libuser.so"}
+    libs.append(dict(libs[0], path=str(d / "copy" / "libplugin_blob.so")))  # a second copy at another path
     load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names=own, key="optional_unless_imported")
-    assert [lib["optional_unless_imported"] for lib in libs] == [True, False, False]
+    assert [lib["optional_unless_imported"] for lib in libs] == [True, False, False, True]
     assert all("optional" not in lib for lib in libs)
 
 
