@@ -1486,12 +1486,12 @@ def main():
             if out["import"]["ok"]:
                 mark_python_fallbacks(out["libraries"], out["import"].get("fallbacks", []))
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
-            else:
-                mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths),
-                                       key="optional_unless_imported")
                 built = compiled_at_import(torch)
                 if built:
                     out["import"]["compiled_at_import"] = built
+            else:
+                mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths),
+                                       key="optional_unless_imported")
             # By build_label: a package with a build per torch folder has one name in each.
             mark_runtime_variants({build_label(lib["path"]): lib for lib in out["libraries"]}, by_import,
                                   out["torch_cuda"])
