@@ -131,7 +131,9 @@ TEST(LoadChecks, ACrashMeetingACopyTorchsProcessHasAlreadyLoadedNamesBoth) {
 TEST(LoadChecks, LibrariesNothingNeedsBesideAnImportNotCheckableHereAreOptional) {
   auto report = nlohmann::json::parse(R"json({"torch": "2.13.0", "torch_cuda": "13.0", "libraries": [
       {"path": "/s/plugins/libplugin_AZURE_BLOB.so", "loaded": false, "error_kind": "missing_library",
-       "missing_libraries": ["libazure-core.so.1"], "optional_unless_imported": true}],
+       "missing_libraries": ["libazure-core.so.1"], "optional_unless_imported": true},
+      {"path": "/s/nixl_ep_cu13/nixl_ep_cpp_torch213.cpython-311-x86_64-linux-gnu.so", "loaded": false,
+       "error_kind": "missing_library", "missing_libraries": ["libcuda.so.1"], "optional_unless_imported": true}],
       "import": {"module": "nixl_ep_cu13", "ok": false,
                  "error": "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"}})json");
   auto out = load_checks(report, "r");
@@ -144,6 +146,12 @@ TEST(LoadChecks, LibrariesNothingNeedsBesideAnImportNotCheckableHereAreOptional)
                                  "libcuda.so.1"),
             std::string::npos)
       << plugin->message;
+  // What lacks the library the import lacks is what the import was loading: the driver's skip, as before.
+  const auto extension = std::find_if(out.begin(), out.end(), [](const CheckResult& c) {
+    return c.message.rfind("nixl_ep_cpp_torch213", 0) == 0;
+  });
+  ASSERT_NE(extension, out.end());
+  EXPECT_EQ(extension->diagnosis ? extension->diagnosis->kind : "", "needs_gpu_driver") << extension->message;
   const auto red = [](const std::vector<CheckResult>& results) {
     return std::any_of(results.begin(), results.end(), [](const CheckResult& c) {
       return is_bad(c.status) && c.message.rfind("libplugin_AZURE_BLOB.so: needs", 0) == 0;

@@ -77,7 +77,7 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
     if (std::find(into.begin(), into.end(), m) == into.end()) into.push_back(m);
   };
   for (const nlohmann::json* lib : libs) {
-    names.push_back(file_name(json_text(*lib, "path")));
+    add(names, file_name(json_text(*lib, "path")));  // a library shipped at two paths, named once
     // A library it needs that is there (its package's or a requirement's: libwholegraph-cu12's
     // libwholegraph.so) and does not load: what that one lacks is said in its place.
     const nlohmann::json through = lib->value("missing_through", nlohmann::json::object());
@@ -693,7 +693,13 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
                                                                      json_text(report, "torch"), loaded_after(lib))));
       continue;
     }
-    if ((json_flag(lib, "optional") || (json_flag(lib, "optional_unless_imported") && !import_lacks.empty())) &&
+    // Beside an import that fails for want of a library, the libraries lacking that one are what the
+    // import was loading (nixl_ep_cpp_torch213….so, for libcuda.so.1): never taken as optional.
+    const auto lacked = lib.value("missing_libraries", std::vector<std::string>{});
+    const bool lacks_what_the_import_lacks =
+        !import_lacks.empty() && std::find(lacked.begin(), lacked.end(), import_lacks) != lacked.end();
+    if ((json_flag(lib, "optional") ||
+         (json_flag(lib, "optional_unless_imported") && !import_lacks.empty() && !lacks_what_the_import_lacks)) &&
         !for_another_framework(lib)) {
       optional.push_back(&lib);
       continue;
