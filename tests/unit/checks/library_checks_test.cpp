@@ -160,6 +160,19 @@ TEST(LoadChecks, LibrariesNothingNeedsBesideAnImportNotCheckableHereAreOptional)
   auto cpu = report;
   cpu["torch_cuda"] = nullptr;
   EXPECT_TRUE(red(load_checks(cpu, "r"))) << "beside a CPU-only torch the driver is no excuse";
+  // Beside torch 2.15, for which it ships no build (`.nixl_ep_cpp_torch215`): that is the red, at
+  // the library; the plugins are what the import might go on without, not known here either.
+  auto other_torch = report;
+  other_torch["import"]["error"] = "ModuleNotFoundError: No module named 'nixl_ep_cu13.nixl_ep_cpp_torch215'";
+  other_torch["libraries"].push_back(nlohmann::json::parse(R"json({
+      "path": "/s/nixl_ep_cu13/nixl_ep_cpp_torch214.cpython-311-x86_64-linux-gnu.so", "loaded": false,
+      "error_kind": "undefined_symbol", "for_torch": "2.14", "build_of": "nixl_ep_cpp",
+      "undefined": [{"symbol": "x", "demangled": "c10::foo()"}]})json"));
+  const auto beside_another = load_checks(other_torch, "r");
+  EXPECT_FALSE(red(beside_another));
+  EXPECT_TRUE(std::any_of(beside_another.begin(), beside_another.end(), [](const CheckResult& c) {
+    return c.message.find("it fails for want of its build of nixl_ep_cpp for this torch") != std::string::npos;
+  }));
   report["import"]["error"] = "ModuleNotFoundError: No module named 'packaging'";
   EXPECT_TRUE(red(load_checks(report, "r"))) << "an import that fails for its own reason leaves it red";
 }

@@ -64,10 +64,24 @@ std::string import_lacks_here(const nlohmann::json& report) {
   static const std::regex cannot_open(R"(([A-Za-z0-9_.+-]+\.so[0-9.]*): cannot open shared object file)");
   const std::string error = json_text(report["import"], "error");
   std::smatch m;
+  // Or of its package's own module built for this torch, where it ships that module for other
+  // torches only (nixl-cu13 1.5.1 beside torch 2.15: `.nixl_ep_cpp_torch215`): that red is judged
+  // at the library (no_build_for_this_torch); what the import would go on without is not known.
+  static const std::regex no_module(R"(No module named '[\w.]*?\.(\w+)')");
+  if (std::regex_search(error, m, no_module) && report.contains("libraries")) {
+    const std::string leaf = m[1];
+    for (const auto& lib : report["libraries"]) {
+      const std::string stem = json_text(lib, "build_of");
+      if (!json_text(lib, "for_torch").empty() && !stem.empty() && leaf.rfind(stem, 0) == 0)
+        return fmt::format("its build of {} for this torch, which it does not ship", stem);
+    }
+  }
   if (!std::regex_search(error, m, cannot_open)) return "";
   const std::string soname = m[1];
   const bool cuda_torch = !json_text(report, "torch_cuda").empty();
-  return (driver_library(soname) && cuda_torch) || !system_prerequisites_of({soname}).empty() ? soname : "";
+  return (driver_library(soname) && cuda_torch) || !system_prerequisites_of({soname}).empty()
+             ? soname + ", which this machine lacks"
+             : "";
 }
 
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
@@ -107,8 +121,8 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
                   names.size() > 1 ? "" : "s", lacks,
                   import_lacks.empty()
                       ? fmt::format("optional — import {} works without {}", module, them)
-                      : fmt::format("whether import {} needs {} is not known here: it fails for want of {}, which "
-                                    "this machine lacks, and nothing of the package needs {}",
+                      : fmt::format("whether import {} needs {} is not known here: it fails for want of {}, and "
+                                    "nothing of the package needs {}",
                                     module, them, import_lacks, them)));
   std::string fix = needs.empty() ? "" : fmt::format("install the system package that provides {} where that backend is "
                                                      "used", fmt::join(needs, ", "));
@@ -696,8 +710,9 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     // Beside an import that fails for want of a library, the libraries lacking that one are what the
     // import was loading (nixl_ep_cpp_torch213….so, for libcuda.so.1): never taken as optional.
     const auto lacked = lib.value("missing_libraries", std::vector<std::string>{});
+    const std::string lacked_soname = import_lacks.substr(0, import_lacks.find(','));
     const bool lacks_what_the_import_lacks =
-        !import_lacks.empty() && std::find(lacked.begin(), lacked.end(), import_lacks) != lacked.end();
+        !import_lacks.empty() && std::find(lacked.begin(), lacked.end(), lacked_soname) != lacked.end();
     if ((json_flag(lib, "optional") ||
          (json_flag(lib, "optional_unless_imported") && !import_lacks.empty() && !lacks_what_the_import_lacks)) &&
         !for_another_framework(lib)) {
