@@ -50,17 +50,17 @@ bool driver_library(const std::string& soname) {
   return std::find(std::begin(kDriverLibraries), std::end(kDriverLibraries), soname) != std::end(kDriverLibraries);
 }
 
-// The package's optional backends (load_library.py: a library that lacks only system libraries
-// and that the package's import goes on without), named once: a limit, not a break. The NVIDIA
-// driver's libraries among what they lack are said as such: no package installs them, a machine
-// with a GPU has them (pylibwholegraph 26.10's wholememory_binding.abi3.so: libcuda.so.1,
-// libnvidia-ml.so.1).
 // Where the package's import fails for want of the NVIDIA driver beside a CUDA torch, or of a
 // system library its users install (nixl-cu13 1.5.1's extension links libcuda.so.1), the library
 // it lacks: what the import would go on without is not known here. Empty where the import works or
 // fails otherwise; beside a CPU-only torch the driver is no excuse (a CUDA-only library is red there).
-std::string import_lacks_here(const nlohmann::json& report) {
-  if (!report.contains("import") || !report["import"].is_object() || json_flag(report["import"], "ok")) return "";
+struct ImportLacks {
+  std::string soname;  // the library it lacks, where that is its want
+  std::string what;    // said as "it fails for want of WHAT"; empty where the import works or fails otherwise
+};
+
+ImportLacks import_lacks_here(const nlohmann::json& report) {
+  if (!report.contains("import") || !report["import"].is_object() || json_flag(report["import"], "ok")) return {};
   static const std::regex cannot_open(R"(([A-Za-z0-9_.+-]+\.so[0-9.]*): cannot open shared object file)");
   const std::string error = json_text(report["import"], "error");
   std::smatch m;
@@ -73,17 +73,22 @@ std::string import_lacks_here(const nlohmann::json& report) {
     for (const auto& lib : report["libraries"]) {
       const std::string stem = json_text(lib, "build_of");
       if (!json_text(lib, "for_torch").empty() && !stem.empty() && leaf.rfind(stem, 0) == 0)
-        return fmt::format("its build of {} for this torch, which it does not ship", stem);
+        return {"", fmt::format("its build of {} for this torch, which it does not ship", stem)};
     }
   }
-  if (!std::regex_search(error, m, cannot_open)) return "";
+  if (!std::regex_search(error, m, cannot_open)) return {};
   const std::string soname = m[1];
   const bool cuda_torch = !json_text(report, "torch_cuda").empty();
-  return (driver_library(soname) && cuda_torch) || !system_prerequisites_of({soname}).empty()
-             ? soname + ", which this machine lacks"
-             : "";
+  if ((driver_library(soname) && cuda_torch) || !system_prerequisites_of({soname}).empty())
+    return {soname, soname + ", which this machine lacks"};
+  return {};
 }
 
+// The package's optional backends (load_library.py: a library that lacks only system libraries
+// and that the package's import goes on without), named once: a limit, not a break. The NVIDIA
+// driver's libraries among what they lack are said as such: no package installs them, a machine
+// with a GPU has them (pylibwholegraph 26.10's wholememory_binding.abi3.so: libcuda.so.1,
+// libnvidia-ml.so.1).
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
                                      const std::string& repro) {
   std::vector<std::string> names, needs, driver, there;
@@ -113,7 +118,7 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
   if (!driver.empty())
     lacks += fmt::format("{}the NVIDIA driver's {}, which only a machine with a GPU and its driver has",
                          lacks.empty() ? "" : "; and ", fmt::join(driver, ", "));
-  const std::string import_lacks = import_lacks_here(report);
+  const std::string import_lacks = import_lacks_here(report).what;
   const std::string them = names.size() > 1 ? "them" : "it";
   CheckResult c = load_result(
       "library", Status::skip,
@@ -691,7 +696,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
   }
   std::vector<const nlohmann::json*> optional, variants;
   std::vector<CheckResult> consequences;
-  const std::string import_lacks = import_lacks_here(report);
+  const ImportLacks import_lacks = import_lacks_here(report);
   std::map<std::string, std::vector<const nlohmann::json*>> other_torch_builds;  // by build_of
   std::vector<std::string> siblings, loaded_siblings;
   for (const auto& lib : report["libraries"]) {
@@ -710,11 +715,10 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
     // Beside an import that fails for want of a library, the libraries lacking that one are what the
     // import was loading (nixl_ep_cpp_torch213….so, for libcuda.so.1): never taken as optional.
     const auto lacked = lib.value("missing_libraries", std::vector<std::string>{});
-    const std::string lacked_soname = import_lacks.substr(0, import_lacks.find(','));
-    const bool lacks_what_the_import_lacks =
-        !import_lacks.empty() && std::find(lacked.begin(), lacked.end(), lacked_soname) != lacked.end();
+    const bool lacks_what_the_import_lacks = !import_lacks.soname.empty() &&
+                                             std::find(lacked.begin(), lacked.end(), import_lacks.soname) != lacked.end();
     if ((json_flag(lib, "optional") ||
-         (json_flag(lib, "optional_unless_imported") && !import_lacks.empty() && !lacks_what_the_import_lacks)) &&
+         (json_flag(lib, "optional_unless_imported") && !import_lacks.what.empty() && !lacks_what_the_import_lacks)) &&
         !for_another_framework(lib)) {
       optional.push_back(&lib);
       continue;
