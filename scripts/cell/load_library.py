@@ -1078,16 +1078,22 @@ def mark_dependencies_of_failing(libraries):
     one's dependency, so that one's failure is its fate. "dependency_of_failing": those siblings;
     "defined_by_them": how many of the symbols it lacks they define."""
     failing = [lib for lib in libraries if not lib.get("loaded")]
-    for lib in failing:
-        if lib.get("error_kind") != "undefined_symbol" or lib.get("loaded_as_dependency_of"):
-            continue
+    wanting = [lib for lib in failing
+               if lib.get("error_kind") == "undefined_symbol" and not lib.get("loaded_as_dependency_of")]
+    if not wanting:
+        return
+    needs = {id(other): set(needed_sonames(other["path"])) for other in failing}  # each read once
+    defines = {}
+    for lib in wanting:
         names = {os.path.basename(lib["path"])} | set(dynamic_entries(lib["path"], "SONAME"))
         lacked = {u["symbol"] for u in lib.get("undefined", [])}
         needers, defined = [], set()
         for other in failing:
-            if other is lib or not names & set(needed_sonames(other["path"])):
+            if other is lib or not names & needs[id(other)]:
                 continue
-            theirs = lacked & defined_symbols(other["path"])
+            if id(other) not in defines:
+                defines[id(other)] = defined_symbols(other["path"])
+            theirs = lacked & defines[id(other)]
             if theirs:
                 needers.append(os.path.basename(other["path"]))
                 defined |= theirs

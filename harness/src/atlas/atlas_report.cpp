@@ -19,11 +19,14 @@ namespace {
 // `wheel` check's subtest `tag` (a module this Python cannot import) is measured, not declared.
 const std::set<std::string> kDeclaredChecks = {"wheel", "install-plan"};
 
-bool declared_side(const CheckResult& c) { return kDeclaredChecks.count(c.check) > 0 && c.subtest != "tag"; }
+bool measured_subtest(const CheckResult& c) { return c.subtest == "tag"; }
 
+bool declared_side(const CheckResult& c) { return kDeclaredChecks.count(c.check) > 0 && !measured_subtest(c); }
+
+// The check's first result: of a declared check, its declared side.
 const CheckResult* find_check(const CellResult& r, const std::string& check) {
   for (const auto& c : r.checks)
-    if (c.check == check && !(kDeclaredChecks.count(c.check) && !declared_side(c))) return &c;
+    if (c.check == check && (!kDeclaredChecks.count(check) || declared_side(c))) return &c;
   return nullptr;
 }
 

@@ -90,7 +90,7 @@ ImportLacks import_lacks_here(const nlohmann::json& report) {
 // with a GPU has them (pylibwholegraph 26.10's wholememory_binding.abi3.so: libcuda.so.1,
 // libnvidia-ml.so.1).
 CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& libs, const nlohmann::json& report,
-                                     const std::string& repro) {
+                                     const ImportLacks& import_lacks, const std::string& repro) {
   std::vector<std::string> names, needs, driver, there;
   const auto add = [](std::vector<std::string>& into, const std::string& m) {
     if (std::find(into.begin(), into.end(), m) == into.end()) into.push_back(m);
@@ -118,17 +118,16 @@ CheckResult optional_backends_result(const std::vector<const nlohmann::json*>& l
   if (!driver.empty())
     lacks += fmt::format("{}the NVIDIA driver's {}, which only a machine with a GPU and its driver has",
                          lacks.empty() ? "" : "; and ", fmt::join(driver, ", "));
-  const std::string import_lacks = import_lacks_here(report).what;
   const std::string them = names.size() > 1 ? "them" : "it";
   CheckResult c = load_result(
       "library", Status::skip,
       fmt::format("its optional backend{} {} need{} {}; {}", names.size() > 1 ? "s" : "", fmt::join(names, ", "),
                   names.size() > 1 ? "" : "s", lacks,
-                  import_lacks.empty()
+                  import_lacks.what.empty()
                       ? fmt::format("optional — import {} works without {}", module, them)
                       : fmt::format("whether import {} needs {} is not known here: it fails for want of {}, and "
                                     "nothing of the package needs {}",
-                                    module, them, import_lacks, them)));
+                                    module, them, import_lacks.what, them)));
   std::string fix = needs.empty() ? "" : fmt::format("install the system package that provides {} where that backend is "
                                                      "used", fmt::join(needs, ", "));
   if (!driver.empty()) fix += fmt::format("{}run it on a machine with a GPU and its driver", fix.empty() ? "" : "; ");
@@ -869,7 +868,7 @@ std::vector<CheckResult> load_checks(const nlohmann::json& report, const std::st
   }
   out.insert(out.end(), consequences.begin(), consequences.end());
   if (std::optional<CheckResult> none = none_for_this_runtime(out, report, repro)) out.push_back(*none);
-  if (!optional.empty()) out.push_back(optional_backends_result(optional, report, repro));
+  if (!optional.empty()) out.push_back(optional_backends_result(optional, report, import_lacks, repro));
   if (!variants.empty()) out.push_back(runtime_variants_result(variants));
   for (const auto& [stem, builds] : other_torch_builds) out.push_back(no_build_for_this_torch(stem, builds, report, repro));
   return one_red_per_copied_library(std::move(out));
