@@ -52,6 +52,7 @@ import tempfile
 
 from dispatcher import kernel_table, namespaces_added, ops_in_namespace, registered_ops, served_by
 from import_fallbacks import fallbacks, recording
+from missing_name import never_bound
 from zygote import Zygote
 
 RTLD_LAZY, RTLD_NOW, RTLD_GLOBAL, RTLD_NOLOAD = 0x1, 0x2, 0x100, 0x4
@@ -675,6 +676,9 @@ def import_module(name, said):
         where = failed_in(e, name)
         if where:
             failed["failed_in"] = where
+        unbound = never_bound(e)
+        if unbound:
+            failed["never_bound"] = unbound
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -693,7 +697,9 @@ def import_module(name, said):
         # what might be, and refuses nothing.
         raised = failed["error"].splitlines()[:1]
         refused = refusal_lines("\n".join([str(w.message) for w in caught] + records + [printed] + raised))
-        if refused:
+        # A name its module never binds is missing beside any torch: a refusal said before it is
+        # not why the import failed (missing_name.py).
+        if refused and not failed.get("never_bound"):
             failed["refused"] = refused
         return failed
     functions = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None))
@@ -964,6 +970,10 @@ VARIANT = re.compile(r"^(?P<stem>.+?)[_.-](?:(?P<variant>cpu|cuda\d*|cu\d+|rocm\
                      r"(?=[._-])", re.I)
 
 
+# The NVIDIA driver's libraries: a GPU machine's driver brings them, never torch or a toolkit.
+DRIVER_SONAMES = ("libcuda.so.1", "libnvidia-ml.so.1")
+
+
 def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
     """A package that ships one build of a library per runtime (bitsandbytes' libbitsandbytes_cpu.so,
     _cuda118.so ... _cuda130.so, _rocm64.so) and loads the one that fits: where the import loaded a
@@ -988,13 +998,19 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
             if not VARIANT.match(name) and os.path.realpath(lib["path"]) in loaded_by_import:
                 loaded.setdefault(re.sub(r"\.so(\.\d+)*$", "", name), name)
     # Where the import loaded none of a library's builds (it failed before it did), the build named
-    # for this very runtime, if it loads alone: torch's CUDA (_cuda121 for 12.1), or _cpu for a CPU
-    # torch. Only that one: a build for another CUDA that fails beside a generic one is a red.
-    fitting = ("cuda" + torch_cuda.replace(".", ""), "cu" + torch_cuda.replace(".", "")) if torch_cuda else ("cpu",)
+    # for this very runtime, if it loads alone: torch's CUDA (_cuda121 for 12.1, or its major alone:
+    # torch-memory-saver's _cu12 and _cu13), or _cpu for a CPU torch. Only that one: a build for
+    # another CUDA that fails beside a generic one is a red. One that lacks only the NVIDIA driver's
+    # libraries is this runtime's all the same: a GPU machine loads it.
+    major = torch_cuda.split(".")[0] if torch_cuda else ""
+    fitting = (("cuda" + torch_cuda.replace(".", ""), "cu" + torch_cuda.replace(".", ""), "cuda" + major, "cu" + major)
+               if torch_cuda else ("cpu",))
     fitting_builds = {}
     for name, lib in sorted(by_name.items()):
         m = VARIANT.match(name)
-        if m and (m.group("variant") or "").lower() in fitting and lib.get("loaded"):
+        lacks_driver_only = bool(torch_cuda and lib.get("missing_libraries")
+                                 and all(x in DRIVER_SONAMES for x in lib["missing_libraries"]))
+        if m and (m.group("variant") or "").lower() in fitting and (lib.get("loaded") or lacks_driver_only):
             fitting_builds.setdefault(m.group("stem"), name)
     for stem, name in fitting_builds.items():
         loaded.setdefault(stem, name)
@@ -1015,8 +1031,8 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
         another_torch = bool(m and m.group("torch")) and lib.get("error_kind") == "undefined_symbol"
         another_gpu = bool(lib.get("error_kind") == "missing_library" and missing
                            and not any(TORCH_SONAME.match(x) and not CUDA_TORCH_SONAME.match(x) for x in missing))
-        if (m and m.group("stem") in loaded and not lib.get("loaded") and (another_torch or another_gpu)
-                and os.path.realpath(lib["path"]) not in loaded_by_import):
+        if (m and m.group("stem") in loaded and loaded[m.group("stem")] != name and not lib.get("loaded")
+                and (another_torch or another_gpu) and os.path.realpath(lib["path"]) not in loaded_by_import):
             lib["variant_of"] = loaded[m.group("stem")]
             lib["optional"] = False
 
@@ -1191,6 +1207,9 @@ def mark_other_torch_builds(libraries, torch_version):
     for stem, builds in stems.items():
         if PER_RELEASE_STEM in stem and len({version for (_, version, _), _ in builds}) < 2:
             continue  # one file with a number in its name, not a build per torch
+        # Every torch it has a build for, those that load here too (torch-c-dlpack-ext's torch24
+        # … torch28 builds load alone in torch 2.14; its torch29 ones do not).
+        every = sorted({version for (_, version, _), _ in builds}, key=lambda v: [int(p) for p in v.split(".")])
         # The build that loaded is the one this torch takes, whatever its number says: a package may
         # take the newest build not newer than the running torch (torch-tpu's env_2_14_0.so in 2.14.1).
         fitting = [lib["path"] for (_, version, _), lib in builds if fits(version) or lib.get("loaded")]
@@ -1206,9 +1225,22 @@ def mark_other_torch_builds(libraries, torch_version):
                     lib["variant_of"] = build_label(loaded_fitting[0])
                     lib["optional"] = False
                 continue
-            lib.update(for_torch=version, build_of=stem, build_label=build_label(lib["path"]))
+            lib.update(for_torch=version, build_of=stem, build_label=build_label(lib["path"]), builds_for=every)
             if fitting:
                 lib["variant_of"] = build_label(loaded_fitting[0] if loaded_fitting else fitting[0])
+
+
+def mark_builds_unused_by_import(libraries, loaded_by_import):
+    """Builds for other torches ("for_torch") of a library none of whose builds the import, which
+    worked, mapped: "unused_by_import". torch-c-dlpack-ext 0.1.5 beside torch 2.14 has builds for
+    2.4 … 2.9 only, and needs none: its import returns before loading one where torch has the API
+    natively. Whether something else of the package loads one later is not known here."""
+    mapped = {os.path.realpath(p) for p in loaded_by_import}
+    used = {torch_build_of(lib["path"])[0] for lib in libraries
+            if os.path.realpath(lib["path"]) in mapped and torch_build_of(lib["path"])}
+    for lib in libraries:
+        if lib.get("for_torch") and lib["build_of"] not in used:
+            lib["unused_by_import"] = True
 
 
 def same_library(a, b):
@@ -1237,6 +1269,11 @@ def find_libraries(root):
             if same is None:
                 kept.append(path)
             elif f in dynamic_entries(path, "SONAME"):
+                kept[same] = path
+            elif (VARIANT.match(f) and not VARIANT.match(os.path.basename(kept[same]))
+                  and os.path.basename(kept[same]) not in dynamic_entries(kept[same], "SONAME")):
+                # The name that says which runtime it is for (torch-memory-saver 0.0.9.post1's
+                # _hook_mode_preload_cu12.abi3.so, whose plain-named copy it no longer loads).
                 kept[same] = path
         found += kept
     return found
@@ -1491,6 +1528,7 @@ def main():
             mark_loaded_by_import(out["libraries"], by_import)
             if out["import"]["ok"]:
                 mark_python_fallbacks(out["libraries"], out["import"].get("fallbacks", []))
+                mark_builds_unused_by_import(out["libraries"], by_import)
                 mark_optional_backends(out["libraries"], by_import, set(os.path.basename(p) for p in paths))
                 built = compiled_at_import(torch)
                 if built:

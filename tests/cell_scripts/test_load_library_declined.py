@@ -153,6 +153,35 @@ def test_a_refusal_raised_inside_a_requirement_names_that_requirement(site, buil
     assert "failed_in" not in own["import"], own["import"]
 
 
+@pytest.mark.parametrize("hub,refusal_kept", [
+    # transformers 5's hub.py: create_repo in a comment and as an attribute, bound nowhere
+    ("# Routing Hub calls (create_repo, ...)\ndef push(api):\n    return api.create_repo('x')\n", False),
+    # bound under a condition the refusal may have decided
+    ("import os\nif os.environ.get('OPMATRIX_ABSENT_FLAG'):\n    def create_repo():\n        pass\n", True),
+    # a module that makes names at run time
+    ("def __getattr__(name):\n    raise AttributeError(name)\n", True),
+    ("from os.path import *\n", True),
+])
+def test_a_refusal_before_a_name_its_module_never_binds_is_not_the_cause(site, build_root, hub, refusal_kept):
+    # auto-gptq 0.5.1 beside torch 2.4.1: transformers 5 prints that it disables torch before 2.6,
+    # then `from transformers.utils.hub import create_repo` fails: hub.py binds that name nowhere,
+    # beside any torch. The refusal stays where the name could depend on it.
+    deps = build_root / ("hub-deps-%d" % abs(hash(hub)))
+    (deps / "disablingdep").mkdir(parents=True, exist_ok=True)
+    (deps / "disablingdep" / "__init__.py").write_text(
+        'print("[disablingdep] Disabling PyTorch because PyTorch >= 2.6 is required but found 2.4.1")\n')
+    (deps / "disablingdep" / "hub.py").write_text(hub)
+    (site / "hubuser").mkdir(exist_ok=True)
+    (site / "hubuser" / "__init__.py").write_text("from disablingdep.hub import create_repo\n")
+    env = dict(os.environ, PYTHONPATH="%s:%s" % (site, deps), PYTHONDONTWRITEBYTECODE="1")
+    out, _ = run_json("load_library.py", "--import", "hubuser", "--find", str(site / "hubuser"), env=env)
+    assert out["import"]["ok"] is False and "cannot import name 'create_repo'" in out["import"]["error"]
+    assert ("refused" in out["import"]) == refusal_kept, out["import"]
+    assert ("never_bound" in out["import"]) != refusal_kept, out["import"]
+    if not refusal_kept:
+        assert out["import"]["never_bound"] == "create_repo' from 'disablingdep.hub"
+
+
 def test_an_import_that_kills_its_process_is_a_crash_and_the_report_survives(site):
     # The import is tried in a child first: the report (every library's load included) is still
     # printed, the import a crash with its signal and last words.

@@ -206,6 +206,24 @@ def test_builds_per_torch_version_say_which_torch_they_are_for(torch_version, ex
     assert "for_torch" not in libs[2]
 
 
+def test_builds_per_torch_name_every_torch_they_are_for_and_whether_the_import_used_one():
+    # torch-c-dlpack-ext 0.1.5 beside torch 2.14: builds for 2.4 ... 2.9; the older ones load alone,
+    # the 2.9 one does not; its import works and maps none of them (torch has the API natively).
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    names = ["libaddon_torch24-cpu.so", "libaddon_torch210-cpu.so", "libaddon_torch29-cpu.so", "libcore.so"]
+    libs = [{"path": "/x/" + n, "loaded": n != "libaddon_torch29-cpu.so", "error_kind": ""} for n in names]
+    load_library.mark_other_torch_builds(libs, "2.14.1")
+    assert libs[2]["for_torch"] == "2.9" and libs[2]["builds_for"] == ["2.4", "2.9", "2.10"]
+    load_library.mark_builds_unused_by_import(libs, {"/x/libcore.so"})
+    assert libs[2]["unused_by_import"] is True
+    # An import that mapped one of the builds used them: not marked.
+    del libs[2]["unused_by_import"]
+    load_library.mark_builds_unused_by_import(libs, {"/x/libaddon_torch24-cpu.so"})
+    assert "unused_by_import" not in libs[2]
+
+
 def test_a_build_per_string_abi_beside_the_one_the_import_loaded_is_a_variant():
     # torchpipe 0.2.25 ships torchpipe_opencv-abiflag0.so and -abiflag1.so and loads the one of
     # torch's std::string ABI; the other, which lacks what only its own ABI's libraries give, is unused.
@@ -361,6 +379,42 @@ def test_a_symbol_of_a_newer_system_runtime_is_marked_as_the_systems(cc, build_r
     assert lib["loaded"] is False and lib["error_kind"] == "undefined_symbol", lib
     assert lib["system_runtime"]["versions"] == ["GLIBC_99.0"], lib
     assert lib["system_runtime"]["count"] == 1 and lib["system_runtime"]["symbols"] == ["opm_newer"]
+
+
+@pytest.mark.parametrize("torch_cuda, fitting", [("12.1", "cu12"), ("13.0", "cu13")])
+def test_builds_named_per_cuda_major_that_lack_only_the_driver_still_tell_the_others_apart(torch_cuda, fitting):
+    # torch-memory-saver 0.0.9.post1: _cu12 and _cu13 builds of each hook library, chosen by
+    # torch.version.cuda's major; both link the driver's libcuda.so.1, so neither loads without a
+    # GPU. The one named for this runtime's CUDA major is this runtime's, the other a variant for
+    # another one, not "built for CUDA 13" red.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/tms_preload_cu12.abi3.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libcuda.so.1"] + (["libcudart.so.12"] if fitting == "cu13" else [])},
+            {"path": "/x/tms_preload_cu13.abi3.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libcuda.so.1"] + (["libcudart.so.13"] if fitting == "cu12" else [])}]
+    load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], torch_cuda)
+    other = "cu13" if fitting == "cu12" else "cu12"
+    by = {os.path.basename(lib["path"]): lib for lib in libs}
+    assert by["tms_preload_%s.abi3.so" % other].get("variant_of") == "tms_preload_%s.abi3.so" % fitting
+    assert "variant_of" not in by["tms_preload_%s.abi3.so" % fitting]
+    # A build for another CUDA with none named for this one stays what it is (sgl-kernel's red).
+    alone = [dict(libs[1])]
+    alone[0].pop("variant_of", None)
+    load_library.mark_runtime_variants({"tms_preload_cu13.abi3.so": alone[0]}, [], "12.1")
+    assert "variant_of" not in alone[0]
+
+
+def test_of_byte_identical_copies_the_name_that_says_its_runtime_stands(tmp_path):
+    # torch-memory-saver 0.0.9.post1 ships _hook_mode_preload.abi3.so and the same bytes as
+    # _hook_mode_preload_cu12.abi3.so, the name it loads.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    for name in ("hook_preload.abi3.so", "hook_preload_cu12.abi3.so"):
+        (tmp_path / name).write_bytes(b"\x7fELF same bytes")
+    assert [os.path.basename(p) for p in load_library.find_libraries(str(tmp_path))] == ["hook_preload_cu12.abi3.so"]
 
 
 def test_builds_for_other_runtimes_are_variants_even_where_the_import_failed_first():

@@ -66,12 +66,13 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 // judged, its kernels not. A wheel whose compiled code is a program its functions run as a
 // subprocess: its import is judged, the program not. A library that does not load in this torch,
 // where the package imports the same names from Python instead: it works, without the library.
+// A library built per torch with no build for this one, which the working import did not load.
 const char* const kLimitingSkips[] = {"no_extension_by_design", "optional_backend_unavailable",
                                       "schema_without_kernel",  "suite_needs_module",
                                       "cuda_build_needs_gpu",   "suite_collected_nothing",
                                       "compiled_at_first_use",  "compiled_wheel_elsewhere",
                                       "device_code_at_use",     "program_at_use",
-                                      "python_fallback"};
+                                      "python_fallback",        "no_build_unused_by_import"};
 // Skips that leave the cell nothing to judge (checks/build/cell_lacks.h): a setup.py that refuses
 // to build without a GPU where the build sees none, a CUDA-only build in a runtime without CUDA,
 // a system library's headers the image lacks; a library linked to the GPU driver on a machine

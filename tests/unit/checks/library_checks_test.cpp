@@ -904,6 +904,30 @@ TEST(ImportCheck, AnImportFailingForTheLibraryItsLibraryLacksIsNotASecondRed) {
   EXPECT_EQ(explained_by_library_failure(c, {library}).status, Status::fail);
 }
 
+// fbgemm-gpu-genai 1.9.0 beside Debian's CPU torch 2.14: torch's load_library says "Could not load
+// this library: <path>" of a library already red for what it lacks (libnccl.so.2, libtorch_cuda.so):
+// one cause, one red. The loader's "<path>: undefined symbol" of it the same.
+TEST(ImportCheck, AnImportFailingOnALibraryOfItsOwnThatIsRedIsNotASecondRed) {
+  CheckResult library = testbed::check_result("load", Status::fail, "", "",
+                                              "fbgemm_gpu_experimental_gen_ai.so: needs libnccl.so.2, libtorch_cuda.so "
+                                              "(not in this runtime)");
+  library.subtest = "library";
+  for (const char* error : {"OSError: Could not load this library: /b/site/fbgemm_gpu/experimental/gen_ai/"
+                            "fbgemm_gpu_experimental_gen_ai.so",
+                            "OSError: /b/site/fbgemm_gpu/experimental/gen_ai/fbgemm_gpu_experimental_gen_ai.so: "
+                            "undefined symbol: _ZN3c108ListType3getE"}) {
+    const nlohmann::json import = {{"module", "fbgemm_gpu"}, {"ok", false}, {"error", error}};
+    const CheckResult explained = explained_by_library_failure(import_check(import, "r"), {library});
+    EXPECT_EQ(explained.status, Status::skip) << error;
+    EXPECT_NE(explained.message.find("— fbgemm_gpu_experimental_gen_ai.so, which does not load here, above: one cause"),
+              std::string::npos) << explained.message;
+  }
+  // Another library of it, not red here, stays the import's red.
+  const nlohmann::json other = {{"module", "fbgemm_gpu"}, {"ok", false},
+                                {"error", "OSError: Could not load this library: /b/site/fbgemm_gpu/fbgemm_gpu_py.so"}};
+  EXPECT_EQ(explained_by_library_failure(import_check(other, "r"), {library}).status, Status::fail);
+}
+
 // nixl-cu12 1.5.1 beside torch 2.4.1: `nixl_ep_cu12` imports `.nixl_ep_cpp_torch24`, a build it does
 // not ship (2.11, 2.12 and 2.13 only): the import's failure is the library's red, once.
 TEST(ImportCheck, AnImportMissingItsOwnBuildForThisTorchIsNotASecondRed) {
@@ -1040,6 +1064,45 @@ TEST(LoadChecks, BuildsPerTorchVersionWithNoneForThisTorchAreOneRed) {
   ASSERT_TRUE(out[1].diagnosis);
   EXPECT_EQ(out[1].diagnosis->kind, "no_build_for_this_torch");
   EXPECT_NE(out[1].diagnosis->fix.find("(2.0.0, 2.1.2, 2.2.1)"), std::string::npos);
+}
+
+// torch-c-dlpack-ext 0.1.5 beside torch 2.14: builds for 2.4 … 2.9 (the older ones load alone, the
+// 2.9 ones do not), none for 2.14, which has natively what they add: its import works and maps none
+// of them. A limit of what is not seen here, never a red; every torch it has a build for is named.
+TEST(LoadChecks, NoBuildForThisTorchThatTheWorkingImportDidNotLoadIsALimit) {
+  auto report = nlohmann::json::parse(R"({"torch": "2.14.1",
+    "import": {"module": "torch_c_dlpack_ext", "ok": true},
+    "libraries": [
+      {"path": "/s/t/libaddon_torch24-cpu.so", "loaded": true},
+      {"path": "/s/t/libaddon_torch29-cpu.so", "loaded": false, "error_kind": "undefined_symbol", "for_torch": "2.9",
+       "build_of": "libaddon", "builds_for": ["2.4", "2.9"], "unused_by_import": true},
+      {"path": "/s/t/libaddon_torch29-cuda.so", "loaded": false, "error_kind": "missing_library", "for_torch": "2.9",
+       "build_of": "libaddon", "builds_for": ["2.4", "2.9"], "unused_by_import": true}]})");
+  auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].status, Status::skip);
+  EXPECT_EQ(out[1].message, "libaddon: no build for torch 2.14.1: the package has builds of it for torch 2.4, 2.9 only "
+                            "(libaddon_torch29-cpu.so … libaddon_torch29-cuda.so); import torch_c_dlpack_ext works "
+                            "without one, loading none of them: what else would load one is not checked here");
+  ASSERT_TRUE(out[1].diagnosis);
+  EXPECT_EQ(out[1].diagnosis->kind, kNoBuildUnusedByImport);
+  // An import that failed for want of it, or declined its extension, leaves it the red it was.
+  report["import"]["ok"] = false;
+  report["import"]["error"] = "ImportError: /s/t/libaddon_torch214-cpu.so: cannot open shared object file";
+  EXPECT_EQ(load_checks(report, "r")[1].status, Status::fail);
+  report["import"]["ok"] = true;
+  report["import"]["declined"] = {"no prebuilt extension"};
+  EXPECT_EQ(load_checks(report, "r")[1].status, Status::fail);
+  // An import that failed first for another cause (torch-c-dlpack-ext beside torch 2.15: `packaging`
+  // missing) says nothing of whether it needs one: not the pair's red, the import's is.
+  report["import"] = {{"module", "torch_c_dlpack_ext"}, {"ok", false},
+                      {"error", "ModuleNotFoundError: No module named 'packaging'"}};
+  out = load_checks(report, "r");
+  EXPECT_EQ(out[1].status, Status::skip);
+  EXPECT_NE(out[1].message.find("; whether import torch_c_dlpack_ext needs one is not known here: it fails first, for "
+                                "another cause"),
+            std::string::npos)
+      << out[1].message;
 }
 
 // torchpipe 0.2.25 in torch 2.14: builds for 2.2 … 2.12 and none for 2.14; its import compiles one

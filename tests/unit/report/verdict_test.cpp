@@ -7,6 +7,7 @@
 #include "report/extra_tables.h"
 #include "report/render.h"
 #include "report/results_set.h"
+#include "checks/load/load_judge.h"
 #include "report/verdict.h"
 
 namespace opmatrix {
@@ -308,6 +309,16 @@ TEST(Verdict, AProgramInPlaceOfALibraryIsALimit) {
   program.diagnosis->kind = "program_at_use";
   expect_one_limit(assess(cell("none", {program, result("", "load", Status::pass, "import pnnx: ok")})),
                    "load: a release whose compiled code is a program, not a library");
+}
+
+// A library built per torch with no build for this torch, which the working import did not load
+// (torch-c-dlpack-ext 0.1.5 beside torch 2.14): a limit, not a pass and not a break.
+TEST(Verdict, NoBuildThatTheWorkingImportDidNotLoadIsALimit) {
+  CheckResult unused = result("", "load", Status::skip, "libaddon: no build for torch 2.14.1");
+  unused.diagnosis = Diagnosis{};
+  unused.diagnosis->kind = kNoBuildUnusedByImport;
+  expect_one_limit(assess(cell("none", {unused, result("", "load", Status::pass, "import addon: ok")})),
+                   "load: libaddon: no build for torch 2.14.1");
 }
 
 // pip's pure-Python fallback where the release's compiled wheels do not fit this Python (torchdata

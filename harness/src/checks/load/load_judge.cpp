@@ -367,8 +367,11 @@ CheckResult host_plugin_result(const nlohmann::json& lib, const std::string& nam
 // naming the torches it has builds for, not one per build.
 CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<const nlohmann::json*>& builds,
                                     const nlohmann::json& report, const std::string& repro) {
-  std::vector<std::string> versions;
-  for (const nlohmann::json* lib : builds) versions.push_back(json_text(*lib, "for_torch"));
+  // Every torch it has a build for ("builds_for": those that load here too), else those here.
+  std::vector<std::string> versions = builds.front()->value("builds_for", std::vector<std::string>{});
+  for (const nlohmann::json* lib : builds)
+    if (const std::string v = json_text(*lib, "for_torch"); std::find(versions.begin(), versions.end(), v) == versions.end())
+      versions.push_back(v);
   const std::string first = build_name(*builds.front());
   const std::string names = builds.size() == 1 ? first : fmt::format("{} … {}", first, build_name(*builds.back()));
   const std::string torch = json_text(report, "torch");
@@ -391,6 +394,29 @@ CheckResult no_build_for_this_torch(const std::string& stem, const std::vector<c
                                repro,
                                compile_errors.empty() ? json_text(*builds.front(), "error")
                                                       : fmt::format("{}", fmt::join(compile_errors, "\n")));
+  if (!report.contains("import") || !report["import"].is_object()) return c;
+  const nlohmann::json& import = report["import"];
+  const std::string module = json_text(import, "module");
+  const bool unused = std::all_of(builds.begin(), builds.end(),
+                                  [](const nlohmann::json* lib) { return json_flag(*lib, "unused_by_import"); });
+  if (json_flag(import, "ok") && !import.contains("declined") && unused && compile_errors.empty()) {
+    // Its import worked and mapped none of them: what it would need one for is not seen here.
+    c.status = Status::skip;
+    c.message += fmt::format("; import {} works without one, loading none of them: what else would load one is "
+                             "not checked here",
+                             module);
+    c.diagnosis->kind = kNoBuildUnusedByImport;
+    c.diagnosis->summary = c.message;
+    c.diagnosis->fix = fmt::format("nothing to fix for its import; for what needs {}: {}", stem, c.diagnosis->fix);
+  } else if (!json_flag(import, "ok") && json_text(import, "error").find(stem) == std::string::npos) {
+    // Its import failed first, for a cause that is not this library (torch-c-dlpack-ext 0.1.5
+    // beside torch 2.15: `packaging` missing; with it, it needs no build there): whether the
+    // import needs one is not known, and the import's red is the pair's.
+    c.status = Status::skip;
+    c.message += fmt::format("; whether import {} needs one is not known here: it fails first, for another cause",
+                             module);
+    c.diagnosis.reset();
+  }
   return c;
 }
 
@@ -1376,6 +1402,21 @@ CheckResult explained_by_library_failure(CheckResult import, const std::vector<C
     if (said_at_library) {
       import.status = Status::skip;
       import.message += fmt::format(" — the missing {} its library lacks, above: one cause, judged there", soname);
+      import.diagnosis.reset();
+      return import;
+    }
+  }
+  // An import that fails naming, by its path, a library of the package that does not load here,
+  // red above (torch 2.14's load_library: "Could not load this library: …/fbgemm_gpu_experimental_
+  // gen_ai.so", which lacks libnccl.so.2 and libtorch_cuda.so beside a CPU torch; the loader's
+  // "…/X.so: undefined symbol: …"): one cause, red once, at the library.
+  if (is_bad(import.status) && !(import.diagnosis && import.diagnosis->kind == "declined_extension")) {
+    for (const auto& c : earlier) {
+      if (c.check != "load" || c.subtest != "library" || !is_bad(c.status)) continue;
+      const std::string name = c.message.substr(0, c.message.find_first_of(": "));
+      if (name.find(".so") == std::string::npos || import.message.find("/" + name) == std::string::npos) continue;
+      import.status = Status::skip;
+      import.message += fmt::format(" — {}, which does not load here, above: one cause, judged there", name);
       import.diagnosis.reset();
       return import;
     }

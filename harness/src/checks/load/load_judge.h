@@ -105,6 +105,11 @@ inline constexpr const char* kNeedsRocm = "needs_rocm";
 // An import that reads a device folder of the kernel this machine lacks (/sys/class/infiniband:
 // RDMA adapters): hardware its users have, nothing to judge here.
 inline constexpr const char* kNeedsDevice = "needs_device";
+// A library the package builds per torch version with no build for this one, where the import
+// worked without mapping any of its builds (load_library.py's "unused_by_import": torch-c-dlpack-ext
+// 0.1.5 beside torch 2.14, which has natively what its builds add): a limit, not a break; what
+// else of the package would load one is not known here.
+inline constexpr const char* kNoBuildUnusedByImport = "no_build_unused_by_import";
 
 // An empty namespace where the package's libraries were not checked here (they need the GPU
 // driver or a system library this runtime lacks: see load): its registration is not checked
