@@ -13,12 +13,14 @@ import sys
 import types
 
 CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([A-Za-z_][\w.]*)'")
+# Source that can bind module names it does not spell: not claimed.
+DYNAMIC = ("globals()", "vars()", "sys.modules[", "setattr(sys.modules", "__getattr__", "import *")
 
 
 def bound_names(body):
     """The names the statements of BODY bind at module level, into every branch of an if, try,
-    with or loop; None where the module can bind names the source does not spell (a star import,
-    a module `__getattr__`, an assignment into sys.modules)."""
+    with or loop; None where a star import or a module `__getattr__` can bind names the source
+    does not spell."""
     names = set()
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -30,14 +32,11 @@ def bound_names(body):
                 if alias.name == "*":
                     return None
                 names.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for leaf in ast.walk(target):
-                    if isinstance(leaf, ast.Name):
-                        names.add(leaf.id)
-                    elif isinstance(leaf, ast.Subscript) and "sys.modules" in ast.unparse(leaf.value):
-                        return None
+        else:
+            # Assignment targets, loop variables, `with … as` names and walrus targets.
+            for leaf in ast.walk(node) if not isinstance(node, (ast.If, ast.Try, ast.While)) else []:
+                if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
+                    names.add(leaf.id)
         nested = [getattr(node, field, []) for field in ("body", "orelse", "finalbody")]
         nested += [handler.body for handler in getattr(node, "handlers", [])]
         nested += [case.body for case in getattr(node, "cases", [])]
@@ -67,7 +66,8 @@ def never_bound(error):
         return None
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            names = bound_names(ast.parse(f.read()).body)
+            source = f.read()
+        names = None if any(d in source for d in DYNAMIC) else bound_names(ast.parse(source).body)
     except (OSError, SyntaxError, ValueError):
         return None
     return None if names is None or name in names else "%s' from '%s" % (name, module)
