@@ -1236,8 +1236,8 @@ def mark_builds_unused_by_import(libraries, loaded_by_import):
     2.4 … 2.9 only, and needs none: its import returns before loading one where torch has the API
     natively. Whether something else of the package loads one later is not known here."""
     mapped = {os.path.realpath(p) for p in loaded_by_import}
-    used = {torch_build_of(lib["path"])[0] for lib in libraries
-            if os.path.realpath(lib["path"]) in mapped and torch_build_of(lib["path"])}
+    used = {build[0] for lib in libraries
+            if os.path.realpath(lib["path"]) in mapped and (build := torch_build_of(lib["path"]))}
     for lib in libraries:
         if lib.get("for_torch") and lib["build_of"] not in used:
             lib["unused_by_import"] = True

@@ -19,19 +19,13 @@ DYNAMIC = ("globals()", "vars()", "sys.modules[", "setattr(sys.modules", "__geta
 
 def bound_names(body):
     """The names the statements of BODY bind at module level, into every branch of an if, try,
-    with or loop; None where a star import or a module `__getattr__` can bind names the source
-    does not spell."""
+    with or loop (source that binds names it does not spell is never read: DYNAMIC)."""
     names = set()
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == "__getattr__":
-                return None
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    return None
-                names.add(alias.asname or alias.name.split(".")[0])
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
         else:
             # Assignment targets, loop variables, `with … as` names and walrus targets.
             for leaf in ast.walk(node) if not isinstance(node, (ast.If, ast.Try, ast.While)) else []:
@@ -42,10 +36,7 @@ def bound_names(body):
         nested += [case.body for case in getattr(node, "cases", [])]
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for block in nested:
-                inner = bound_names(block)
-                if inner is None:
-                    return None
-                names |= inner
+                names |= bound_names(block)
     return names
 
 
