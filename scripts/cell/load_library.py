@@ -704,7 +704,8 @@ def import_module(name, said):
         return failed
     functions = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None))
                        and type(getattr(module, n)).__name__ in ("builtin_function_or_method", "function"))
-    out = {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions}
+    out = {"module": name, "ok": True, "file": getattr(module, "__file__", None), "functions": functions,
+           "torchvision_loaded": uses_torchvision()}
     for w in caught:
         sys.stderr.write("%s: %s\n" % (w.category.__name__, w.message))
     declined = declined_lines("\n".join([str(w.message) for w in caught] + records + [printed]))
@@ -720,6 +721,18 @@ def import_module(name, said):
     if fell_back:
         out["fallbacks"] = fell_back
     return out
+
+
+def uses_torchvision():
+    """Whether what this process imported so far brought torchvision in: its Python package, or its
+    library by a library's NEEDED. Nothing of this script imports it, nor does torch: the import did."""
+    if "torchvision" in sys.modules:
+        return True
+    try:
+        with open("/proc/self/maps") as maps:
+            return any(re.search(r"/torchvision/[^/]*\.so|/libtorchvision[^/]*\.so", line) for line in maps)
+    except OSError:
+        return False
 
 
 def failed_in(error, package):

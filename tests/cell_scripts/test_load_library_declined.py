@@ -2,6 +2,8 @@
 extension (a warning, a log record or a print, then a Python fallback) says so in the import's
 "declined", in its own words; a package that says nothing of the kind has none."""
 import os
+import pathlib
+import sys
 
 import pytest
 
@@ -252,3 +254,18 @@ def test_a_caution_is_no_refusal_and_a_wrapped_refusal_is_read_whole(site):
     wrapped, _ = run_json("load_library.py", "--import", "wrappedpkg", "--find", str(site / "wrappedpkg"), env=env)
     assert wrapped["import"]["refused"] == ["FooLib needs PyTorch 2.8.*, but PyTorch 2.6.0 is found; install the "
                                             "matching build"], wrapped["import"]
+
+
+def test_the_import_says_whether_it_brought_torchvision_in(site, tmp_path):
+    """A project whose import leaves torchvision out is not judged by the cell's torchvision."""
+    (tmp_path / "visionpkg").mkdir()
+    (tmp_path / "visionpkg" / "__init__.py").write_text("import torchvision\n")
+    # A stand-in only where the machine has no torchvision: what is read is whether it was imported.
+    if not any((pathlib.Path(p) / "torchvision").is_dir() for p in sys.path if p):
+        (tmp_path / "torchvision").mkdir()
+        (tmp_path / "torchvision" / "__init__.py").write_text("")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(site)]), PYTHONDONTWRITEBYTECODE="1")
+    uses, _ = run_json("load_library.py", "--import", "visionpkg", "--find", str(tmp_path / "visionpkg"), env=env)
+    assert uses["import"]["ok"] is True and uses["import"]["torchvision_loaded"] is True, uses["import"]
+    quiet, _ = run_json("load_library.py", "--import", "quietpkg", "--find", str(site / "quietpkg"), env=env)
+    assert quiet["import"]["torchvision_loaded"] is False, quiet["import"]

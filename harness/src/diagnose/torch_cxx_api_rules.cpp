@@ -2,6 +2,7 @@
 // ("cannot convert 'const at::DeprecatedTypeProperties' to 'c10::ScalarType'") say nothing of
 // torch, so without this table the diagnosis would blame the toolkit or the code in general.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <regex>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "diagnose/step_rules.h"
+#include "matrix/versions.h"
 
 namespace opmatrix::step_rules {
 
@@ -147,23 +149,26 @@ const CxxApiChange* change_named_by(const std::string& message) {
   return nullptr;
 }
 
-// The first compile error that names a removed API: `what` is the API (its row's `api`), `how`
-// the code's file:line.
+// Every removed API the compile errors name, each once, in the log's order: `what` holds their
+// rows' `api`s and `how` the code's file:line of each, one per line. A library that fails on two
+// (neural-renderer-pytorch 1.1.3: `AT_DISPATCH_*(x.type(), …)`, gone in 2.6, and AT_CHECK, gone in
+// 1.5) needs both fixed, and builds with no torch from the oldest break on.
 bool removed_cxx_api(const std::string& log, Evidence& e) {
   const auto lines = lines_of(log);
+  std::vector<const CxxApiChange*> seen;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     Location where;
     std::string message;
     if (!compile_error(lines, i, where, message)) continue;
     const CxxApiChange* change = change_named_by(message);
-    if (!change) continue;
+    if (!change || std::find(seen.begin(), seen.end(), change) != seen.end()) continue;
     const Location code = code_location(lines, i, where);
-    e.what = change->api;
-    e.how = code.file + ":" + code.line;
-    e.line = trimmed(lines[i]);
-    return true;
+    if (seen.empty()) e.line = trimmed(lines[i]);
+    e.what += (seen.empty() ? "" : "\n") + std::string(change->api);
+    e.how += (seen.empty() ? "" : "\n") + code.file + ":" + code.line;
+    seen.push_back(change);
   }
-  return false;
+  return !seen.empty();
 }
 
 const CxxApiChange& change_for(const std::string& api) {
@@ -172,15 +177,26 @@ const CxxApiChange& change_for(const std::string& api) {
 }
 
 void explain_removed_cxx_api(const StepFailure&, const Evidence& e, Diagnosis& d) {
-  const CxxApiChange& change = change_for(e.what);
+  const auto apis = lines_of(e.what);
+  const auto places = lines_of(e.how);
+  const CxxApiChange& first = change_for(apis.front());
   d.kind = "torch_api_removed";
-  d.summary = fmt::format("{} uses {}, which torch {} removed from its C++ API{}", e.how, change.api,
-                          change.breaks_in,
-                          change.deprecated_in ? fmt::format(" (deprecated already in torch {})", change.deprecated_in)
-                                               : std::string());
-  d.fix = fmt::format("at {}: {}; or declare `torch<{}` and expect this cell to fail. Confirm the first torch "
-                      "where the cell breaks with `opmatrix bisect --cells '<project>-*' --check build`",
-                      e.how, change.replacement, change.breaks_in);
+  d.summary = fmt::format("{} uses {}, which torch {} removed from its C++ API{}", places.front(), first.api,
+                          first.breaks_in,
+                          first.deprecated_in ? fmt::format(" (deprecated already in torch {})", first.deprecated_in)
+                                              : std::string());
+  std::vector<std::string> also, fixes;
+  std::string oldest = first.breaks_in;
+  for (std::size_t i = 0; i < apis.size() && i < places.size(); ++i) {
+    const CxxApiChange& change = change_for(apis[i]);
+    if (i > 0) also.push_back(fmt::format("{} at {} (removed in torch {})", change.api, places[i], change.breaks_in));
+    fixes.push_back(fmt::format("at {}: {}", places[i], change.replacement));
+    if (version_less(change.breaks_in, oldest)) oldest = change.breaks_in;
+  }
+  if (!also.empty()) d.summary += fmt::format("; and {}", fmt::join(also, ", "));
+  d.fix = fmt::format("{}; or declare `torch<{}` and expect this cell to fail. Confirm the first torch where the cell "
+                      "breaks with `opmatrix bisect --cells '<project>-*' --check build`",
+                      fmt::join(fixes, "; "), oldest);
 }
 
 }  // namespace

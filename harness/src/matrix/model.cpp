@@ -38,4 +38,10 @@ std::string Project::label() const {
   return path == "." ? name : name + " (" + path + ")";
 }
 
+std::string Project::short_name() const {
+  const std::string& pinned = !wheel.empty() ? wheel : pypi;
+  if (!pinned.empty()) return pinned.substr(0, pinned.find("=="));
+  return name.empty() ? path : name;
+}
+
 }  // namespace opmatrix

@@ -78,6 +78,8 @@ struct Project {
   // How the project is named to a person: "boxops (examples/boxops)", "mylib" (path: .),
   // "pypi torch-scatter==2.1.2".
   std::string label() const;
+  // What people call it: a release's distribution name (torch-scatter), else its own name, else its path.
+  std::string short_name() const;
 };
 
 struct Cell {

@@ -70,4 +70,49 @@ TEST(TorchvisionCheck, SummarisesTheRegistrationBinarysJson) {
   EXPECT_EQ(summarize_registration_json(j), "nms: Load ok, MetaKernel missing, CudaKernel skipped");
 }
 
+// torch-edit-distance 0.4.0 beside Debian's CUDA torch 2.6 and its CPU-only torchvision: the
+// import works without torchvision, its metadata asks for none; the fault is the environment's.
+TEST(TorchvisionCheck, AProjectThatDoesNotUseTorchvisionIsNotJudgedByIt) {
+  const nlohmann::json imported{{"ok", true}, {"torchvision_loaded", false}};
+  const nlohmann::json requirements{{"requirements", {"numpy"}}, {"left_out", nlohmann::json::array()}};
+  const auto why = torchvision_unused(imported, requirements, true);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "its import works without torchvision and its metadata does not require torchvision");
+  CheckResult r =
+      not_the_projects(check_torchvision(cuda_cell(), view(false, "12.4"), ""), "torch-edit-distance", *why);
+  EXPECT_EQ(r.status, Status::skip);
+  EXPECT_EQ(r.message.rfind("not torch-edit-distance's finding: its import works without torchvision", 0), 0u)
+      << r.message;
+  // The environment's fault is still said, word for word.
+  EXPECT_NE(r.message.find("Could not run 'torchvision::nms' with arguments from the 'CUDA' backend"), std::string::npos);
+  EXPECT_EQ(not_the_projects(check_torchvision(cuda_cell(), view(true, "12.4"), ""), "x", *why).status, Status::pass);
+}
+
+TEST(TorchvisionCheck, AProjectUsesTorchvisionByItsImportOrItsMetadata) {
+  const nlohmann::json none{{"requirements", nlohmann::json::array()}, {"left_out", nlohmann::json::array()}};
+  EXPECT_FALSE(torchvision_unused({{"ok", true}, {"torchvision_loaded", true}}, none, true));
+  const nlohmann::json declared{{"left_out", {{{"requirement", "torchvision>=0.15"}, {"why", "the cell's own"}}}}};
+  EXPECT_FALSE(torchvision_unused({{"ok", true}, {"torchvision_loaded", false}}, declared, true));
+  EXPECT_FALSE(torchvision_unused(nullptr, declared, false));
+  const nlohmann::json named_alike{{"requirements", {"torchvision-extra-decoders"}}};
+  EXPECT_TRUE(torchvision_unused({{"ok", true}, {"torchvision_loaded", false}}, named_alike, true));
+  // An import from before the field, or none declared: unknown, so torchvision stays judged.
+  EXPECT_FALSE(torchvision_unused({{"ok", true}}, none, true));
+  EXPECT_FALSE(torchvision_unused(nullptr, none, true));
+  // A failed import counts only where it names torchvision.
+  EXPECT_FALSE(torchvision_unused({{"ok", false}, {"error", "RuntimeError: operator torchvision::nms does not exist"}},
+                                  none, true));
+  const auto other = torchvision_unused({{"ok", false}, {"error", "ImportError: libfoo.so"}}, none, true);
+  ASSERT_TRUE(other);
+  EXPECT_NE(other->find("its import failed first, on something else"), std::string::npos) << *other;
+}
+
+// modulated-deform-conv 1.0.2 in the same runtime: its build fails on AT_CHECK; nothing of it
+// ran, so the cell's red is its build's alone.
+TEST(TorchvisionCheck, AProjectThatNeverBuiltDidNotUseTorchvision) {
+  const auto why = torchvision_unused(nullptr, {{"requirements", {"numpy"}}}, false);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "it did not build (see build) and its metadata does not require torchvision");
+}
+
 }  // namespace opmatrix

@@ -174,6 +174,31 @@ INSTANTIATE_TEST_SUITE_P(Diagnose, TorchCxxApiRecorded, ::testing::ValuesIn(kRec
                            return name;
                          });
 
+// neural-renderer-pytorch 1.1.3 beside torch 2.6: its .cu file fails on the dispatch macros'
+// `x.type()` overload (gone in 2.6), its .cpp file on AT_CHECK (gone in 1.5). Fixing the first
+// alone, or bounding torch below 2.6, builds nothing: both are named, the bound is the older break.
+TEST(Diagnose, EveryRemovedApiOfTheBuildIsNamedAndTheBoundIsTheOldestBreak) {
+  const Diagnosis d = build_step(
+      "/build/src/nr/cuda/load_textures_cuda_kernel.cu(134): error: no suitable conversion function from \"const "
+      "at::DeprecatedTypeProperties\" to \"c10::ScalarType\" exists\n"
+      "            [&] { const auto& the_type = image.type(); … }()\n"
+      "/build/src/nr/cuda/rasterize_cuda_kernel.cu(80): error: no suitable conversion function from \"const "
+      "at::DeprecatedTypeProperties\" to \"c10::ScalarType\" exists\n"
+      "/build/src/nr/cuda/load_textures_cuda.cpp:15:23: error: ‘AT_CHECK’ was not declared in this scope; did you "
+      "mean ‘CHECK’?\n");
+  EXPECT_EQ(d.kind, "torch_api_removed");
+  // The sdist's unpacked folder is left out of the places, as for one API.
+  EXPECT_EQ(d.summary.rfind("nr/cuda/load_textures_cuda_kernel.cu:134 uses AT_DISPATCH_*(x.type(), …)", 0), 0u)
+      << d.summary;
+  expect_in(d.summary, "; and AT_CHECK at nr/cuda/load_textures_cuda.cpp:15 (removed in torch 1.5)");
+  EXPECT_EQ(d.summary.find("rasterize_cuda_kernel"), std::string::npos) << "one place per API: " << d.summary;
+  expect_in(d.fix, "x.scalar_type()");
+  expect_in(d.fix, "at nr/cuda/load_textures_cuda.cpp:15: ");
+  expect_in(d.fix, "TORCH_CHECK");
+  expect_in(d.fix, "`torch<1.5`");
+  EXPECT_EQ(d.fix.find("torch<2.6"), std::string::npos) << d.fix;
+}
+
 TEST(Diagnose, OtherCompileErrorsStayCompileErrors) {
   // A name torch never had, and a torch API that still exists: no row claims them.
   EXPECT_EQ(build_step("/src/csrc/ops.cpp:42:7: error: 'foo' was not declared in this scope\n").kind, "compile_error");

@@ -46,6 +46,7 @@ bool load(CellContext& ctx, const StepSpec& spec) {
     for (const auto& lib : j["libraries"])
       if (!lib.contains("variant_of") && !lib.contains("for_torch")) ctx.build.libraries.push_back(lib.value("path", ""));
   if (j.contains("import")) {
+    ctx.notes["import"] = j["import"];
     CheckResult imported = import_check(j["import"], repro, gpu_visible(ctx.result.versions, ""));
     imported.message += reached_note(j);
     ctx.add(explained_by_library_failure(std::move(imported), ctx.result.checks));

@@ -17,11 +17,6 @@ namespace opmatrix {
 
 namespace {
 
-std::string name_of(const Project& p) {
-  const std::string& pinned = !p.wheel.empty() ? p.wheel : p.pypi;
-  return pinned.substr(0, pinned.find("=="));
-}
-
 // Whether a source folder holds any CUDA: .cu/.cuh files, a CUDAExtension, CUDA in CMake. Looks
 // at a bounded number of entries (a library's tree, not a whole disk).
 bool has_cuda_sources(const std::string& dir) {
@@ -84,8 +79,8 @@ std::optional<std::string> cpu_only_by_design(const Project& p, const std::strin
   if (p.promises.backends == std::vector<std::string>{"cpu"})
     return fmt::format("declared CPU-only: {}", p.promises.why);
   static const std::regex cpu_variant(R"((^|[-_])cpu($|[-_]))", std::regex::icase);
-  if (p.from_pypi() && std::regex_search(name_of(p), cpu_variant))
-    return fmt::format("{} is the CPU variant by its name", name_of(p));
+  if (p.from_pypi() && std::regex_search(p.short_name(), cpu_variant))
+    return fmt::format("{} is the CPU variant by its name", p.short_name());
   if (p.wheel.empty() && p.promises.backends.empty() && !has_cuda_sources(source_dir))
     return "its sources hold no CUDA (no .cu file, no CUDAExtension, no CUDA language in CMake)";
   // torchrl's _torchrl.so, tensordict's _C.so: pybind11 helpers in host code, no dispatcher ops.

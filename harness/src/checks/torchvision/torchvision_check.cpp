@@ -71,7 +71,17 @@ bool verdict(CellContext& ctx, const StepSpec&) {
   // The torchvision step already recorded why there is no Python view.
   if (tv.value("step_failed", true) || !tv.contains("python") || !tv["python"].is_object()) return true;
   try {
-    ctx.add(check_torchvision(ctx.cell, tv["python"], cpp_view(ctx)));
+    CheckResult c = check_torchvision(ctx.cell, tv["python"], cpp_view(ctx));
+    // Another library's cell judges that library: a torchvision it neither imports nor requires
+    // is the environment's (torch-edit-distance beside Debian's CPU-only torchvision and CUDA torch).
+    if (const Project* p = ctx.project()) {
+      const auto why = torchvision_unused(
+          ctx.notes.value("import", nlohmann::json()),
+          ctx.notes.value("requirements", nlohmann::json::object()).value("resolved", nlohmann::json::object()),
+          ctx.build.built);
+      if (why) c = not_the_projects(std::move(c), p->short_name(), *why);
+    }
+    ctx.add(std::move(c));
   } catch (const std::exception& e) {
     // Odd findings must not take the harness down with the cell's other results.
     ctx.add_error("torchvision", std::string("could not read torchvision's findings: ") + e.what());

@@ -1,6 +1,7 @@
 #include "checks/torchvision/torchvision_judge.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +22,35 @@ std::string keys_of(const nlohmann::json& keys) {
 }
 
 }  // namespace
+
+std::optional<std::string> torchvision_unused(const nlohmann::json& import_report, const nlohmann::json& requirements,
+                                              bool built) {
+  for (const char* key : {"requirements", "left_out"})
+    for (const auto& r : requirements.value(key, nlohmann::json::array())) {
+      const std::string text = r.is_string() ? r.get<std::string>() : json_text(r, "requirement");
+      // A requirement's name ends where a specifier, marker, extra or space begins.
+      if (text.substr(0, text.find_first_of(" <>=!~;[(")) == "torchvision") return std::nullopt;
+    }
+  const char* unrequired = "its metadata does not require torchvision";
+  if (!built) return fmt::format("it did not build (see build) and {}", unrequired);
+  if (!import_report.is_object()) return std::nullopt;  // no import declared: its tests may use it
+  if (!import_report.value("ok", false)) {
+    const std::string said = json_text(import_report, "error") + json_text(import_report, "traceback");
+    if (said.find("torchvision") != std::string::npos) return std::nullopt;
+    return fmt::format("its import failed first, on something else (see load), and {}", unrequired);
+  }
+  if (!import_report.contains("torchvision_loaded") || json_flag(import_report, "torchvision_loaded"))
+    return std::nullopt;
+  return fmt::format("its import works without torchvision and {}", unrequired);
+}
+
+CheckResult not_the_projects(CheckResult c, const std::string& project, const std::string& why) {
+  if (c.status == Status::pass || c.status == Status::skip) return c;
+  c.message = fmt::format("not {}'s finding: {}; this environment's torchvision, for whoever uses it: {}", project, why,
+                          c.message);
+  c.status = Status::skip;
+  return c;
+}
 
 std::string summarize_registration_json(const nlohmann::json& gtest_json) {
   std::map<std::string, std::vector<std::string>> per_op;
