@@ -99,6 +99,9 @@ TEST(TorchvisionCheck, AProjectUsesTorchvisionByItsImportOrItsMetadata) {
   // An import from before the field, or none declared: unknown, so torchvision stays judged.
   EXPECT_FALSE(torchvision_unused({{"ok", true}}, none, true));
   EXPECT_FALSE(torchvision_unused(nullptr, none, true));
+  // A resolve step that printed no answer: nothing known from the metadata, the import decides.
+  EXPECT_TRUE(torchvision_unused({{"ok", true}, {"torchvision_loaded", false}}, nullptr, true));
+  EXPECT_TRUE(torchvision_unused({{"ok", true}, {"torchvision_loaded", false}}, {{"requirements", {1, nullptr}}}, true));
   // A failed import counts only where it names torchvision.
   EXPECT_FALSE(torchvision_unused({{"ok", false}, {"error", "RuntimeError: operator torchvision::nms does not exist"}},
                                   none, true));

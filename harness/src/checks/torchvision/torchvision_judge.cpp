@@ -25,16 +25,20 @@ std::string keys_of(const nlohmann::json& keys) {
 
 std::optional<std::string> torchvision_unused(const nlohmann::json& import_report, const nlohmann::json& requirements,
                                               bool built) {
-  for (const char* key : {"requirements", "left_out"})
-    for (const auto& r : requirements.value(key, nlohmann::json::array())) {
+  for (const char* key : {"requirements", "left_out"}) {
+    // A resolve step that printed no answer leaves null here.
+    const nlohmann::json listed = requirements.is_object() ? requirements.value(key, nlohmann::json::array())
+                                                           : nlohmann::json::array();
+    for (const auto& r : listed) {
       const std::string text = r.is_string() ? r.get<std::string>() : json_text(r, "requirement");
       // A requirement's name ends where a specifier, marker, extra or space begins.
       if (text.substr(0, text.find_first_of(" <>=!~;[(")) == "torchvision") return std::nullopt;
     }
+  }
   const char* unrequired = "its metadata does not require torchvision";
   if (!built) return fmt::format("it did not build (see build) and {}", unrequired);
   if (!import_report.is_object()) return std::nullopt;  // no import declared: its tests may use it
-  if (!import_report.value("ok", false)) {
+  if (!json_flag(import_report, "ok")) {
     const std::string said = json_text(import_report, "error") + json_text(import_report, "traceback");
     if (said.find("torchvision") != std::string::npos) return std::nullopt;
     return fmt::format("its import failed first, on something else (see load), and {}", unrequired);
