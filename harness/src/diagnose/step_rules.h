@@ -18,6 +18,7 @@ struct Evidence {
   std::smatch m;     // the rule's pattern matched on `line` (it refers into `line`: never copy an Evidence)
   std::string what;  // what a rule's own finder read: an API, a missing prerequisite, an exception
   std::string how;   // and, for a prerequisite, how an image gets it
+  std::string rest;  // what else the log shows that the finding does not explain, one per line
   bool in_builtin_images = true;  // and whether opmatrix's own Containerfiles install it (git: not yet)
 };
 

@@ -152,21 +152,42 @@ const CxxApiChange* change_named_by(const std::string& message) {
 // Every removed API the compile errors name, each once, in the log's order: `what` holds their
 // rows' `api`s and `how` the code's file:line of each, one per line. A library that fails on two
 // (neural-renderer-pytorch 1.1.3: `AT_DISPATCH_*(x.type(), …)`, gone in 2.6, and AT_CHECK, gone in
-// 1.5) needs both fixed, and builds with no torch from the oldest break on.
+// 1.5) needs both fixed, and builds with no torch from the oldest break on. `rest` holds the
+// errors no row names at a line no named error is at, one per line ("file:line: message"): what a
+// torch bound does not fix (torch-unique 1.0.3: `at::zeros(x.type().toScalarType(at::kByte), {n})`
+// at line 22, which torch 1.13 rejects as 2.6 does, beside the dispatch macros' `x.type()` at
+// line 23). The errors nvcc adds at a named error's own line (the macro's expansion: "expected an
+// expression") are that error's.
 bool removed_cxx_api(const std::string& log, Evidence& e) {
   const auto lines = lines_of(log);
   std::vector<const CxxApiChange*> seen;
+  std::vector<std::string> named_places;
+  std::vector<std::pair<std::string, std::string>> unnamed;  // place, message
   for (std::size_t i = 0; i < lines.size(); ++i) {
     Location where;
     std::string message;
     if (!compile_error(lines, i, where, message)) continue;
-    const CxxApiChange* change = change_named_by(message);
-    if (!change || std::find(seen.begin(), seen.end(), change) != seen.end()) continue;
     const Location code = code_location(lines, i, where);
+    const std::string place = code.file + ":" + code.line;
+    const CxxApiChange* change = change_named_by(message);
+    if (!change) {
+      unnamed.emplace_back(place, message.substr(0, message.find('\n')));
+      continue;
+    }
+    named_places.push_back(place);
+    if (std::find(seen.begin(), seen.end(), change) != seen.end()) continue;
     if (seen.empty()) e.line = trimmed(lines[i]);
     e.what += (seen.empty() ? "" : "\n") + std::string(change->api);
-    e.how += (seen.empty() ? "" : "\n") + code.file + ":" + code.line;
+    e.how += (seen.empty() ? "" : "\n") + place;
     seen.push_back(change);
+  }
+  std::vector<std::string> rest_places;
+  for (const auto& [place, message] : unnamed) {
+    if (std::find(named_places.begin(), named_places.end(), place) != named_places.end() ||
+        std::find(rest_places.begin(), rest_places.end(), place) != rest_places.end())
+      continue;
+    rest_places.push_back(place);
+    e.rest += (e.rest.empty() ? "" : "\n") + place + ": " + trimmed(message);
   }
   return !seen.empty();
 }
@@ -194,6 +215,18 @@ void explain_removed_cxx_api(const StepFailure&, const Evidence& e, Diagnosis& d
     if (version_less(change.breaks_in, oldest)) oldest = change.breaks_in;
   }
   if (!also.empty()) d.summary += fmt::format("; and {}", fmt::join(also, ", "));
+  if (!e.rest.empty()) {
+    // A bound below the oldest break would still meet these errors: no torch is known to build it.
+    const auto rest = lines_of(e.rest);
+    constexpr std::size_t kShown = 3;
+    std::vector<std::string> shown(rest.begin(), rest.begin() + std::min(rest.size(), kShown));
+    const std::string more = rest.size() > kShown ? fmt::format(" (and {} more)", rest.size() - kShown) : "";
+    d.summary += fmt::format("; and errors no removed torch API explains: {}{}", fmt::join(shown, "; "), more);
+    d.fix = fmt::format("{}; and fix the errors no removed torch API explains ({}{}): no torch release is known to "
+                        "build this code as it is, so no torch bound is the fix",
+                        fmt::join(fixes, "; "), fmt::join(shown, "; "), more);
+    return;
+  }
   d.fix = fmt::format("{}; or declare `torch<{}` and expect this cell to fail. Confirm the first torch where the cell "
                       "breaks with `opmatrix bisect --cells '<project>-*' --check build`",
                       fmt::join(fixes, "; "), oldest);

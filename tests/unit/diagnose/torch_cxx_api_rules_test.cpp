@@ -164,6 +164,9 @@ TEST_P(TorchCxxApiRecorded, TheSourcesRealCompilerOutputIsDiagnosedAsItsRow) {
   EXPECT_EQ(d.kind, "torch_api_removed");
   expect_in(d.summary, c.api);
   expect_in(d.summary, c.where);
+  // Each source uses the one API alone: every error the compiler gave is that API's, and the bound stands.
+  EXPECT_EQ(d.summary.find("no removed torch API explains"), std::string::npos) << d.summary;
+  expect_in(d.fix, "torch<");
 }
 
 INSTANTIATE_TEST_SUITE_P(Diagnose, TorchCxxApiRecorded, ::testing::ValuesIn(kRecorded),
@@ -197,6 +200,31 @@ TEST(Diagnose, EveryRemovedApiOfTheBuildIsNamedAndTheBoundIsTheOldestBreak) {
   expect_in(d.fix, "TORCH_CHECK");
   expect_in(d.fix, "`torch<1.5`");
   EXPECT_EQ(d.fix.find("torch<2.6"), std::string::npos) << d.fix;
+}
+
+// torch-unique 1.0.3 beside torch 2.6 (nvcc 12.4's words): line 23 fails on the dispatch macros'
+// `x.type()` (gone in 2.6), and nvcc adds two errors of that expansion at the same line; line 22
+// fails on `at::zeros(type, sizes)`, which torch 1.13 rejects as 2.6 does. `torch<2.6` would not
+// build it: the error no removed API explains is named, and no bound is offered.
+TEST(Diagnose, AnErrorNoRemovedApiExplainsTakesAwayTheTorchBound) {
+  const Diagnosis d = build_step(
+      "      /build/src/cuda/unique_kernel.cu(22): error: no instance of overloaded function \"at::zeros\" matches the "
+      "argument list\n"
+      "                  argument types are: (at::DeprecatedTypeProperties, {...})\n"
+      "      /build/src/cuda/unique_kernel.cu(23): error: no suitable conversion function from \"const "
+      "at::DeprecatedTypeProperties\" to \"c10::ScalarType\" exists\n"
+      "            [&] { const auto& the_type = src.type(); … }()\n"
+      "      /build/src/cuda/unique_kernel.cu(23): error: type name is not allowed\n"
+      "      /build/src/cuda/unique_kernel.cu(23): error: expected an expression\n"
+      "      16 errors detected in the compilation of \"/build/src/cuda/unique_kernel.cu\".\n");
+  EXPECT_EQ(d.kind, "torch_api_removed");
+  EXPECT_EQ(d.summary.rfind("cuda/unique_kernel.cu:23 uses AT_DISPATCH_*(x.type(), …)", 0), 0u) << d.summary;
+  expect_in(d.summary, "errors no removed torch API explains: cuda/unique_kernel.cu:22: no instance of overloaded "
+                       "function \"at::zeros\" matches the argument list");
+  EXPECT_EQ(d.summary.find("expected an expression"), std::string::npos) << "line 23's are the macro's: " << d.summary;
+  expect_in(d.fix, "x.scalar_type()");
+  expect_in(d.fix, "no torch bound is the fix");
+  EXPECT_EQ(d.fix.find("torch<"), std::string::npos) << d.fix;
 }
 
 TEST(Diagnose, OtherCompileErrorsStayCompileErrors) {
