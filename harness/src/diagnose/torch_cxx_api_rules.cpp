@@ -181,12 +181,10 @@ bool removed_cxx_api(const std::string& log, Evidence& e) {
     e.how += (seen.empty() ? "" : "\n") + place;
     seen.push_back(change);
   }
-  std::vector<std::string> rest_places;
+  // `named_places` grows with each place listed in `rest`: every place once.
   for (const auto& [place, message] : unnamed) {
-    if (std::find(named_places.begin(), named_places.end(), place) != named_places.end() ||
-        std::find(rest_places.begin(), rest_places.end(), place) != rest_places.end())
-      continue;
-    rest_places.push_back(place);
+    if (std::find(named_places.begin(), named_places.end(), place) != named_places.end()) continue;
+    named_places.push_back(place);
     e.rest += (e.rest.empty() ? "" : "\n") + place + ": " + trimmed(message);
   }
   return !seen.empty();
@@ -220,11 +218,13 @@ void explain_removed_cxx_api(const StepFailure&, const Evidence& e, Diagnosis& d
     const auto rest = lines_of(e.rest);
     constexpr std::size_t kShown = 3;
     std::vector<std::string> shown(rest.begin(), rest.begin() + std::min(rest.size(), kShown));
-    const std::string more = rest.size() > kShown ? fmt::format(" (and {} more)", rest.size() - kShown) : "";
-    d.summary += fmt::format("; and errors no removed torch API explains: {}{}", fmt::join(shown, "; "), more);
-    d.fix = fmt::format("{}; and fix the errors no removed torch API explains ({}{}): no torch release is known to "
+    const std::string listed = fmt::format("{}{}", fmt::join(shown, "; "),
+                                           rest.size() > kShown ? fmt::format(" (and {} more)", rest.size() - kShown)
+                                                                : std::string());
+    d.summary += "; and errors no removed torch API explains: " + listed;
+    d.fix = fmt::format("{}; and fix the errors no removed torch API explains ({}): no torch release is known to "
                         "build this code as it is, so no torch bound is the fix",
-                        fmt::join(fixes, "; "), fmt::join(shown, "; "), more);
+                        fmt::join(fixes, "; "), listed);
     return;
   }
   d.fix = fmt::format("{}; or declare `torch<{}` and expect this cell to fail. Confirm the first torch where the cell "
