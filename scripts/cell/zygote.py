@@ -7,7 +7,7 @@ without paying torch's import again (2-3 s a job, several jobs a library). A job
 segfaults or hangs takes only its child: its result says how it ended, as a subprocess's would.
 
     zygote = Zygote(run_job)     # run_job(argv) -> a JSON-able report, in the child
-    zygote.run([argv, argv...])  # [{"returncode", "stdout", "stderr"}], in the order given
+    zygote.run([argv, argv...])  # [{"returncode", "stdout", "stderr", "timed_out"}], in the order given
     zygote.close()
 """
 import json
@@ -20,8 +20,11 @@ import traceback
 
 
 class Zygote:
-    def __init__(self, run_job, timeout=600):
+    def __init__(self, run_job, timeout=600, own_group=False):
+        """own_group: each child leads a process group of its own, and a child past its timeout
+        is killed with every process it started (a job that forks servers of its own)."""
         self.run_job, self.timeout, self.owner = run_job, timeout, os.getpid()
+        self.own_group = own_group
         requests_r, requests_w = os.pipe()
         answers_r, answers_w = os.pipe()
         sys.stdout.flush()
@@ -43,7 +46,8 @@ class Zygote:
 
     def run(self, jobs):
         """Each job (the argv run_job gets) in a child of its own, as many at once as this
-        machine has cores: [{"returncode": N or -SIGNAL, "stdout": report JSON, "stderr": ...}]."""
+        machine has cores: [{"returncode": N or -SIGNAL, "stdout": report JSON, "stderr": ...,
+        "timed_out": whether it was killed at its timeout}]."""
         if not jobs:
             return []
         self.requests.write(json.dumps(jobs) + "\n")
@@ -66,7 +70,7 @@ class Zygote:
             answers.flush()
 
     def run_children(self, jobs):
-        results, running, pending = [None] * len(jobs), {}, list(enumerate(jobs))
+        results, running, pending, killed = [None] * len(jobs), {}, list(enumerate(jobs)), set()
         width = max(1, os.cpu_count() or 1)
         while pending or running:
             while pending and len(running) < width:
@@ -79,8 +83,9 @@ class Zygote:
             pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
                 for child, (_, _, _, deadline) in running.items():
-                    if time.monotonic() > deadline:
-                        os.kill(child, signal.SIGKILL)
+                    if time.monotonic() > deadline and child not in killed:
+                        killed.add(child)
+                        self.kill(child)
                 time.sleep(0.01)
                 continue
             index, out, err, _ = running.pop(pid)
@@ -88,16 +93,29 @@ class Zygote:
             err.seek(0)
             results[index] = {"returncode": os.waitstatus_to_exitcode(status),
                               "stdout": out.read().decode("utf-8", "replace"),
-                              "stderr": err.read().decode("utf-8", "replace")}
+                              "stderr": err.read().decode("utf-8", "replace"),
+                              "timed_out": pid in killed}
+            killed.discard(pid)
             out.close()
             err.close()
         return results
+
+    def kill(self, child):
+        try:
+            if self.own_group:
+                os.killpg(child, signal.SIGKILL)
+            else:
+                os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def child(self, argv, out, err):
         """Never returns: the report goes to `out`, anything printed (the job's or a library's own
         output at load time) to `err`."""
         code = 0
         try:
+            if self.own_group:
+                os.setpgid(0, 0)
             os.dup2(err.fileno(), 1)
             os.dup2(err.fileno(), 2)
             report = self.run_job(argv)

@@ -1,8 +1,11 @@
-"""scripts/cell/cross_load.py: each library loaded by load_library.py in a fresh process; the
-entry says how that process ended (exit code, signal, timeout) and carries its report."""
+"""scripts/cell/cross_load.py: each library loaded by load_library.py in a process of its own,
+forked from one that imported torch once; the entry says how that process ended (exit code,
+signal, timeout) and carries its report."""
+import re
+
 import pytest
 
-from conftest import OPS_NAMESPACE, run_json
+from conftest import OPS_NAMESPACE, cell_env, run_json
 
 ENTRY_KEYS = {"library", "report", "exit_code", "signal", "timed_out", "stderr"}
 CEA = "CompositeExplicitAutograd"
@@ -58,6 +61,36 @@ def test_hanging_library_times_out(torch_info, c_libs):
     [e] = out["results"]
     assert e["timed_out"] is True
     assert e["report"] is None and e["exit_code"] is None and e["signal"] is None
+
+
+# Python's import timing (PYTHONPROFILEIMPORTTIME) writes one line per module to the stderr of
+# the process that imports it; torch's own line ends in "| torch".
+TORCH_IMPORTED = re.compile(r"^import time:.*\|\s*torch$", re.M)
+
+
+def test_torch_is_imported_once_for_all_libraries(op_library, c_libs):
+    """The libraries' processes are forked from cross_load.py after its `import torch`: the import
+    shows once, in cross_load.py's own stderr, and each library still gets its own report."""
+    libs = [op_library, c_libs["undef"]]
+    out, run = run_json("cross_load.py", "--namespace", OPS_NAMESPACE, "--ops", "explicit,cpu_only", *libs,
+                        env=cell_env(PYTHONPROFILEIMPORTTIME="1"))
+    assert len(TORCH_IMPORTED.findall(run.stderr)) == 1
+    assert [e["library"] for e in out["results"]] == libs
+    assert [e["report"]["libraries"][0]["loaded"] for e in out["results"]] == [True, False]
+
+
+def test_a_torch_that_does_not_import_is_each_librarys_report(tmp_path, op_library, c_libs):
+    """Where torch fails to import in the runtime, each library gets a fresh load_library.py,
+    whose report says why (a stand-in torch package that raises: this tests cross_load.py's own
+    logic)."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('libtorch_cpu.so: cannot open shared object file')\n")
+    libs = [op_library, c_libs["undef"]]
+    out, _ = run_json("cross_load.py", *libs, env=cell_env(PYTHONPATH=str(tmp_path)))
+    assert [e["library"] for e in out["results"]] == libs
+    for e in out["results"]:
+        assert e["exit_code"] == 0
+        assert e["report"]["error"] == "import torch: ImportError: libtorch_cpu.so: cannot open shared object file"
 
 
 def test_no_libraries():

@@ -17,6 +17,7 @@
 #include "crossload/abi_surfaces.h"
 #include "checks/load/load_judge.h"
 #include "crossload/load_prediction.h"
+#include "run/cache_key.h"
 #include "util/atomic_write.h"
 #include "util/clock.h"
 #include "util/hash.h"
@@ -109,12 +110,9 @@ std::string ops_list(const Matrix& m) {
   return out;
 }
 
-std::string scripts_hash(const std::string& data_root) {
-  Fnv64 h;
-  for (const char* f : {"cross_load.py", "load_library.py", "dispatcher.py", "python.sh", "script_check.py"})
-    h.add(read_text_file(data_root + "/scripts/cell/" + f));
-  return h.hex();
-}
+// Every in-cell script, as a cell's key has them: cross_load.py runs load_library.py in children
+// of zygote.py's fork server, and load_library.py imports several of its neighbours.
+std::string scripts_hash(const std::string& data_root) { return tree_hash(data_root, {"scripts/cell"}); }
 
 // Every pair's predicted outcome, from the builds' imports and the runtimes' exports alone
 // (crossload/load_prediction.h), next to the measured one; out["prediction"] sums up the agreement.
