@@ -53,12 +53,16 @@ def requirement_at_fault(e, environ=None):
     # code (an op that runs through it) stays the op's.
     if not build or not any(isinstance(x, (ImportError, AttributeError)) for x in exception_chain(e)):
         return None
-    deps = os.path.join(build, "deps") + os.sep
+    # Python meets a requirement's files through BUILD/site too, where build_wheel.py links each
+    # folder of DEPS the package lacks (/build/site/triton -> ../deps/triton): where a file lies is
+    # where its path leads.
+    deps = os.path.realpath(os.path.join(build, "deps")) + os.sep
+    under_build = os.path.join(build, "")
     paths = []
     for x in exception_chain(e):
         paths += [getattr(x, "path", None) or ""] + [f.filename for f in traceback_frames(x.__traceback__)]
-        paths += [w.strip("()'\"") for w in str(x).split() if w.strip("()'\"").startswith(deps)]
-    for path in paths:
+        paths += [w.strip("()'\"") for w in str(x).split() if w.strip("()'\"").startswith(under_build)]
+    for path in (os.path.realpath(p) for p in paths if p):
         if path.startswith(deps):
             package = path[len(deps):].split(os.sep)[0]
             try:

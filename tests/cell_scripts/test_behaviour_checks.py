@@ -6,6 +6,7 @@ names a Python with it (a wrapper around `podman run` of a cell image will do) a
 reason otherwise. The ops are real: aten's, torchvision's, and ops a samples file defines with
 torch.library."""
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -148,6 +149,17 @@ def test_a_failure_from_a_requirement_beside_torch_names_it(tmp_path):
         named = ImportError("cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler' (%s)"
                             % (tmp_path / "deps" / "triton" / "compiler" / "compiler.py"))
         assert op_samples.requirement_at_fault(named, env) == ("triton", "")
+        # Met through BUILD/site, where build_wheel.py links the requirement's folder (torch-blocksparse
+        # 1.1.1's unpinned `triton`: "... (/build/site/triton/compiler/compiler.py)").
+        (tmp_path / "deps" / "triton").mkdir()
+        (tmp_path / "site").mkdir()
+        (tmp_path / "site" / "triton").symlink_to(os.path.join("..", "deps", "triton"))
+        (tmp_path / "site" / "own_package").mkdir()
+        via_site = ImportError("cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler' (%s)"
+                               % (tmp_path / "site" / "triton" / "compiler" / "compiler.py"))
+        assert op_samples.requirement_at_fault(via_site, env) == ("triton", "")
+        own = ImportError("cannot import name 'x' from 'own_package' (%s)" % (tmp_path / "site" / "own_package" / "__init__.py"))
+        assert op_samples.requirement_at_fault(own, env) is None  # the package's own file: not a requirement's
         assert op_samples.requirement_at_fault(RuntimeError("the op's own error"), env) is None
         # Any other failure inside a requirement's code (an op that runs through it) stays the op's.
         try:
