@@ -168,7 +168,9 @@ void add_run(CLI::App& app, CommandOptions& o, Wiring& w) {
                                      "reported as skipped");
   r->add_option("--where", run.where, "run the cells of one place: local | github | gpu | default | all")
       ->check(CLI::IsMember({"local", "github", "gpu", "default", "all"}));
-  r->add_option("--jobs", run.jobs, "cells at once (compile jobs per cell shrink to fit the cores)");
+  r->add_option("--jobs", run.jobs, "cells at once (compile jobs per cell shrink to fit the cores); default: one, "
+                                    "and a second once no image is left to build")
+      ->check(CLI::PositiveNumber);
   r->add_option("--build-jobs", run.build_jobs, "compile jobs per cell (default: cores / --jobs)");
   r->add_option("--disk-budget", run.disk_budget_gb, "one image at a time: its cells run, then the images this run "
                                                      "built removed while they take more than GB (images there "
@@ -250,7 +252,7 @@ void add_atlas(CLI::App& app, CommandOptions& o, Wiring& w) {
   at->add_option("--atlas", atlas.run.atlas, "atlas file to read (default: ./atlas.yaml)");
   at->add_option("--runtime", atlas.runtimes, "run, runtimes: only this runtime (repeatable; a GitHub job each)");
   at->add_option("--library", atlas.libraries, "run: only this library (repeatable)");
-  at->add_option("--jobs", atlas.run.jobs, "run: pairs at once (default: 1)");
+  at->add_option("--jobs", atlas.run.jobs, "run: pairs at once (default: 1)")->check(CLI::PositiveNumber);
   at->add_option("--disk-budget", atlas.run.disk_budget_gb, "run: one runtime at a time, removing the images this "
                                                              "run built once their pairs are done while they take "
                                                              "more than GB (images there before stay)")

@@ -70,7 +70,9 @@ struct RunOptions {
   std::string matrix = default_matrix_file();
   std::vector<std::string> cells;  // empty: the default selection
   std::string where;               // empty: the default local run
-  int jobs = 1;                    // cells at once
+  // Cells at once. 0 (--jobs not given): one, compiling on every core while the next images are
+  // built beside it, and a second once no image is left to build (RunState::late_worker).
+  int jobs = 0;
   // --disk-budget: the cells run one image at a time and the images the run builds are removed as
   // it goes, beyond this many GB (0: none; pipeline/image_by_image.h); the cost survey counts at
   // most this much of them at once.
@@ -124,9 +126,17 @@ struct BisectOptions {
 int bisect_command(const BisectOptions& opts, std::ostream& out, std::ostream& err);
 
 // `opmatrix atlas run|report|validate` (atlas/): the op libraries of an atlas file x its runtimes.
+// An atlas run's pairs: one at a time unless --jobs says otherwise (each pair is short; its image
+// is there before its pairs start).
+inline RunOptions one_pair_at_a_time() {
+  RunOptions o;
+  o.jobs = 1;
+  return o;
+}
+
 struct AtlasOptions {
   std::string action;                  // run | report | validate
-  RunOptions run;                      // run.atlas: the file; results, engine, work dir, no_cache, dry_run ...
+  RunOptions run = one_pair_at_a_time();  // run.atlas: the file; results, engine, work dir, no_cache, dry_run ...
   std::vector<std::string> runtimes;   // only these runtimes (a GitHub job each); empty: all
   std::vector<std::string> libraries;  // only these libraries; empty: all
   int newest = 0;                      // only each library's newest N releases; 0: all

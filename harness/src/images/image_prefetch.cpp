@@ -197,6 +197,12 @@ bool ImageLookAhead::cell_starting(const Cell& cell) {
   return taken;
 }
 
+bool ImageLookAhead::wait_walked(const std::function<bool()>& give_up) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!walked_ && !finished_ && !give_up()) wake_.wait_for(lock, kStopPoll);
+  return walked_;
+}
+
 int ImageLookAhead::built_ahead_locked() const {
   int n = 0;
   for (std::size_t i = static_cast<std::size_t>(furthest_started_ + 1); i < cells_.size(); ++i) n += taken_[i];
@@ -276,6 +282,11 @@ void ImageLookAhead::walk() {
       say(cell, fmt::format("image (look-ahead) {} {} ({:.1f} s)", out.built ? "built" : "present", out.tag,
                             out.seconds));
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    walked_ = true;
+  }
+  wake_.notify_all();
 }
 
 }  // namespace opmatrix

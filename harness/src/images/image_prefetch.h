@@ -132,6 +132,10 @@ class ImageLookAhead {
   bool cell_starting(const Cell& cell);
   // Ends the walk (a build under way finishes first) and joins the thread.
   void finish();
+  // Waits until the walk has passed every cell (no image is left for it to build; a worker may
+  // still be building its own cell's), or until give_up() says to stop waiting, asked every
+  // 200 ms. True: the walk is over.
+  bool wait_walked(const std::function<bool()>& give_up);
 
  private:
   void walk();
@@ -147,6 +151,7 @@ class ImageLookAhead {
   std::vector<bool> taken_;    // by the look-ahead (a build started)
   int furthest_started_ = -1;
   bool finished_ = false;
+  bool walked_ = false;
   std::thread thread_;
 };
 

@@ -53,7 +53,7 @@ StageExit check_cells_and_counts(const RunOptions& opts, const Matrix& m, std::o
   for (const auto& id : opts.cells)
     if (!m.find(id))
       return usage_error(err, fmt::format("no cell '{}' in {}{}", id, opts.matrix, did_you_mean(id, ids)));
-  if (opts.jobs < 1) return usage_error(err, "--jobs must be at least 1");
+  if (opts.jobs < 0) return usage_error(err, "--jobs must be at least 1");
   if (opts.prefetch < 0) return usage_error(err, "--prefetch must be 0 or more");
   return std::nullopt;
 }

@@ -67,6 +67,7 @@ struct RunState {
 
   // plan_run
   int parallel_cells = 1;
+  bool late_worker = false;  // a second worker joins once the look-ahead has no image left to build
   RunSettings settings;
   std::chrono::steady_clock::time_point started;
   std::mutex out_mutex;

@@ -97,6 +97,16 @@ TEST(Cli, BadWhereValueIsUsageError) {
   EXPECT_NE(r.err.find("cloud"), std::string::npos) << r.err;
 }
 
+// --jobs not given is its own default (one cell, and a second once no image is left to build):
+// 0 given is no way to ask for it.
+TEST(Cli, JobsBelowOneIsUsageErrorNamingTheFlag) {
+  for (const char* n : {"0", "-1"}) {
+    CliRun r = cli({"run", "--matrix", kValid, "--dry-run", "--jobs", n});
+    EXPECT_EQ(r.status, 2) << n;
+    EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+  }
+}
+
 TEST(Cli, HelpOnEverySubcommandExitsZero) {
   for (const char* sub : {"validate", "list", "github-matrix"}) {
     CliRun r = cli({sub, "--help"});

@@ -358,6 +358,40 @@ TEST_F(ImagePrefetch, AStopEndsTheWalk) {
   EXPECT_EQ(images_->ensure_calls["c2"], 0);
 }
 
+// The run's second worker (RunState::late_worker) waits on this: not while an image is left to
+// build, at once after the last one, and not at all once there is nothing left for it to run.
+TEST_F(ImagePrefetch, TheWalkIsOverOnlyOnceNoImageIsLeftToBuild) {
+  make_cells(3);
+  images_->held.insert("t2");
+  ImageLookAhead& la = look_ahead_from_first_cell(2);
+  ASSERT_TRUE(images_->await([&] { return images_->builds["t1"] == 1 && images_->building == 1; }));  // t2 held
+  std::atomic<bool> give_up{false};
+  std::atomic<int> walked{-1};
+  std::thread waiter([&] { walked = la.wait_walked([&] { return give_up.load(); }) ? 1 : 0; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // more than one poll: still waiting
+  EXPECT_EQ(walked.load(), -1);
+  images_->release("t2");
+  waiter.join();
+  EXPECT_EQ(walked.load(), 1);
+  EXPECT_TRUE(la.wait_walked([] { return false; }));  // over stays over
+  la.finish();
+}
+
+TEST_F(ImagePrefetch, WaitingForTheWalkEndsWhenTheWaiterGivesUp) {
+  make_cells(3);
+  images_->held.insert("t1");
+  ImageLookAhead& la = look_ahead_from_first_cell(2);
+  ASSERT_TRUE(images_->await([&] { return images_->building == 1; }));
+  std::atomic<bool> give_up{false};
+  std::atomic<int> walked{-1};
+  std::thread waiter([&] { walked = la.wait_walked([&] { return give_up.load(); }) ? 1 : 0; });
+  give_up = true;  // every cell taken by a worker: no second one is wanted
+  waiter.join();
+  EXPECT_EQ(walked.load(), 0);
+  images_->release("t1");
+  la.finish();
+}
+
 TEST_F(ImagePrefetch, AFailedLookAheadBuildIsTriedAgainByTheWorker) {
   make_cells(2);
   images_->fail_once.insert("t1");
