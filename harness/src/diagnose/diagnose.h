@@ -24,6 +24,10 @@ struct StepFailure {
 Diagnosis diagnose_step(const StepFailure& failure);
 Diagnosis diagnose_test(const TestOutcome& test, const std::string& repro);
 
+// setup.py stopping its build where no GPU is visible (it tests torch.cuda.is_available() at build
+// time): kind setup_needs_gpu, the summary with `evidence`, the fix.
+void explain_setup_needs_gpu(const std::string& evidence, Diagnosis& d);
+
 // The demangled form of an Itanium C++ symbol (`_ZN3c10…`), or the input unchanged.
 std::string demangle(const std::string& symbol);
 

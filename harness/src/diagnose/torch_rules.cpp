@@ -94,13 +94,7 @@ bool missing_torch_api(const std::string& log, Evidence& e) {
   return false;
 }
 
-void explain_setup_needs_gpu(const StepFailure&, const Evidence& e, Diagnosis& d) {
-  d.kind = "setup_needs_gpu";
-  d.summary = "setup.py refuses to build without a visible GPU (it tests torch.cuda.is_available() at build time): " +
-              e.what;
-  d.fix = "gate the CUDA build on FORCE_CUDA / CUDA_HOME (torch.utils.cpp_extension.CUDA_HOME), not on a visible GPU; "
-          "build hosts and CI runners have none";
-}
+void explain_gpu_refusal(const StepFailure&, const Evidence& e, Diagnosis& d) { explain_setup_needs_gpu(e.what, d); }
 
 void explain_missing_torch_api(const StepFailure&, const Evidence& e, Diagnosis& d) {
   const std::string& api = e.what;
@@ -175,7 +169,7 @@ void explain_no_cuda_torch(const StepFailure&, const Evidence&, Diagnosis& d) {
 
 const std::vector<StepRule>& torch_rules() {
   static const std::vector<StepRule> rules = {
-      own_rule(setup_needs_gpu, explain_setup_needs_gpu),
+      own_rule(setup_needs_gpu, explain_gpu_refusal),
       own_rule(missing_torch_api, explain_missing_torch_api),
       // Before compile errors (toolchain_rules): a missing THC header means torch 1.11 or newer.
       line_rule(R"(fatal error: '?(THC/[^\s:']+)'?:? (?:No such file or directory|file not found))", explain_thc_header),
@@ -187,3 +181,15 @@ const std::vector<StepRule>& torch_rules() {
 }
 
 }  // namespace opmatrix::step_rules
+
+namespace opmatrix {
+
+void explain_setup_needs_gpu(const std::string& evidence, Diagnosis& d) {
+  d.kind = "setup_needs_gpu";
+  d.summary = "setup.py refuses to build without a visible GPU (it tests torch.cuda.is_available() at build time): " +
+              evidence;
+  d.fix = "gate the CUDA build on FORCE_CUDA / CUDA_HOME (torch.utils.cpp_extension.CUDA_HOME), not on a visible GPU; "
+          "build hosts and CI runners have none";
+}
+
+}  // namespace opmatrix

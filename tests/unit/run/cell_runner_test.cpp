@@ -1799,6 +1799,34 @@ TEST_F(RunCell, SetupPyThatRefusesWithoutAGpuIsNotCheckedWhereTheBuildSeesNone) 
   EXPECT_TRUE(r.meets_expectations) << all_checks(r);
 }
 
+// warp-rna 0.3.0's setup.py raises in words that do not say CUDA (`if not
+// torch.cuda.is_available():` then `raise Exception("CPU version is not implemented")`): beside a
+// CUDA torch and its nvcc, a build that sees no GPU refuses for want of one, which the condition
+// over the raise says; the same raise under any other condition stays the library's red.
+TEST_F(RunCell, SetupPyRaisingUnderATestOfAVisibleGpuIsNotCheckedWhereTheBuildSeesNone) {
+  const Cell c = setuptools_project_cell();
+  const std::string log = "Traceback (most recent call last):\n"
+                          "  File \"/build/src/setup.py\", line 5, in <module>\n"
+                          "    raise Exception(\"CPU version is not implemented\")\n"
+                          "Exception: CPU version is not implemented\nerror: metadata-generation-failed\n";
+  for (const bool gated : {true, false}) {
+    project_file("setup.py", std::string("import torch\n\n") +
+                                 (gated ? "if not torch.cuda.is_available():\n" : "if torch.__version__ < '1.0':\n") +
+                                 "    # the fallback\n    raise Exception(\"CPU version is not implemented\")\n");
+    const CellResult r = run_project_with_failing_build(c, log);
+    const CheckResult* build = check(r, "build");
+    ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+    EXPECT_EQ(build->status, gated ? Status::skip : Status::fail) << build->message;
+    EXPECT_EQ(build->diagnosis->kind, gated ? "setup_needs_gpu" : "setup_py_raised");
+    if (gated)
+      EXPECT_EQ(build->message, "not checked here: setup.py refuses to build without a visible GPU (it tests "
+                                "torch.cuda.is_available() at build time): setup.py:3 `if not "
+                                "torch.cuda.is_available():`, then setup.py:5 (<module>): `raise Exception(\"CPU "
+                                "version is not implemented\")` raised Exception: CPU version is not implemented; this "
+                                "cell's build sees no GPU");
+  }
+}
+
 // Pointnet2_PyTorch's pointnet2_ops (a CUDAExtension only), causal-conv1d (its nvcc version
 // probe) and warp-rnnt (its setup.py refuses a CPU build) in a CPU runtime: a CUDA-only build,
 // not checked here; any other failure stays red.

@@ -5,6 +5,7 @@
 
 #include "checks/promises/promises.h"
 #include "checks/requirements/index_elsewhere.h"
+#include "diagnose/diagnose.h"
 #include "util/atomic_write.h"
 
 namespace fs = std::filesystem;
@@ -119,6 +120,39 @@ bool cuda_toolkit_header(const std::string& header) {
   return cuda_library_header(header) || std::regex_search(header, toolkit);
 }
 
+// The test of a visible GPU that a setup.py line stands under (warp-rna 0.3.0's `if not
+// torch.cuda.is_available():` above its `raise Exception("CPU version is not implemented")`), or
+// that the line makes itself (`assert torch.cuda.is_available(), ...`): that line, trimmed, with its
+// number; "" where there is none. The exception's words need not say CUDA: the condition does.
+std::string gpu_test_over(const std::string& setup, int line_no) {
+  static const std::regex gpu_test(R"(\bcuda\.is_available\(\))");
+  static const std::regex opens_block(R"(^\s*(?:el)?if\b|^\s*assert\b)");
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at <= setup.size();) {
+    const std::size_t end = std::min(setup.find('\n', at), setup.size());
+    lines.push_back(setup.substr(at, end - at));
+    at = end + 1;
+  }
+  if (line_no < 1 || line_no > static_cast<int>(lines.size())) return "";
+  auto indent = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+  auto said = [&](int i) {
+    std::string l = lines[static_cast<std::size_t>(i)];
+    return "setup.py:" + std::to_string(i + 1) + " `" + l.erase(0, indent(l)) + "`";
+  };
+  int i = line_no - 1;
+  if (std::regex_search(lines[static_cast<std::size_t>(i)], gpu_test)) return said(i);
+  // The blocks it stands in, innermost first: each line above it indented less opens one.
+  std::size_t depth = indent(lines[static_cast<std::size_t>(i)]);
+  for (int k = i - 1; k >= 0 && depth > 0 && depth != std::string::npos; --k) {
+    const std::string& l = lines[static_cast<std::size_t>(k)];
+    const std::size_t at = indent(l);
+    if (at == std::string::npos || l[at] == '#' || at >= depth) continue;
+    if (std::regex_search(l, opens_block) && std::regex_search(l, gpu_test)) return said(k);
+    depth = at;
+  }
+  return "";
+}
+
 void not_checked(CheckResult& c, const std::string& summary, const std::string& fix) {
   c.status = Status::skip;
   c.message = summary;
@@ -157,6 +191,18 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
     c.diagnosis->fix = "check the package from that index (pip install --extra-index-url " + elsewhere[1].str() +
                        "): on a machine that reaches it, name its wheel there";
     return;
+  }
+  // A setup.py that raises where no GPU is visible, in words that do not say so: its condition does.
+  static const std::regex raised_at(R"(^setup\.py:(\d+) )");
+  std::smatch at;
+  if (c.diagnosis->kind == "setup_py_raised" && ctx.cell.has_cuda() &&
+      std::regex_search(c.diagnosis->evidence, at, raised_at)) {
+    const std::string test = gpu_test_over(read_text_file(ctx.project_dir_on_host() + "/setup.py"), std::stoi(at[1].str()));
+    if (!test.empty()) {
+      c.diagnosis->evidence = test + ", then " + c.diagnosis->evidence;
+      explain_setup_needs_gpu(c.diagnosis->evidence, *c.diagnosis);
+      c.message = c.diagnosis->summary;
+    }
   }
   if (c.diagnosis->kind == "setup_needs_gpu" && !gpu_visible(ctx.result.versions, "")) {
     not_checked(c, "not checked here: " + c.diagnosis->summary + "; this cell's build sees no GPU",
