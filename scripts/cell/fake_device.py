@@ -10,7 +10,8 @@ The cell's own ops (OPMATRIX_* environment, op_samples.py) and torchvision's ops
 the cell's torch is a CUDA build. Prints {"checks": [...]}; never raises."""
 import sys
 
-from op_samples import Cell, cell_targets, excerpt, judge_each_op, stdout_to_stderr, torchvision_targets
+from op_samples import (Cell, cell_targets, excerpt, judge_each_op, requirement_at_fault, requirement_fault_result,
+                        stdout_to_stderr, torchvision_targets)
 from script_check import result, run
 
 CHECK = "fake-device"
@@ -81,6 +82,12 @@ def check_op(torch, name, samples):
                 fake = s.op(*args, **kwargs)
                 why, sym = mismatch(torch, fake, real)
         except Exception as e:  # noqa: BLE001 - the propagation error is the finding
+            # Unless a requirement of the project broke torch's fake-tensor machinery (torch-blocksparse
+            # 1.1.1's unpinned triton 3.9 beside Debian's CUDA torch 2.6: "cannot import name
+            # 'AttrsDescriptor' from 'triton.compiler.compiler'"), as opcheck, compile and export say.
+            fault = requirement_at_fault(e)
+            if fault:
+                return requirement_fault_result(CHECK, fault, e, op=name, sample=s.description)
             return result(CHECK, "fail", "on fake CUDA tensors, %s raises %s" % (s.description, excerpt(e)),
                           kind="fake_device", fix=FIX, op=name, sample=s.description)
         if why:  # the fake kernel ran and answered wrong: a wrong result (fake_device.yaml)

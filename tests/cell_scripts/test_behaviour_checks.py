@@ -167,6 +167,34 @@ def test_a_failure_from_a_requirement_beside_torch_names_it(tmp_path):
         except RuntimeError as inner:
             assert op_samples.requirement_at_fault(inner, env) is None
         assert op_samples.requirement_at_fault(raised, {}) is None
+        # fake_device.py tells it the same way (torch-blocksparse 1.1.1 beside Debian's CUDA torch 2.6:
+        # "on fake CUDA tensors, nms(...) raises ImportError ..." with the fix for a fake kernel). Its
+        # fake-tensor machinery stood in for (this torch has none): the op runs eagerly, then raises
+        # inside the mode.
+        import contextlib
+        import types
+        import fake_device
+        calls = []
+
+        def op(*args):
+            calls.append(args)
+            if len(calls) > 1:
+                raise via_site
+            return args[0]
+        sample = types.SimpleNamespace(op=op, args=(1,), kwargs={}, description="nms(f32[8,4], f32[8], 0.5)")
+        saved = fake_device.fake_mode, fake_device.fake_cuda, os.environ.get("OPMATRIX_BUILD")
+        fake_device.fake_mode, fake_device.fake_cuda = contextlib.nullcontext, lambda torch, x: x
+        os.environ["OPMATRIX_BUILD"] = str(tmp_path)
+        try:
+            import torch
+            r = fake_device.check_op(torch, "torchvision::nms", [sample])
+        finally:
+            fake_device.fake_mode, fake_device.fake_cuda = saved[0], saved[1]
+            if saved[2] is None:
+                os.environ.pop("OPMATRIX_BUILD")
+            else:
+                os.environ["OPMATRIX_BUILD"] = saved[2]
+        assert r["diagnosis"]["kind"] == "requirement_breaks_torch" and r["op"] == "torchvision::nms"
         r = op_samples.requirement_fault_result("opcheck", ("triton", "3.9.0"), named, op="torchvision::nms")
         assert r["diagnosis"]["kind"] == "requirement_breaks_torch"
         assert r["message"].startswith("triton 3.9.0, installed by the project's requirements, breaks torch's own "
