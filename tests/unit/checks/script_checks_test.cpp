@@ -46,6 +46,17 @@ TEST(ScriptChecks, ARequirementBreakingTorchIsOneRed) {
   EXPECT_EQ(out[1].message, "not judged apart: triton 3.9.0, installed by the project's requirements, breaks torch's "
                             "own machinery here (red once, at its first op)");
   EXPECT_EQ(out[2].status, Status::fail);
+  // The next behaviour check that meets it in the same cell (torch-blocksparse 1.1.1 beside Debian's
+  // CUDA torch 2.6: opcheck, then fake-device) points to the first red.
+  nlohmann::json fake = {{"checks", nlohmann::json::array()}};
+  fake["checks"].push_back({{"check", "fake-device"}, {"op", "torchvision::nms"}, {"status", "fail"}, {"message", broke},
+                            {"diagnosis", {{"kind", "requirement_breaks_torch"}, {"fix", "bound it"}}}});
+  const auto after = script_checks(fake, "fake-device", kRepro, out);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].status, Status::skip);
+  EXPECT_EQ(after[0].message, "not judged apart: triton 3.9.0, installed by the project's requirements, breaks "
+                              "torch's own machinery here (red once, at the opcheck check)");
+  EXPECT_EQ(script_checks(fake, "fake-device", kRepro)[0].status, Status::fail);  // alone: its own red
 }
 
 TEST(ScriptChecks, SubtestAndSampleAreKept) {

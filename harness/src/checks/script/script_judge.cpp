@@ -1,6 +1,7 @@
 #include "checks/script/script_judge.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -21,23 +22,34 @@ CheckResult malformed(const std::string& check, const std::string& what, const s
 }
 
 // A requirement of the project that breaks torch's own machinery (op_samples.py's
-// requirement_breaks_torch: Debian's torch 2.6 beside triton 3.9) fails every op of the check
-// alike, torchvision's too: one red, at the first; the others skip pointing to it.
+// requirement_breaks_torch: Debian's torch 2.6 beside triton 3.9) fails every op of every
+// behaviour check alike, torchvision's too: one red in the cell, at the first op of the first
+// check that meets it; the others skip pointing to it.
 constexpr const char* kBrokenRequirement = "requirement_breaks_torch";
 constexpr const char* kInstalledBy = ", installed by the project's requirements";
 
-std::vector<CheckResult> one_red_per_broken_requirement(std::vector<CheckResult> results) {
-  std::vector<std::string> said;  // "triton 3.9.0": the packages already red
+std::string broken_package(const CheckResult& c) {
+  return c.diagnosis && c.diagnosis->kind == kBrokenRequirement && c.status == Status::fail
+             ? c.message.substr(0, c.message.find(kInstalledBy))
+             : std::string();
+}
+
+std::vector<CheckResult> one_red_per_broken_requirement(std::vector<CheckResult> results,
+                                                        const std::vector<CheckResult>& earlier) {
+  std::map<std::string, std::string> red_in;  // "triton 3.9.0" -> the check it is red in
+  for (const auto& c : earlier)
+    if (const std::string package = broken_package(c); !package.empty()) red_in.emplace(package, c.check);
   for (auto& c : results) {
-    if (!c.diagnosis || c.diagnosis->kind != kBrokenRequirement) continue;
-    const std::string package = c.message.substr(0, c.message.find(kInstalledBy));
-    if (std::find(said.begin(), said.end(), package) == said.end()) {
-      said.push_back(package);
+    const std::string package = broken_package(c);
+    if (package.empty()) continue;
+    const auto seen = red_in.find(package);
+    if (seen == red_in.end()) {
+      red_in.emplace(package, c.check);
       continue;
     }
     c.status = Status::skip;
-    c.message = fmt::format("not judged apart: {}{}, breaks torch's own machinery here (red once, at its first op)",
-                            package, kInstalledBy);
+    c.message = fmt::format("not judged apart: {}{}, breaks torch's own machinery here (red once, at {})", package,
+                            kInstalledBy, seen->second == c.check ? "its first op" : "the " + seen->second + " check");
     c.diagnosis.reset();
   }
   return results;
@@ -45,7 +57,8 @@ std::vector<CheckResult> one_red_per_broken_requirement(std::vector<CheckResult>
 
 }  // namespace
 
-std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::string& check, const std::string& repro) {
+std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::string& check, const std::string& repro,
+                                       const std::vector<CheckResult>& earlier) {
   if (!report.is_object() || !report.contains("checks") || !report["checks"].is_array())
     return {malformed(check, "no \"checks\" list", repro)};
   std::vector<CheckResult> out;
@@ -79,7 +92,7 @@ std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::
     }
     out.push_back(std::move(c));
   }
-  return one_red_per_broken_requirement(std::move(out));
+  return one_red_per_broken_requirement(std::move(out), earlier);
 }
 
 }  // namespace opmatrix

@@ -23,6 +23,9 @@ namespace opmatrix {
 // The script's results as check results: only its own check name, only known statuses; every
 // result that is not a pass or skip carries a diagnosis (the script's, or one made from its
 // message), each with `repro`. A malformed report is one `error` result saying what is wrong.
-std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::string& check, const std::string& repro);
+// A requirement that breaks torch's own machinery is red once in the cell: at the first op of the
+// first check that meets it; `earlier` (the cell's results so far) says where it already is.
+std::vector<CheckResult> script_checks(const nlohmann::json& report, const std::string& check, const std::string& repro,
+                                       const std::vector<CheckResult>& earlier = {});
 
 }  // namespace opmatrix

@@ -100,7 +100,7 @@ bool run_script_check(CellContext& ctx, const StepSpec& spec) {
   nlohmann::json j = ctx.script_json(spec.name, spec.script, ctx.build.libraries, check->name, &repro, script_env(ctx));
   if (!j.is_object()) return false;
   bool ok = true;
-  for (auto& c : script_checks(j, check->name, repro)) {
+  for (auto& c : script_checks(j, check->name, repro, ctx.result.checks)) {
     if (check->per == CheckPer::library) c = library_done_without(std::move(c), ctx.result.checks);
     ok = ok && !is_bad(c.status);
     ctx.add(std::move(c));
