@@ -202,6 +202,20 @@ TEST(Verdict, BehaviourFailuresAreLimitsPerOpAndAnUndeclaredOneIsMarked) {
             "◐ works with limits: nms: opcheck test_faketensor, compile (+1 more) ‼ not as declared in matrix.yaml");
 }
 
+// torch-blocksparse 1.1.1's triton 3.9 beside Debian's torch 2.6: opcheck failed at torchvision's
+// nms for a reason that is no op's. The line says the cause, not "torchvision::nms: opcheck test_schema".
+TEST(Verdict, ARequirementThatBreaksTorchIsSaidAsItselfNotAsTheOpsLimit) {
+  CheckResult broke = result("torchvision::nms", "opcheck", Status::fail,
+                             "triton 3.9.0, installed by the project's requirements, breaks torch's own machinery here: "
+                             "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'");
+  broke.subtest = "test_schema";
+  broke.diagnosis = Diagnosis{"requirement_breaks_torch", broke.message, "bound it", "", ""};
+  const CellVerdict v = assess(cell("none", {broke}));
+  EXPECT_EQ(v.verdict, Verdict::works_with_limits);
+  EXPECT_EQ(v.limits, std::vector<std::string>{"opcheck: triton 3.9.0, installed by the project's requirements, breaks "
+                                               "torch's own machinery here: ImportError: cannot …"});
+}
+
 TEST(Verdict, AnOpBreakNamesTheOpAndCheck) {
   const CellVerdict v = assess(cell("none", {result("nms", "correctness", Status::fail, "kept boxes [0, 2], expected [0]")}));
   EXPECT_EQ(v.verdict, Verdict::broken);
