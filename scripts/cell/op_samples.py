@@ -55,14 +55,14 @@ def requirement_at_fault(e, environ=None):
         return None
     # Python meets a requirement's files through BUILD/site too, where build_wheel.py links each
     # folder of DEPS the package lacks (/build/site/triton -> ../deps/triton): where a file lies is
-    # where its path leads.
+    # where its path leads. Only a path under BUILD can lead there (torch's own files and frames
+    # named "<string>" are not resolved).
     deps = os.path.realpath(os.path.join(build, "deps")) + os.sep
-    under_build = os.path.join(build, "")
     paths = []
     for x in exception_chain(e):
         paths += [getattr(x, "path", None) or ""] + [f.filename for f in traceback_frames(x.__traceback__)]
-        paths += [w.strip("()'\"") for w in str(x).split() if w.strip("()'\"").startswith(under_build)]
-    for path in (os.path.realpath(p) for p in paths if p):
+        paths += [w.strip("()'\"") for w in str(x).split()]
+    for path in (os.path.realpath(p) for p in paths if p.startswith(os.path.join(build, ""))):
         if path.startswith(deps):
             package = path[len(deps):].split(os.sep)[0]
             try:

@@ -9,6 +9,7 @@
 
 #include "checks/fatbin/fatbin_judge.h"
 #include "checks/registry.h"
+#include "checks/script/script_judge.h"
 #include "report/library_findings.h"
 #include "report/render.h"
 #include "report/results_set.h"
@@ -189,8 +190,8 @@ void weigh(const CheckResult& c, bool promises_cuda, CellVerdict& v, Tally& t) {
     if (c.status != Status::xfail) v.known_broken = false;
   } else if (!c.arch.empty()) {
     t.archs.insert(c.arch);
-  } else if (!c.op.empty() && !(c.diagnosis && c.diagnosis->kind == "requirement_breaks_torch")) {
-    // A requirement that breaks torch's own machinery (checks/script/script_judge.cpp) showed at
+  } else if (!c.op.empty() && !(c.diagnosis && c.diagnosis->kind == kRequirementBreaksTorch)) {
+    // A requirement that breaks torch's own machinery (checks/script/script_judge.h) showed at
     // an op, which is not its cause: it is said whole, below, not as the op's limit.
     if (!t.op_limits.count(c.op)) t.op_order.push_back(c.op);
     add_once(t.op_limits[c.op], check_and_subtest(c));

@@ -25,11 +25,10 @@ CheckResult malformed(const std::string& check, const std::string& what, const s
 // requirement_breaks_torch: Debian's torch 2.6 beside triton 3.9) fails every op of every
 // behaviour check alike, torchvision's too: one red in the cell, at the first op of the first
 // check that meets it; the others skip pointing to it.
-constexpr const char* kBrokenRequirement = "requirement_breaks_torch";
 constexpr const char* kInstalledBy = ", installed by the project's requirements";
 
 std::string broken_package(const CheckResult& c) {
-  return c.diagnosis && c.diagnosis->kind == kBrokenRequirement && c.status == Status::fail
+  return c.diagnosis && c.diagnosis->kind == kRequirementBreaksTorch && c.status == Status::fail
              ? c.message.substr(0, c.message.find(kInstalledBy))
              : std::string();
 }

@@ -20,6 +20,10 @@
 
 namespace opmatrix {
 
+// The kind of a behaviour check's result that a requirement of the project breaking torch's own
+// machinery made (op_samples.py's requirement_fault_result): no op's finding.
+inline constexpr const char* kRequirementBreaksTorch = "requirement_breaks_torch";
+
 // The script's results as check results: only its own check name, only known statuses; every
 // result that is not a pass or skip carries a diagnosis (the script's, or one made from its
 // message), each with `repro`. A malformed report is one `error` result saying what is wrong.
