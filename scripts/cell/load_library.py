@@ -1050,6 +1050,39 @@ def mark_runtime_variants(by_name, loaded_by_import, torch_cuda=None):
             lib["optional"] = False
 
 
+# A build per version of a system library the package loads the fitting one of: torchcodec's
+# libtorchcodec_core4.so ... _core8.so (and its custom_ops4 ... 8, pybind_ops4 ... 8), one per FFmpeg
+# major; torchaudio's libtorio_ffmpeg4.so ... 6.so and _torio_ffmpeg4 ... 6. The number runs into
+# the name, no separator (VARIANT's names have one).
+SYSTEM_VERSION_BUILD = re.compile(r"^(?P<stem>.*[A-Za-z_])(?P<version>\d{1,2})(?=\.(?:so|cpython|abi3))")
+
+
+def mark_system_library_builds(libraries, loaded_by_import):
+    """A package that ships one build of a library per version of a system library (FFmpeg 4 ... 8)
+    and whose import loaded the build that fits the one installed (torchcodec: _core5 beside
+    bookworm's FFmpeg 5): a sibling build that does not load for want of that system library's
+    other versions (libavutil.so.56, .58, .59) is a build for another version of it, unused here
+    ("variant_of": the one the import loaded), neither an optional backend missing nor a break.
+    One that lacks torch's or CUDA's libraries, or fails otherwise, stays as it is."""
+    mapped = {os.path.realpath(p) for p in loaded_by_import}
+    loaded = {}  # stem -> the build the import loaded
+    for lib in libraries:
+        m = SYSTEM_VERSION_BUILD.match(os.path.basename(lib["path"]))
+        if m and os.path.realpath(lib["path"]) in mapped:
+            loaded.setdefault(m.group("stem"), os.path.basename(lib["path"]))
+    for lib in libraries:
+        name = os.path.basename(lib["path"])
+        m = SYSTEM_VERSION_BUILD.match(name)
+        missing = lib.get("missing_libraries") or []
+        if (not m or m.group("stem") not in loaded or loaded[m.group("stem")] == name or lib.get("loaded")
+                or lib.get("variant_of") or lib.get("error_kind") != "missing_library" or not missing
+                or os.path.realpath(lib["path"]) in mapped
+                or any(TORCH_SONAME.match(x) or CUDA_SONAME.match(x) or " of " in x for x in missing)):
+            continue
+        lib["variant_of"] = loaded[m.group("stem")]
+        lib["optional"] = False
+
+
 def mark_loaded_by_import(libraries, loaded_by_import):
     """A library that does not load alone but that the package's import loaded: its package loads
     first what it needs (torchpipe 0.2.25's torchpipe_core-torch212-cpu-abiflag1.so needs
@@ -1552,6 +1585,7 @@ def main():
             # By build_label: a package with a build per torch folder has one name in each.
             mark_runtime_variants({build_label(lib["path"]): lib for lib in out["libraries"]}, by_import,
                                   out["torch_cuda"])
+            mark_system_library_builds(out["libraries"], by_import)
             mark_host_plugins(out["libraries"], by_import)
         else:
             mark_host_plugins(out["libraries"], [])

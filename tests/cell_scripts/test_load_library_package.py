@@ -170,6 +170,33 @@ def test_builds_for_other_runtimes_beside_the_one_the_package_loads_are_variants
     assert libs[2]["optional"] is False, "a variant is named as such, not as an optional backend"
 
 
+def test_builds_per_version_of_a_system_library_beside_the_one_the_import_loaded_are_variants():
+    # torchcodec 0.4.0 beside bookworm's FFmpeg 5: its import loads _core5 and _custom_ops5; the
+    # builds for FFmpeg 4 and 7 lack those FFmpegs' libraries (custom_ops7 its core7 too): builds
+    # for another FFmpeg, not optional backends missing. One lacking torch's library stays as it is,
+    # and so does a numbered library none of whose siblings the import loaded.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    libs = [{"path": "/x/libtorchcodec_core5.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libtorchcodec_custom_ops5.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+            {"path": "/x/libtorchcodec_core4.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libavutil.so.56", "libavcodec.so.58"]},
+            {"path": "/x/libtorchcodec_custom_ops7.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libavutil.so.59", "libtorchcodec_core7.so"]},
+            {"path": "/x/libtorchcodec_core6.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libtorch_cpu.so"]},
+            {"path": "/x/libtorio_ffmpeg6.so", "loaded": False, "error_kind": "missing_library",
+             "missing_libraries": ["libavutil.so.58"]}]
+    by_import = {"/x/libtorchcodec_core5.so", "/x/libtorchcodec_custom_ops5.so"}
+    load_library.mark_optional_backends(libs, loaded_by_import=by_import, own_names={os.path.basename(l["path"]) for l in libs})
+    load_library.mark_system_library_builds(libs, by_import)
+    assert [lib.get("variant_of") for lib in libs] == [
+        None, None, "libtorchcodec_core5.so", "libtorchcodec_custom_ops5.so", None, None]
+    assert libs[2]["optional"] is False and libs[3]["optional"] is False
+    assert libs[5]["optional"] is True, "a numbered library whose siblings did not load stays an optional backend"
+
+
 def test_builds_for_other_torch_versions_beside_the_one_the_package_loads_are_variants():
     # dgl 2.1.0 ships libgraphbolt_pytorch_2.0.0.so ... _2.2.1.so and loads the one of its torch:
     # the others' undefined symbols are another torch's, by design.

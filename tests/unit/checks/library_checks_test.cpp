@@ -995,6 +995,33 @@ TEST(LoadChecks, BuildsForOtherRuntimesAreOneSkipNotReds) {
                             "the one for this runtime");
 }
 
+// torchcodec 0.4.0 beside bookworm's FFmpeg 5: its import loads libtorchcodec_core5.so and
+// custom_ops5; the builds for FFmpeg 4, 6 and 7 lack those FFmpegs' libraries (and their own
+// core of that version): builds for other versions of FFmpeg, one skip with no diagnosis — neither
+// an optional backend missing (a limit) nor a system library this runtime lacks (not checked).
+TEST(LoadChecks, BuildsForOtherVersionsOfASystemLibraryAreOneSkipNeitherLimitNorUnchecked) {
+  const auto report = nlohmann::json::parse(R"({"torch": "2.7.1+cu126",
+    "import": {"module": "torchcodec", "ok": true},
+    "libraries": [{"path": "/s/torchcodec/libtorchcodec_core5.so", "loaded": true},
+      {"path": "/s/torchcodec/libtorchcodec_custom_ops5.so", "loaded": true},
+      {"path": "/s/torchcodec/libtorchcodec_core4.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libavutil.so.56", "libavcodec.so.58"], "variant_of": "libtorchcodec_core5.so"},
+      {"path": "/s/torchcodec/libtorchcodec_core7.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libavutil.so.59"], "variant_of": "libtorchcodec_core5.so"},
+      {"path": "/s/torchcodec/libtorchcodec_custom_ops7.so", "loaded": false, "error_kind": "missing_library",
+       "missing_libraries": ["libavutil.so.59", "libtorchcodec_core7.so"], "variant_of": "libtorchcodec_core5.so"}]})");
+  const auto out = load_checks(report, "r");
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].status, Status::pass);
+  EXPECT_EQ(out[1].status, Status::pass);
+  EXPECT_EQ(out[2].status, Status::skip);
+  EXPECT_FALSE(out[2].diagnosis.has_value()) << out[2].diagnosis->kind;
+  EXPECT_EQ(out[2].message, "3 builds of its library for other versions of FFmpeg (libavutil.so.56, libavcodec.so.58, "
+                            "libavutil.so.59, not installed here), unused here: libtorchcodec_core4.so, "
+                            "libtorchcodec_core7.so, libtorchcodec_custom_ops7.so — libtorchcodec_core5.so is the one "
+                            "for the FFmpeg installed");
+}
+
 // xformers 0.0.35 in PyPI torch 2.1.2 (a bookworm image): its _C.so needs GCC 13's libstdc++
 // (std::ios_base_library_init@GLIBCXX_3.4.32) and the stable ABI torch 2.1 lacks. The system's
 // part comes first and is said as such, not as a symbol torch lacks.

@@ -252,6 +252,22 @@ std::string build_name(const nlohmann::json& lib) {
 CheckResult runtime_variants_result(const std::vector<const nlohmann::json*>& libs) {
   std::vector<std::string> names;
   for (const nlohmann::json* lib : libs) names.push_back(build_name(*lib));
+  // Builds per version of a system library (load_library.py's mark_system_library_builds:
+  // torchcodec's _core4 ... _core8 beside the one fitting the FFmpeg installed) lack only that
+  // library's other versions (beside their own siblings of that version): said as such.
+  std::vector<std::string> lacked;
+  for (const nlohmann::json* lib : libs)
+    for (const auto& m : lib->value("missing_libraries", std::vector<std::string>{}))
+      if (!system_prerequisites_of({m}).empty() && std::find(lacked.begin(), lacked.end(), m) == lacked.end())
+        lacked.push_back(m);
+  if (const auto needs = system_prerequisites_of(lacked); needs.size() == 1) {
+    return load_result("library", Status::skip,
+                       fmt::format("{} build{} of its library for other versions of {} ({}, not installed here), "
+                                   "unused here: {} — {} is the one for the {} installed",
+                                   names.size(), names.size() > 1 ? "s" : "", needs.front().prerequisite->name,
+                                   fmt::join(needs.front().sonames, ", "), fmt::join(names, ", "),
+                                   json_text(*libs.front(), "variant_of"), needs.front().prerequisite->name));
+  }
   return load_result("library", Status::skip,
                      fmt::format("{} build{} of its library for other runtimes (another device, CUDA, ROCm, "
                                  "torch version or std::string ABI), unused here: {} — {} is the one for this runtime",
