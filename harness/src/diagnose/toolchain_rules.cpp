@@ -123,16 +123,19 @@ void explain_undefined_symbol(const StepFailure&, const Evidence& e, Diagnosis& 
 }
 
 // CMake puts the message on the (indented) lines after "CMake Error at …": up to five of them,
-// joined; else the line two below.
+// joined, up to its call stack or a blank line (pip indents them all: a blank is spaces alone);
+// else the line two below.
 std::string cmake_message_after(const std::string& log, const std::string& error_line) {
   auto lines = lines_of(log);
   std::string msg;
   for (std::size_t i = 0; i < lines.size(); ++i)
     if (lines[i] == error_line) {
-      for (std::size_t k = i + 1; k < lines.size() && k < i + 6 && !lines[k].empty(); ++k)
-        msg += (msg.empty() ? "" : " ") + lines[k].substr(lines[k].find_first_not_of(' ') == std::string::npos
-                                                              ? 0 : lines[k].find_first_not_of(' '));
-      if (msg.empty() && i + 2 < lines.size()) msg = lines[i + 2];
+      for (std::size_t k = i + 1; k < lines.size() && k < i + 6; ++k) {
+        const std::string line = trimmed(lines[k]);
+        if (line.empty() || line.rfind("Call Stack", 0) == 0) break;
+        msg += (msg.empty() ? "" : " ") + line;
+      }
+      if (msg.empty() && i + 2 < lines.size()) msg = trimmed(lines[i + 2]);
       break;
     }
   return msg;
@@ -153,8 +156,21 @@ void explain_torch_cmake_unknown_arch(const StepFailure&, const Evidence& e, Dia
 void explain_configure_error(const StepFailure& f, const Evidence& e, Diagnosis& d) {
   d.kind = "configure_error";
   const std::string msg = cmake_message_after(f.log, e.line);
-  d.summary = "CMake configuration failed: " + (msg.empty() ? e.line : msg);
+  const std::string at = e.m[1].matched ? " at " + e.m[1].str() + ":" + e.m[2].str() : "";
+  d.summary = "CMake configuration failed" + at + ": " + (msg.empty() ? trimmed(e.line) : msg);
+  d.evidence = trimmed(e.line) + (msg.empty() ? "" : " " + msg);
   d.fix = "read the CMake error above; a missing package is usually a missing CMAKE_PREFIX_PATH or toolkit";
+}
+
+// The build runs a program no part of the cell has: a compiler wrapper setup.py sets (mpi4torch
+// 0.1.3's mpicc, which ccache cannot find), a tool it calls by name. The program, in e.m[1..3].
+void explain_missing_program(const StepFailure&, const Evidence& e, Diagnosis& d) {
+  const std::string program = e.m[1].matched ? e.m[1].str() : e.m[2].matched ? e.m[2].str() : e.m[3].str();
+  d.kind = "missing_program";
+  d.summary = "the build runs " + program + ", a program this image does not have";
+  d.fix = "install what provides " + program + " in the image (on Debian, apt-file search bin/" + program +
+          " names the package)";
+  d.evidence = trimmed(e.line);
 }
 
 // setup.py importing, at its top, a module the build does not have (deform-conv 0.0.0: `from
@@ -274,7 +290,11 @@ const std::vector<StepRule>& toolchain_rules() {
       line_rule(R"(undefined symbol: (\S+))", explain_undefined_symbol),
       line_rule(R"(Unknown CUDA Architecture Name (\S+) in CUDA_SELECT_NVCC_ARCH_FLAGS)",
                 explain_torch_cmake_unknown_arch),
-      line_rule(R"(^CMake Error(?: at (\S+):(\d+))?)", explain_configure_error),
+      line_rule(R"re(ccache: error: Could not find compiler "([^"]+)" in PATH|unable to execute '([^'/]+)': No such )re"
+                R"re(file or directory|error: command '([^'/]+)' failed: No such file or directory)re",
+                explain_missing_program),
+      // pip indents the build's output, CMake's words too.
+      line_rule(R"(^\s*CMake Error(?: at (\S+):(\d+))?)", explain_configure_error),
       own_rule(find_undeclared_build_module, explain_undeclared_build_module),
       // deep-gemm 1.0.0: "[Errno 2] No such file or directory: '/build/src/third-party/cutlass/include/cute'"
       // (a submodule its sdist lacks); marlin-kernels 0.3.7: '/build/src/envs.py'. The cell's copy of

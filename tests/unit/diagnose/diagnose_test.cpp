@@ -87,6 +87,23 @@ const std::vector<OneLog> kOneLogs = {
      "CMake Error at /opt/venv/lib/python3.11/site-packages/torch/share/cmake/Caffe2/Modules_CUDA_fix/upstream/"
      "FindCUDA/select_compute_arch.cmake:227 (message):\n  Unknown CUDA Architecture Name 10.0 in "
      "CUDA_SELECT_NVCC_ARCH_FLAGS\n"},
+    // moolib 0.0.9b0 in trixie's CUDA cell: its vendored pybind11 2.9's CMake, in pip's indented output.
+    {"CMakeErrorIndentedByPip", "build", "configure_error",
+     {{kSummary, Holds::is, "CMake configuration failed at third_party/pybind11/tools/pybind11NewTools.cmake:205: "
+                            "Unknown CMake command \"python_add_library\"."}},
+     "      -- pybind11 v2.9.0 dev1\n      CMake Error at third_party/pybind11/tools/pybind11NewTools.cmake:205 "
+     "(python_add_library):\n        Unknown CMake command \"python_add_library\".\n      Call Stack (most recent "
+     "call first):\n        CMakeLists.txt:51 (pybind11_add_module)\n      \n      \n      -- Configuring "
+     "incomplete, errors occurred!\n"},
+    // mpi4torch 0.1.3's setup.py compiles with MPI's mpicc, through the image's ccache.
+    {"AProgramTheBuildRunsIsNotThere", "build", "missing_program",
+     {{kSummary, Holds::is, "the build runs mpicc, a program this image does not have"},
+      {kFix, Holds::in, "apt-file search bin/mpicc"}},
+     "      ccache mpicc -Wsign-compare -DNDEBUG -g -fwrapv -O2 -c csrc/extension.cpp\n      ccache: error: Could not "
+     "find compiler \"mpicc\" in PATH\n      error: command '/usr/bin/ccache' failed with exit code 1\n"},
+    {"AProgramSetuptoolsCannotExecute", "build", "missing_program",
+     {{kSummary, Holds::is, "the build runs swig, a program this image does not have"}},
+     "      error: command 'swig' failed: No such file or directory\n"},
     {"UnknownFailureKeepsTheLogTail", "configure", "configure_failed",
      {{kEvidence, Holds::in, "something odd"}},
      "line1\nline2\nsomething odd\n"},

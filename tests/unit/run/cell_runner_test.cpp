@@ -1910,6 +1910,74 @@ TEST_F(RunCell, ASystemHeaderTheImageLacksIsNotCheckedHereATorchHeaderIsRed) {
   }
 }
 
+// mpi4torch 0.1.3 compiles with MPI's mpicc, which the image lacks: a system program, not checked
+// here; a compiler of the toolchain every image has, missing, is the image's gap.
+TEST_F(RunCell, ASystemProgramTheImageLacksIsNotCheckedHereAToolchainProgramIsTheImagesGap) {
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  const std::pair<const char*, Status> cases[] = {{"mpicc", Status::skip}, {"g++", Status::error}};
+  for (const auto& [program, status] : cases) {
+    const CellResult r = run_project_with_failing_build(
+        c, std::string("      ccache: error: Could not find compiler \"") + program + "\" in PATH\n      error: "
+           "command '/usr/bin/ccache' failed with exit code 1\n");
+    const CheckResult* build = check(r, "build");
+    ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+    EXPECT_EQ(build->status, status) << program << ": " << build->message;
+    EXPECT_NE(build->message.find(program), std::string::npos) << build->message;
+    if (status == Status::skip) {
+      EXPECT_EQ(build->diagnosis->kind, "needs_system_program");
+      EXPECT_NE(build->diagnosis->fix.find("apt-file search bin/mpicc"), std::string::npos) << build->diagnosis->fix;
+    }
+  }
+}
+
+// moolib 0.0.9b0: setup.py runs CMake, whose tensorpipe calls find_package(CUDA) unless USE_CUDA
+// is off, in a runtime without CUDA. Its default build is CUDA's; the switch its setup.py reads is
+// named. Without such a switch, a CUDA-only build (nvcc missing by name, too); another CMake error
+// stays red.
+TEST_F(RunCell, CMakeFindingNoCudaInARuntimeWithoutCudaIsNotCheckedHere) {
+  Cell c = cpu_cell();
+  c.project = project("setuptools", {});
+  const std::string find_cuda =
+      "      CMake Error at /usr/share/cmake-3.31/Modules/FindCUDA.cmake:883 (message):\n        Specify "
+      "CUDA_TOOLKIT_ROOT_DIR\n      Call Stack (most recent call first):\n        "
+      "src/tensorpipe/tensorpipe/CMakeLists.txt:70 (find_package)\n      \n      -- Configuring incomplete\n";
+  const CellResult plain = run_project_with_failing_build(c, find_cuda);
+  const CheckResult* only = check(plain, "build");
+  ASSERT_TRUE(only && only->diagnosis) << all_checks(plain);
+  EXPECT_EQ(only->status, Status::skip) << only->message;
+  EXPECT_EQ(only->diagnosis->kind, "needs_cuda_to_build");
+  EXPECT_NE(only->message.find("a CUDA-only build (it stops without a CUDA toolkit: CMake configuration failed "
+                               "at /usr/share/cmake-3.31/Modules/FindCUDA.cmake:883: Specify CUDA_TOOLKIT_ROOT_DIR)"),
+            std::string::npos) << only->message;
+
+  project_file("setup.py", "import os\n\nuse_cuda = os.environ.get(\"USE_CUDA\", True)\ncuda_home = "
+                           "os.environ.get(\"CUDA_HOME\")\n");
+  const CellResult switched = run_project_with_failing_build(c, find_cuda);
+  const CheckResult* with_switch = check(switched, "build");
+  ASSERT_TRUE(with_switch && with_switch->diagnosis);
+  EXPECT_EQ(with_switch->status, Status::skip);
+  EXPECT_EQ(with_switch->message.find("CUDA-only"), std::string::npos) << with_switch->message;
+  EXPECT_NE(with_switch->message.find("its users' to ask for (setup.py:3 `use_cuda = os.environ.get(\"USE_CUDA\", "
+                                      "True)`)"), std::string::npos) << with_switch->message;
+
+  // nvcc run by name and not there is the same answer, not a system program to install.
+  const CellResult by_name = run_project_with_failing_build(
+      c, "      error: command 'nvcc' failed: No such file or directory\n");
+  const CheckResult* nvcc = check(by_name, "build");
+  ASSERT_TRUE(nvcc && nvcc->diagnosis);
+  EXPECT_EQ(nvcc->status, Status::skip) << nvcc->message;
+  EXPECT_EQ(nvcc->diagnosis->kind, "needs_cuda_to_build") << nvcc->message;
+
+  const CellResult other = run_project_with_failing_build(
+      c, "      CMake Error at CMakeLists.txt:12 (find_package):\n        Could not find a package configuration file "
+         "provided by \"fmt\"\n");
+  const CheckResult* red = check(other, "build");
+  ASSERT_TRUE(red && red->diagnosis);
+  EXPECT_EQ(red->status, Status::fail) << red->message;
+  EXPECT_EQ(red->diagnosis->kind, "configure_error");
+}
+
 // pytorch-quantization 2.2.1's sdist on PyPI is a placeholder: its setup.py raises, saying the
 // package is on NVIDIA's index. The run asked the wrong index: an error, never the library's red.
 TEST_F(RunCell, APlaceholderSdistPointingToAnotherIndexIsNotTheLibrarysRed) {

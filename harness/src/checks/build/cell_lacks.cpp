@@ -153,6 +153,39 @@ std::string gpu_test_over(const std::string& setup, int line_no) {
   return "";
 }
 
+// The build's words that it found no CUDA: CMake's FindCUDA "Specify CUDA_TOOLKIT_ROOT_DIR" (moolib
+// 0.0.9b0's tensorpipe), "Could NOT find CUDA" / "CUDAToolkit", no CUDA compiler, nvcc run by name
+// and not there.
+bool build_found_no_cuda(const Diagnosis& d) {
+  static const std::regex no_cuda(R"(FindCUDA(?:Toolkit)?\.cmake|CUDA_TOOLKIT_ROOT_DIR|Could NOT find CUDA)");
+  return d.kind == "no_nvcc" || (d.kind == "configure_error" && std::regex_search(d.evidence, no_cuda)) ||
+         (d.kind == "missing_program" && d.summary.rfind("the build runs nvcc,", 0) == 0);
+}
+
+// The line of setup.py that reads a CUDA switch from the environment (moolib 0.0.9b0:
+// `use_cuda = os.environ.get("USE_CUDA", True)`), with its number; "" where none does.
+std::string setup_reads_cuda_switch(const std::string& setup) {
+  static const std::regex reads(R"(os\.(?:environ\.get|getenv)\(\s*['"]([A-Z_]*CUDA[A-Z_]*)['"]|os\.environ\[\s*['"]([A-Z_]*CUDA[A-Z_]*)['"])");
+  int line_no = 0;
+  for (std::size_t at = 0; at < setup.size();) {
+    const std::size_t end = std::min(setup.find('\n', at), setup.size());
+    const std::string line = setup.substr(at, end - at);
+    ++line_no;
+    if (std::regex_search(line, reads) && line.find("CUDA_HOME") == std::string::npos &&
+        line.find("CUDA_PATH") == std::string::npos)
+      return "setup.py:" + std::to_string(line_no) + " `" + line.substr(line.find_first_not_of(" \t")) + "`";
+    at = end + 1;
+  }
+  return "";
+}
+
+// Programs every cell image has by contract (its toolchain): missing, the image is short.
+bool toolchain_program(const std::string& program) {
+  static const std::regex toolchain(R"(^(?:(?:x86_64-linux-gnu-)?(?:gcc|g\+\+|cc|c\+\+|cpp)(?:-\d+)?|ninja|cmake|make|)"
+                                    R"(ccache|ld|ar|pkg-config|python3?)$)");
+  return std::regex_search(program, toolchain);
+}
+
 void not_checked(CheckResult& c, const std::string& summary, const std::string& fix) {
   c.status = Status::skip;
   c.message = summary;
@@ -282,6 +315,50 @@ void excuse_what_the_cell_lacks(CellContext& ctx) {
                 "runtime without CUDA does not have: " + c.diagnosis->summary + "), in a runtime without CUDA",
                 "check it in a cell with CUDA; a CPU-only runtime can build it only if its CPU path stops including "
                 "CUDA's headers");
+    return;
+  }
+  if (c.diagnosis->kind == "missing_program" && !build_found_no_cuda(*c.diagnosis)) {
+    static const std::regex runs(R"(^the build runs (\S+), )");  // explain_missing_program's words
+    std::smatch m;
+    const std::string program = std::regex_search(c.diagnosis->summary, m, runs) ? m[1].str() : "a program";
+    if (toolchain_program(program)) {
+      c.status = Status::error;
+      c.diagnosis->kind = "image_missing_prerequisite";
+      c.message = c.diagnosis->summary = "this cell's image lacks " + program + ", part of the toolchain every cell "
+                                         "image has: the image's gap, not the library's";
+      c.diagnosis->fix = "rebuild the cell's image (its toolchain layer installs " + program + "), then run the cell again";
+      return;
+    }
+    // mpi4torch 0.1.3 compiles with MPI's mpicc: a system program, like a system library's headers.
+    not_checked(c,
+                "not checked here: the build runs " + program + ", a program neither torch, the project nor this "
+                "image provides (" + c.diagnosis->evidence + ")",
+                "give the cell an image that has it: a Containerfile of yours (image: {containerfile: FILE}, a copy of "
+                "the built-in one) that installs the system package providing " + program + " (on Debian, apt-file "
+                "search bin/" + program + " names it)");
+    c.diagnosis->kind = kNeedsSystemProgram;
+    return;
+  }
+  // The build found no CUDA in a runtime without it (moolib 0.0.9b0: tensorpipe's find_package(CUDA)),
+  // where the project does not promise a CPU build: its default build is CUDA's. Where setup.py reads
+  // a CUDA switch from the environment, a build without CUDA is its users' to ask for.
+  if (!ctx.cell.has_cuda() && build_found_no_cuda(*c.diagnosis) &&
+      ctx.cell.project->promises.backends != std::vector<std::string>{"cpu"}) {
+    const std::string why = c.diagnosis->summary;
+    const std::string cuda_switch = setup_reads_cuda_switch(read_text_file(ctx.project_dir_on_host() + "/setup.py"));
+    c.diagnosis->kind = kNeedsCudaToBuild;
+    c.diagnosis->evidence = why + (cuda_switch.empty() ? "" : "; " + cuda_switch);
+    if (!cuda_switch.empty()) {
+      not_checked(c,
+                  "not checked here: its default build is CUDA's and stops without a CUDA toolkit (" + why + "); a "
+                  "build without CUDA is its users' to ask for (" + cuda_switch + "), which `pip install` alone does "
+                  "not set, in a runtime without CUDA",
+                  "check it in a cell with CUDA; here, by hand, the switch its setup.py reads (" + cuda_switch + ")");
+      return;
+    }
+    not_checked(c, "not checked here: a CUDA-only build (it stops without a CUDA toolkit: " + why + "), in a "
+                   "runtime without CUDA",
+                "check it in a cell with CUDA; a CPU-only runtime can build it only if its build makes CUDA optional");
     return;
   }
   if (ctx.cell.has_cuda() || cpu_only_by_design(*ctx.cell.project, ctx.project_dir_on_host())) return;
