@@ -15,28 +15,61 @@ BUILD_DEPS = "build-deps"
 REQUIREMENT_FILES = "deps-files"
 
 
-def declared(src):
-    """[build-system].requires of SRC/pyproject.toml ([] without one; PEP 518's default is
-    setuptools and wheel, which the cell has)."""
+# What the newest setuptools lets the setup.py it runs import undeclared: from 71.0 on it appends
+# its own _vendor folder to sys.path as it is imported, and pip's build backend imports it before
+# setup.py runs. A user's isolated build gets the newest setuptools, so rotary-emb 0.5.2's
+# undeclared `from packaging.version import parse` works there; the cell keeps its image's own
+# setuptools (older torches' cpp_extension need what newer ones dropped), bookworm's 66.1.1 in the
+# PyPI images, which puts nothing there: the cell gets packaging as a build requirement instead.
+# (wheel, vendored too, every cell image has.)
+SETUPTOOLS_VENDORED = ("packaging",)
+
+
+def build_system(src):
+    """[build-system] of SRC/pyproject.toml ({} without one or where it cannot be read)."""
     path = os.path.join(src, "pyproject.toml")
     if not os.path.isfile(path):
-        return []
+        return {}
     with open(path, "rb") as f:
-        return declared_in(f.read())
+        return build_system_in(f.read())
 
 
-def declared_in(pyproject):
-    """[build-system].requires of a pyproject.toml's bytes ([] where it cannot be read: pip names
-    an unreadable one in its own words where it builds)."""
+def build_system_in(pyproject):
+    """[build-system] of a pyproject.toml's bytes ({} where it cannot be read: pip names an
+    unreadable one in its own words where it builds)."""
     try:
         import tomllib
     except ImportError:  # Python < 3.11: pip's vendored reader
         from pip._vendor import tomli as tomllib
     try:
-        requires = tomllib.loads(pyproject.decode("utf-8")).get("build-system", {}).get("requires", [])
+        table = tomllib.loads(pyproject.decode("utf-8")).get("build-system", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    return [r for r in requires if isinstance(r, str)]
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def declared(src):
+    """[build-system].requires of SRC/pyproject.toml ([] without one; PEP 518's default is
+    setuptools and wheel, which the cell has)."""
+    return requires_of(build_system(src))
+
+
+def declared_in(pyproject):
+    """[build-system].requires of a pyproject.toml's bytes."""
+    return requires_of(build_system_in(pyproject))
+
+
+def requires_of(table):
+    requires = table.get("requires", [])
+    return [r for r in requires if isinstance(r, str)] if isinstance(requires, list) else []
+
+
+def backend_provides(src):
+    """What the project's build backend gives its setup.py beyond what it declares: the newest
+    setuptools' vendored modules (SETUPTOOLS_VENDORED) where setuptools builds it (no
+    [build-system] table, or no build-backend, or setuptools.build_meta's)."""
+    backend = build_system(src).get("build-backend", "setuptools.build_meta")
+    return list(SETUPTOOLS_VENDORED) if str(backend).startswith("setuptools.build_meta") else []
 
 
 def satisfied(requirement, Requirement):
@@ -53,8 +86,16 @@ def satisfied(requirement, Requirement):
 
 
 def missing(src, Requirement, is_torch_family):
-    """The build requirements the cell lacks, less the torch family, as declared."""
-    return lacking(declared(src), Requirement, is_torch_family)
+    """The build requirements the cell lacks, less the torch family: as declared, and what the
+    newest build backend gives setup.py besides (backend_provides)."""
+    requires = declared(src)
+    names = set()
+    for text in requires:
+        try:
+            names.add(Requirement(text).name.lower())
+        except Exception:  # noqa: BLE001 - lacking() leaves it to pip as well
+            pass
+    return lacking(requires + [r for r in backend_provides(src) if r not in names], Requirement, is_torch_family)
 
 
 def lacking(requires, Requirement, is_torch_family):

@@ -367,3 +367,32 @@ def test_the_requirement_without_a_wheel_is_named_without_its_requirer(monkeypat
     assert requirements.without_wheel(["flag-gems==5.0.2"]) == "numpy==1.26.4"
     monkeypatch.setattr(requirements, "run", lambda argv, base=None, timeout=None: (0, ""))
     assert requirements.without_wheel(["flag-gems==5.0.2"]) is None
+
+
+def test_a_setuptools_build_gets_what_the_newest_setuptools_lets_setup_py_import(tmp_path, monkeypatch):
+    # rotary-emb 0.5.2: no pyproject.toml, setup.py's `from packaging.version import parse`. A
+    # user's isolated build has the newest setuptools, whose vendored packaging setup.py imports;
+    # the PyPI images' setuptools 66.1.1 has none: the cell lacks it, and gets it as a build
+    # requirement. Another backend gives nothing beyond what the project declares.
+    import sys
+    sys.path.insert(0, str(__import__("conftest").CELL))
+    import build_requires
+    from packaging.requirements import Requirement
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    (legacy / "setup.py").write_text("from packaging.version import parse\n")
+    declared = tmp_path / "declared"
+    declared.mkdir()
+    (declared / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=64", "packaging>=23"]\n'
+                                             'build-backend = "setuptools.build_meta"\n')
+    hatch = tmp_path / "hatch"
+    hatch.mkdir()
+    (hatch / "pyproject.toml").write_text('[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n')
+    assert build_requires.backend_provides(str(legacy)) == ["packaging"]
+    assert build_requires.backend_provides(str(declared)) == ["packaging"]
+    assert build_requires.backend_provides(str(hatch)) == []
+    monkeypatch.setattr(build_requires, "satisfied", lambda text, _: text.startswith("setuptools"))
+    never_torch = lambda name: False  # noqa: E731
+    assert build_requires.missing(str(legacy), Requirement, never_torch) == ["packaging"]
+    assert build_requires.missing(str(declared), Requirement, never_torch) == ["packaging>=23"]
+    assert build_requires.missing(str(hatch), Requirement, never_torch) == ["hatchling"]
