@@ -2053,6 +2053,23 @@ TEST_F(RunCell, AnArchTheProjectAsksForItselfNamesItsLine) {
       << build->diagnosis->fix;
 }
 
+// rotary-emb 0.5.2 sets a default TORCH_CUDA_ARCH_LIST only where it is unset (the cell sets it)
+// and appends its own `-gencode arch=compute_70,code=sm_70`, which CUDA 13 refuses: its flag's
+// line is named, not the list that did not apply.
+TEST_F(RunCell, AnArchTheProjectsOwnFlagAsksForNamesThatFlagsLine) {
+  project_file("setup.py", "import os\nif os.environ.get(\"TORCH_CUDA_ARCH_LIST\", None) is None:\n    "
+                           "os.environ[\"TORCH_CUDA_ARCH_LIST\"] = \"6.0;7.0;8.0\"\ncc_flag = [\"-gencode\"]\n"
+                           "cc_flag.append(\"arch=compute_70,code=sm_70\")\n");
+  const Cell c = setuptools_project_cell();
+  const CellResult r = run_project_with_failing_build(c, "nvcc fatal   : Unsupported gpu architecture 'compute_70'\n");
+  const CheckResult* build = check(r, "build");
+  ASSERT_TRUE(build && build->diagnosis) << all_checks(r);
+  EXPECT_EQ(build->status, Status::fail);
+  EXPECT_EQ(build->diagnosis->evidence, "setup.py:5: cc_flag.append(\"arch=compute_70,code=sm_70\")");
+  EXPECT_NE(build->diagnosis->fix.find("the project asks for sm_70 itself (setup.py:5:"), std::string::npos)
+      << build->diagnosis->fix;
+}
+
 // torch_cluster's rw_cuda.cu includes curand.h; the PyPI image's toolkit, assembled from wheels,
 // has no cuRAND: the image's gap, an infrastructure error, never the library's red.
 TEST_F(RunCell, ACudaLibraryHeaderTheImagesToolkitLacksIsTheImages) {

@@ -20,23 +20,32 @@ std::string arch_of(const std::string& summary) {
   return std::regex_search(summary, m, named) ? m[1].str() + "." + m[2].str() : std::string();
 }
 
-// The line of the project's setup.py that names the arch ("3.7" in TORCH_CUDA_ARCH_LIST, or a
-// -gencode / compute_37 / sm_37), with its number: "setup.py:19: os.environ[...] = ...".
-std::string line_naming(const std::string& setup_py, const std::string& arch) {
-  const std::string digits = arch.substr(0, arch.find('.')) + arch.substr(arch.find('.') + 1);
-  const std::regex names("(TORCH_CUDA_ARCH_LIST.*\\b" + std::regex_replace(arch, std::regex(R"(\.)"), R"(\.)") +
-                         "\\b)|((compute|sm)_" + digits + "\\b)");
+// The first line of setup.py that REGEX matches, with its number: "setup.py:19: os.environ[...] = ...".
+std::string first_line(const std::string& setup_py, const std::regex& regex) {
   std::size_t at = 0;
   for (int number = 1; at < setup_py.size(); ++number) {
     const std::size_t end = std::min(setup_py.find('\n', at), setup_py.size());
     const std::string line = setup_py.substr(at, end - at);
-    if (std::regex_search(line, names)) {
+    if (std::regex_search(line, regex)) {
       const auto first = line.find_first_not_of(" \t");
       return fmt::format("setup.py:{}: {}", number, first == std::string::npos ? line : line.substr(first));
     }
     at = end + 1;
   }
   return "";
+}
+
+// The line of the project's setup.py that names the arch: a -gencode / compute_37 / sm_37 of its
+// own first, else "3.7" in a TORCH_CUDA_ARCH_LIST it sets. The cell sets TORCH_CUDA_ARCH_LIST, so an
+// assignment made only where it is unset did not run (rotary-emb 0.5.2: its default list at
+// setup.py:74 under `if os.environ.get("TORCH_CUDA_ARCH_LIST", None) is None`, and
+// `cc_flag.append("arch=compute_70,code=sm_70")` at line 97, which nvcc 13 refused).
+std::string line_naming(const std::string& setup_py, const std::string& arch) {
+  const std::string digits = arch.substr(0, arch.find('.')) + arch.substr(arch.find('.') + 1);
+  const std::string own = first_line(setup_py, std::regex("(compute|sm)_" + digits + "\\b"));
+  if (!own.empty()) return own;
+  return first_line(setup_py, std::regex("TORCH_CUDA_ARCH_LIST.*\\b" +
+                                         std::regex_replace(arch, std::regex(R"(\.)"), R"(\.)") + "\\b"));
 }
 
 }  // namespace
