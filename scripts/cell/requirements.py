@@ -425,19 +425,22 @@ def fetch(requirements, what, cache, pins=None, backends=True):
             return folder, kept["install"], True
     os.makedirs(folder, exist_ok=True)
     constraints = os.path.join(folder, "constraints.txt")
-    with open(constraints, "w") as f:
-        f.write("".join(p + "\n" for p in pins))
-    report = os.path.join(folder, "report.json")
+    write_atomic(constraints, "".join(p + "\n" for p in pins))
     files = os.path.join(cache, "files")  # shared by every requirement set: pip download skips what is there
-    items, left = resolved_by_metadata(requirements, constraints, report, cache, files)
-    if items is None:
-        # Where that pip cannot resolve them (or cannot be had), the runtime's own pip says why.
-        rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
-        if rc != 0:
-            refuse(rc, text, "resolving " + what, requirements, constraints)
-        with open(report) as f:
-            items = json.load(f).get("install", [])
-        left = fetch_as_reported(items, files)
+    # The report is this process's own: two cells resolving the same set at once (rotary-emb and
+    # mpi4torch beside PyPI's torch 2.15, both lacking packaging) shared one report.json, and the
+    # one that read it last fetched from the other's index, gone by then ("Connection refused").
+    with tempfile.TemporaryDirectory(prefix=".report-", dir=folder) as own:
+        report = os.path.join(own, "report.json")
+        items, left = resolved_by_metadata(requirements, constraints, report, cache, files)
+        if items is None:
+            # Where that pip cannot resolve them (or cannot be had), the runtime's own pip says why.
+            rc, text = run(PIP + ["install", "--dry-run", "--quiet", "--report", report, "-c", constraints] + requirements)
+            if rc != 0:
+                refuse(rc, text, "resolving " + what, requirements, constraints)
+            with open(report) as f:
+                items = json.load(f).get("install", [])
+            left = fetch_as_reported(items, files)
     install_list = [{"name": normalise(i["metadata"]["name"]), "version": i["metadata"]["version"]} for i in items]
     if left:
         rc, text = run(PIP + ["download", "--no-deps", "--quiet", "-d", files] +

@@ -396,3 +396,28 @@ def test_a_setuptools_build_gets_what_the_newest_setuptools_lets_setup_py_import
     assert build_requires.missing(str(legacy), Requirement, never_torch) == ["packaging"]
     assert build_requires.missing(str(declared), Requirement, never_torch) == ["packaging>=23"]
     assert build_requires.missing(str(hatch), Requirement, never_torch) == ["hatchling"]
+
+
+def test_cells_resolving_the_same_set_at_once_each_read_their_own_report(tmp_path):
+    # rotary-emb and mpi4torch beside PyPI's torch 2.15 both resolved `packaging` at once: one
+    # shared <set>/report.json, and the cell that read it last fetched from the other's index,
+    # gone by then. Each resolve's report is its own now; none is left in the shared folder.
+    from concurrent.futures import ThreadPoolExecutor
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    make_wheel(wheelhouse, [])
+    project = make_project(tmp_path / "proj", ["setuptools", "mylib>=0.1"])
+    env = cell_env(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse))
+
+    def resolve_in(build):
+        return run_script(SCRIPT, "resolve", "--kind", "setuptools", "--source", project, "--build", tmp_path / build,
+                          "--cache", tmp_path / "cache", env=env)
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(resolve_in, ["build-a", "build-b"]))
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert r.json["build_requires"] == ["mylib==0.1"], r.json
+    sets = [d for d in (tmp_path / "cache").iterdir() if (d / "resolved.json").is_file()]
+    assert sets, list((tmp_path / "cache").iterdir())
+    for d in sets:
+        assert sorted(p.name for p in d.iterdir() if "report" in p.name) == [], list(d.iterdir())
