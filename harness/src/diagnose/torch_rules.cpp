@@ -174,7 +174,10 @@ const std::vector<StepRule>& torch_rules() {
       // Before compile errors (toolchain_rules): a missing THC header means torch 1.11 or newer.
       line_rule(R"(fatal error: '?(THC/[^\s:']+)'?:? (?:No such file or directory|file not found))", explain_thc_header),
       line_rule(R"(C\+\+(\d\d) or later compatible compiler is required)", explain_cxx_standard),
-      line_rule(R"((built without CUDA|was built without CUDA|Torch not compiled with CUDA enabled))",
+      // Not a warning the build went on past (evnn-pytorch 0.2.0's setup.py warns "UserWarning: Error
+      // while detecting GPU architecture: Torch not compiled with CUDA enabled" and builds its CPU
+      // sources).
+      line_rule(R"(^(?!.*Warning: ).*?(built without CUDA|was built without CUDA|Torch not compiled with CUDA enabled))",
                 explain_no_cuda_torch),
   };
   return rules;

@@ -104,6 +104,13 @@ const std::vector<OneLog> kOneLogs = {
     {"AProgramSetuptoolsCannotExecute", "build", "missing_program",
      {{kSummary, Holds::is, "the build runs swig, a program this image does not have"}},
      "      error: command 'swig' failed: No such file or directory\n"},
+    // evnn-pytorch 0.2.0's setup.py catches torch.cuda.get_device_capability()'s error and warns; the
+    // build goes on (CPU sources) and fails on a header: the warning is not the cause.
+    {"ACudaErrorTheBuildWarnedOfAndWentOnPastIsNotItsCause", "build", "compile_error",
+     {{kSummary, Holds::in, "cblas.h: No such file or directory"}},
+     "      /build/src/setup.py:33: UserWarning: Error while detecting GPU architecture: Torch not compiled with "
+     "CUDA enabled\n                               Use env var EVNN_CUDA_COMPUTE to set cuda compute capability\n"
+     "      lib/blas.h:83:10: fatal error: cblas.h: No such file or directory\n"},
     {"UnknownFailureKeepsTheLogTail", "configure", "configure_failed",
      {{kEvidence, Holds::in, "something odd"}},
      "line1\nline2\nsomething odd\n"},
