@@ -29,6 +29,12 @@ def answer():
 '''
 
 
+def lib_entry(path, missing=()):
+    """One library as load_library.py reports it: loaded where nothing is missing."""
+    return {"path": path, "loaded": not missing, "error_kind": "missing_library" if missing else "",
+            "missing_libraries": list(missing)}
+
+
 @pytest.fixture(scope="module")
 def sib_site(torch_info, cc, build_root):
     site = build_root / "sib-site"
@@ -157,13 +163,10 @@ def test_builds_for_other_runtimes_beside_the_one_the_package_loads_are_variants
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_cuda121.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libcudart.so.12", "libcublas.so.12"]},
-            {"path": "/x/libbitsandbytes_rocm64.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libamdhip64.so.6"]},
-            {"path": "/x/libother_cuda.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libtorch_cpu.so"]}]
+    libs = [lib_entry("/x/libbitsandbytes_cpu.so"),
+            lib_entry("/x/libbitsandbytes_cuda121.so", ["libcudart.so.12", "libcublas.so.12"]),
+            lib_entry("/x/libbitsandbytes_rocm64.so", ["libamdhip64.so.6"]),
+            lib_entry("/x/libother_cuda.so", ["libtorch_cpu.so"])]
     load_library.mark_optional_backends(libs, loaded_by_import={"/x/libbitsandbytes_cpu.so"}, own_names=set())
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, {"/x/libbitsandbytes_cpu.so"})
     assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cpu.so", "libbitsandbytes_cpu.so", None]
@@ -178,16 +181,12 @@ def test_builds_per_version_of_a_system_library_beside_the_one_the_import_loaded
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/libtorchcodec_core5.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libtorchcodec_custom_ops5.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libtorchcodec_core4.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libavutil.so.56", "libavcodec.so.58"]},
-            {"path": "/x/libtorchcodec_custom_ops7.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libavutil.so.59", "libtorchcodec_core7.so"]},
-            {"path": "/x/libtorchcodec_core6.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libtorch_cpu.so"]},
-            {"path": "/x/libtorio_ffmpeg6.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libavutil.so.58"]}]
+    libs = [lib_entry("/x/libtorchcodec_core5.so"),
+            lib_entry("/x/libtorchcodec_custom_ops5.so"),
+            lib_entry("/x/libtorchcodec_core4.so", ["libavutil.so.56", "libavcodec.so.58"]),
+            lib_entry("/x/libtorchcodec_custom_ops7.so", ["libavutil.so.59", "libtorchcodec_core7.so"]),
+            lib_entry("/x/libtorchcodec_core6.so", ["libtorch_cpu.so"]),
+            lib_entry("/x/libtorio_ffmpeg6.so", ["libavutil.so.58"])]
     by_import = {"/x/libtorchcodec_core5.so", "/x/libtorchcodec_custom_ops5.so"}
     load_library.mark_optional_backends(libs, loaded_by_import=by_import, own_names={os.path.basename(l["path"]) for l in libs})
     load_library.mark_system_library_builds(libs, by_import)
@@ -203,7 +202,7 @@ def test_builds_for_other_torch_versions_beside_the_one_the_package_loads_are_va
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/libgraphbolt_pytorch_2.2.1.so", "loaded": True, "error_kind": "", "missing_libraries": []},
+    libs = [lib_entry("/x/libgraphbolt_pytorch_2.2.1.so"),
             {"path": "/x/libgraphbolt_pytorch_2.0.0.so", "loaded": False, "error_kind": "undefined_symbol",
              "missing_libraries": []},
             {"path": "/x/libother.so", "loaded": False, "error_kind": "undefined_symbol", "missing_libraries": []}]
@@ -257,10 +256,8 @@ def test_a_build_per_string_abi_beside_the_one_the_import_loaded_is_a_variant():
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/torchpipe_opencv-abiflag1.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libomniback.so"]},
-            {"path": "/x/torchpipe_opencv-abiflag0.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libomniback.so"]}]
+    libs = [lib_entry("/x/torchpipe_opencv-abiflag1.so", ["libomniback.so"]),
+            lib_entry("/x/torchpipe_opencv-abiflag0.so", ["libomniback.so"])]
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs},
                                        {"/x/torchpipe_opencv-abiflag1.so"})
     assert [lib.get("variant_of") for lib in libs] == [None, "torchpipe_opencv-abiflag1.so"]
@@ -294,8 +291,7 @@ def test_builds_per_torch_version_and_device_named_compactly_are_variants():
     assert load_library.torch_build_version("libtorch_c_dlpack_addon_torch26-cpu.so") == "2.6"
     assert load_library.torch_build_version("libx_torch210-cuda.so") == "2.10"
     libs = [{"path": "/x/libtorch_c_dlpack_addon_torch26-cpu.so", "loaded": True},
-            {"path": "/x/libtorch_c_dlpack_addon_torch26-cuda.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libtorch_cuda.so"]},
+            lib_entry("/x/libtorch_c_dlpack_addon_torch26-cuda.so", ["libtorch_cuda.so"]),
             {"path": "/x/libtorch_c_dlpack_addon_torch25-cpu.so", "loaded": False, "error_kind": "undefined_symbol"}]
     load_library.mark_other_torch_builds(libs, "2.6.0+debian")
     assert [lib.get("variant_of") for lib in libs] == [None, "libtorch_c_dlpack_addon_torch26-cpu.so",
@@ -451,12 +447,10 @@ def test_builds_for_other_runtimes_are_variants_even_where_the_import_failed_fir
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_cuda118.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libcudart.so.11.0"]},
-            {"path": "/x/libbitsandbytes_cuda121.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_rocm64.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libhipblas.so.2"]}]
+    libs = [lib_entry("/x/libbitsandbytes_cpu.so"),
+            lib_entry("/x/libbitsandbytes_cuda118.so", ["libcudart.so.11.0"]),
+            lib_entry("/x/libbitsandbytes_cuda121.so"),
+            lib_entry("/x/libbitsandbytes_rocm64.so", ["libhipblas.so.2"])]
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], "12.1")
     assert [lib.get("variant_of") for lib in libs] == [None, "libbitsandbytes_cuda121.so", None,
                                                        "libbitsandbytes_cuda121.so"]
@@ -471,12 +465,11 @@ def test_builds_for_other_cudas_and_accelerators_are_variants_even_where_they_lo
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_cuda121.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_cuda124.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_cuda126.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_xpu2025.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libsvml.so", "libsycl.so.8"]},
+    libs = [lib_entry("/x/libbitsandbytes_cpu.so"),
+            lib_entry("/x/libbitsandbytes_cuda121.so"),
+            lib_entry("/x/libbitsandbytes_cuda124.so"),
+            lib_entry("/x/libbitsandbytes_cuda126.so"),
+            lib_entry("/x/libbitsandbytes_xpu2025.so", ["libsvml.so", "libsycl.so.8"]),
             {"path": "/x/libother_cuda124.so", "loaded": False, "error_kind": "undefined_symbol", "missing_libraries": []}]
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs},
                                        {"/x/libbitsandbytes_cpu.so"}, "12.1")
@@ -489,9 +482,8 @@ def test_an_xpu_build_beside_the_cpu_build_of_a_cpu_torch_is_a_variant():
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/libbitsandbytes_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/libbitsandbytes_xpu2026.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libsvml.so", "libsycl.so.9"]}]
+    libs = [lib_entry("/x/libbitsandbytes_cpu.so"),
+            lib_entry("/x/libbitsandbytes_xpu2026.so", ["libsvml.so", "libsycl.so.9"])]
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, {"/x/libbitsandbytes_cpu.so"})
     assert libs[1].get("variant_of") == "libbitsandbytes_cpu.so"
 
@@ -503,9 +495,8 @@ def test_a_build_for_another_cuda_beside_a_generic_one_stays_red_where_the_impor
     import sys
     sys.path.insert(0, str(CELL))
     import load_library
-    libs = [{"path": "/x/_ext_cpu.so", "loaded": True, "error_kind": "", "missing_libraries": []},
-            {"path": "/x/_ext_cuda.so", "loaded": False, "error_kind": "missing_library",
-             "missing_libraries": ["libcudart.so.12"]}]
+    libs = [lib_entry("/x/_ext_cpu.so"),
+            lib_entry("/x/_ext_cuda.so", ["libcudart.so.12"])]
     load_library.mark_runtime_variants({os.path.basename(lib["path"]): lib for lib in libs}, [], "13.0")
     assert "variant_of" not in libs[1]
 
