@@ -14,6 +14,9 @@ std::optional<std::string> kernelServing(const c10::OperatorHandle& op, c10::Dis
     candidates.push_back(K::AutogradCUDA);
   } else {
     candidates.push_back(K::CompositeExplicitAutograd);
+    // Every call reaches a BackendSelect kernel (the key is always in the dispatch set), whatever
+    // its tensors' backend: torchcodec registers its ops there, most of them taking no tensor.
+    candidates.push_back(K::BackendSelect);
   }
   candidates.push_back(K::CompositeImplicitAutograd);
   for (K candidate : candidates) {

@@ -4,8 +4,9 @@ never raises.
 
 A key counts as served by the same rule as the C++ cases (kernelServing() in
 cases/common/dispatch.cpp): a kernel registered for the key itself; for Autograd, else for
-AutogradCPU, then AutogradCUDA; for any other key, else for CompositeExplicitAutograd; and
-for every key, finally CompositeImplicitAutograd. One rule for our kernels and any project."""
+AutogradCPU, then AutogradCUDA; for any other key, else for CompositeExplicitAutograd, then
+BackendSelect (always in a call's dispatch set: torchcodec's ops are registered there); and for
+every key, finally CompositeImplicitAutograd. One rule for our kernels and any project."""
 
 KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 
@@ -15,7 +16,7 @@ KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 # (tests/cell_scripts/test_dispatcher.py compares them).
 SERVING_ORDER = {
     "Autograd": ("{key}", "AutogradCPU", "AutogradCUDA", "CompositeImplicitAutograd"),
-    "*": ("{key}", "CompositeExplicitAutograd", "CompositeImplicitAutograd"),
+    "*": ("{key}", "CompositeExplicitAutograd", "BackendSelect", "CompositeImplicitAutograd"),
 }
 
 

@@ -1,6 +1,7 @@
 """scripts/cell/dispatcher.py: kernel_table / served_by follow the C++ cases' rule
 (kernelServing() in cases/common/dispatch.cpp): the key itself; for Autograd then AutogradCPU,
-AutogradCUDA; for other keys then CompositeExplicitAutograd; finally CompositeImplicitAutograd."""
+AutogradCUDA; for other keys then CompositeExplicitAutograd, BackendSelect; finally
+CompositeImplicitAutograd."""
 import importlib
 import itertools
 import json
@@ -15,12 +16,12 @@ from conftest import CELL, CELL_PYTHON, REPO, cell_env
 sys.path.insert(0, str(CELL))
 dispatcher = importlib.import_module("dispatcher")
 
-CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
+CEA, CIA, BS = "CompositeExplicitAutograd", "CompositeImplicitAutograd", "BackendSelect"
 
 
 def rule(registered, key):
     """The rule as cases/common/dispatch.cpp states it, written out independently."""
-    order = [key] + (["AutogradCPU", "AutogradCUDA"] if key == "Autograd" else [CEA]) + [CIA]
+    order = [key] + (["AutogradCPU", "AutogradCUDA"] if key == "Autograd" else [CEA, BS]) + [CIA]
     return next((k for k in order if k in registered), None)
 
 
@@ -42,17 +43,17 @@ def test_serving_order_mirrors_the_cpp_cases():
 
 def test_candidates():
     assert dispatcher.candidates("Autograd") == ["Autograd", "AutogradCPU", "AutogradCUDA", CIA]
-    assert dispatcher.candidates("CPU") == ["CPU", CEA, CIA]
-    assert dispatcher.candidates("Meta") == ["Meta", CEA, CIA]
+    assert dispatcher.candidates("CPU") == ["CPU", CEA, BS, CIA]
+    assert dispatcher.candidates("Meta") == ["Meta", CEA, BS, CIA]
     # Only the alias key Autograd has the per-backend fallbacks (as in the C++).
-    assert dispatcher.candidates("AutogradCPU") == ["AutogradCPU", CEA, CIA]
+    assert dispatcher.candidates("AutogradCPU") == ["AutogradCPU", CEA, BS, CIA]
 
 
 # ---------------------------------------------------------------------------------------------
 # The rule against a stand-in dispatcher: every combination of registrations, no torch needed.
 
 class FakeC:
-    KNOWN = {"CPU", "CUDA", "Meta", "Autograd", "AutogradCPU", "AutogradCUDA", CEA, CIA}
+    KNOWN = {"CPU", "CUDA", "Meta", "Autograd", "AutogradCPU", "AutogradCUDA", CEA, BS, CIA}
 
     def __init__(self, ops):
         self.ops = ops  # {"ns::op": set of keys with a kernel}
@@ -76,7 +77,7 @@ class FakeTorch:
         self._C = FakeC(ops)
 
 
-REGISTRABLE = ["CPU", "CUDA", "Meta", "Autograd", "AutogradCPU", "AutogradCUDA", CEA, CIA]
+REGISTRABLE = ["CPU", "CUDA", "Meta", "Autograd", "AutogradCPU", "AutogradCUDA", CEA, BS, CIA]
 
 
 def test_every_combination_follows_the_rule():
@@ -179,7 +180,7 @@ ops = list(spec) + ["not_defined"]
 keys = dispatcher.KEYS + ["AutogradCPU"]
 raw = {op: {k: bool(torch._C._dispatch_has_kernel_for_dispatch_key("opm_pydisp::" + op, k))
             for k in ["CPU", "CUDA", "Meta", "Autograd", "AutogradCPU", "AutogradCUDA",
-                      "CompositeExplicitAutograd", "CompositeImplicitAutograd"]} for op in spec}
+                      "CompositeExplicitAutograd", "BackendSelect", "CompositeImplicitAutograd"]} for op in spec}
 print(json.dumps({"table": dispatcher.kernel_table(torch, "opm_pydisp", ops, keys),
                   "served": dispatcher.served_by(torch, "opm_pydisp", ops, keys),
                   "default_keys": dispatcher.served_by(torch, "opm_pydisp", ops[:1]),
@@ -198,6 +199,8 @@ SPEC = {
     "autograd_cpu": ["AutogradCPU"],
     "autograd_cuda_and_explicit": ["AutogradCUDA", CEA],
     "autograd_both": ["AutogradCUDA", "AutogradCPU"],
+    # torchcodec's ops (most of them take no tensor) are registered for BackendSelect alone.
+    "backend_select": [BS],
     "nothing": [],
 }
 

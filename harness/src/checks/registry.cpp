@@ -53,7 +53,8 @@ const std::vector<ScriptCheck>& script_check_registry() { return entries<ScriptC
 
 std::string registration_rule() {
   return "a key counts as served when a kernel is registered for the key itself; for Autograd, else for "
-         "AutogradCPU or AutogradCUDA; for CPU, CUDA and Meta, else for CompositeExplicitAutograd; and for every "
+         "AutogradCPU or AutogradCUDA; for CPU, CUDA and Meta, else for CompositeExplicitAutograd, then for "
+         "BackendSelect (every call reaches it, whatever its tensors); and for every "
          "key, else for CompositeImplicitAutograd. The results name the key that serves it when it is not the key "
          "itself.";
 }
