@@ -220,6 +220,28 @@ def missing_libraries(dl, path):
 
 
 @functools.lru_cache(maxsize=None)
+def loader_sonames():
+    """The sonames in the dynamic loader's cache (ldconfig -p, which may be outside PATH: /sbin),
+    read once per process; empty where it cannot be read."""
+    for ldconfig in ("ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"):
+        lines = tool_lines([ldconfig, "-p"]) if shutil.which(ldconfig) else None
+        if lines is not None:
+            return frozenset(line.strip().split(" ", 1)[0] for line in lines[1:] if ".so" in line)
+    return frozenset()
+
+
+def other_versions(soname, known=None):
+    """The sonames of the same library in other versions that the loader has (sid's FFmpeg:
+    libavutil.so.61 where a build needs libavutil.so.60): the system library is installed, in a
+    version the build was not made for. [] for an unversioned soname or none there."""
+    m = re.match(r"^(lib[^/]+?\.so)\.\d+$", soname)
+    if not m:
+        return []
+    same = re.compile(re.escape(m.group(1)) + r"\.\d+$")
+    return sorted(n for n in (loader_sonames() if known is None else known) if n != soname and same.match(n))
+
+
+@functools.lru_cache(maxsize=None)
 def files_under(root):
     """{name: path} of the files under root, each name's first in walk order (sorted), read once
     per process: a library that does not load asks again for the same folders (its siblings',
@@ -369,6 +391,9 @@ def load_one(dl, path, root=None):
     elif "cannot open shared object file" in message:
         out["error_kind"] = "missing_library"
         out["missing_libraries"] = missing_libraries(dl, path) or [message.split(":")[0].strip()]
+        others = {soname: other_versions(soname) for soname in out["missing_libraries"]}
+        if any(others.values()):
+            out["other_versions"] = {soname: found for soname, found in others.items() if found}
         # A library it needs that is there, in its package or a requirement, yet does not load:
         # what that one lacks is the cause (libcue_ops.so, there, lacks libcuda.so.1).
         there = libraries_named(root or os.path.dirname(path), set(out["missing_libraries"]), near=path)

@@ -650,3 +650,16 @@ def test_a_build_for_another_torch_is_no_optional_backend():
     load_library.mark_other_torch_builds(libs, "2.14.1+debian")
     load_library.mark_optional_backends(libs, loaded_by_import=set(), own_names={"libfeatomic_torch.so"})
     assert libs[1]["for_torch"] == "2.13" and libs[1]["optional"] is False
+
+
+def test_a_missing_system_library_names_the_versions_of_it_the_loader_has():
+    # Debian sid's FFmpeg is libavutil.so.61; torchcodec's newest build needs libavutil.so.60: the
+    # system library is there, in a version no build of it was made for.
+    import sys
+    sys.path.insert(0, str(CELL))
+    import load_library
+    known = {"libavutil.so.61", "libavutil.so.61.1.102", "libavutil.so", "libavcodec.so.63", "libavutil-extra.so.60"}
+    assert load_library.other_versions("libavutil.so.60", known) == ["libavutil.so.61"]
+    assert load_library.other_versions("libavutil.so.61", known) == []
+    assert load_library.other_versions("libswscale.so.9", known) == []
+    assert load_library.other_versions("libfoo.so", known) == []

@@ -1311,6 +1311,14 @@ TEST(LoadChecks, ALibraryThatNeedsOnlyASystemLibraryItsUsersInstallIsNotCheckedW
   registration.diagnosis = Diagnosis{"not_registered", registration.message, "", "r", ""};
   EXPECT_EQ(unregistered_for_want_of_load(registration, out).status, Status::skip);
 
+  // The loader has another version of it (Debian sid's FFmpeg, newer than any build of it): named.
+  auto newer = report;
+  newer["libraries"][0]["other_versions"] = {{"libavutil.so.57", {"libavutil.so.61"}},
+                                             {"libavcodec.so.59", {"libavcodec.so.63"}}};
+  const auto with_newer = load_checks(newer, "r");
+  EXPECT_EQ(with_newer[0].status, Status::skip);
+  EXPECT_EQ(with_newer[0].message, out[0].message + " (it has libavutil.so.61, libavcodec.so.63)");
+
   // A torch library among what it lacks: the red stands (and its sibling's with it).
   report["libraries"][0]["missing_libraries"].push_back("libc10_cuda.so");
   out = load_checks(report, "r");

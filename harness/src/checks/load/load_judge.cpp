@@ -560,9 +560,19 @@ std::optional<CheckResult> needs_system_prerequisite(const nlohmann::json& lib, 
     if (std::find(whys.begin(), whys.end(), why) == whys.end()) whys.push_back(why);
     installs.push_back(n.prerequisite->install);
   }
+  // The loader's other versions of what it lacks (sid's FFmpeg: libavutil.so.61 where it needs
+  // .60): the system library is installed, in a version it was not built for.
+  std::vector<std::string> instead;
+  if (lib.contains("other_versions") && lib["other_versions"].is_object())
+    for (const auto& soname : absent)
+      if (lib["other_versions"].contains(soname))
+        for (const auto& other : lib["other_versions"][soname])
+          if (other.is_string() && std::find(instead.begin(), instead.end(), other.get<std::string>()) == instead.end())
+            instead.push_back(other.get<std::string>());
   CheckResult c = load_result("library", Status::skip,
-                              fmt::format("{} not checked here: it needs {}{}, {}", name, fmt::join(what, ", "), through,
-                                          fmt::join(whys, "; ")));
+                              fmt::format("{} not checked here: it needs {}{}, {}{}", name, fmt::join(what, ", "), through,
+                                          fmt::join(whys, "; "),
+                                          instead.empty() ? "" : fmt::format(" (it has {})", fmt::join(instead, ", "))));
   // Another framework's library (TensorFlow's op library) is no part of the torch side: the torch
   // side's verdict is judged by its own libraries, neither limited nor left unjudged by it.
   c.diagnosis = make_diagnosis(other_frameworks_only(needs) ? kAnotherFrameworksLibrary : "needs_system_library",
