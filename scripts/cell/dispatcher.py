@@ -8,6 +8,8 @@ AutogradCPU, then AutogradCUDA; for any other key, else for CompositeExplicitAut
 BackendSelect (always in a call's dispatch set: torchcodec's ops are registered there); and for
 every key, finally CompositeImplicitAutograd. One rule for our kernels and any project."""
 
+import re
+
 KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 
 # The registrations that may serve a requested dispatch key, in the order they are tried
@@ -126,3 +128,32 @@ def kernel_table(torch, namespace, ops, keys=KEYS):
     None when the op itself does not exist or the key is unknown to this torch}}."""
     return {op: {key: (None if v is _MISSING or v is _UNKNOWN else v is not None) for key, v in row.items()}
             for op, row in _rows(torch, namespace, ops, keys).items()}
+
+
+REGISTERED_AT = re.compile(r"^(\w+): registered at (\S+?)(?: :: .*)?$")
+
+
+def registration_sites(torch, namespace, ops, keys=("CPU", "CUDA")):
+    """{op: {key: where its kernel for KEY was registered, "file:line" as the dispatcher recorded
+    it}} for the keys with a kernel of their own: a C++ source's line (TORCH_LIBRARY_IMPL) or a
+    Python file's (torch.library). {} where this torch cannot dump an op."""
+    dump = getattr(getattr(torch, "_C", None), "_dispatch_dump", None)
+    has_kernel = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
+    list_all = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", None)
+    if dump is None or has_kernel is None:
+        return {}
+    out = {}
+    for op in ops:
+        try:
+            text = dump(_overload_of(has_kernel, namespace + "::" + op, lambda: list_all() if list_all else []))
+        except Exception:  # noqa: BLE001 - not registered, or this torch cannot dump it
+            continue
+        sites = {}
+        for line in text.splitlines():
+            m = REGISTERED_AT.match(line.strip())
+            if m and m.group(1) in keys:
+                sites[m.group(1)] = m.group(2)
+        if sites:
+            out[op] = sites
+    return out
+

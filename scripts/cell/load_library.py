@@ -50,7 +50,7 @@ import subprocess
 import sys
 import tempfile
 
-from dispatcher import kernel_table, namespaces_added, ops_in_namespace, registered_ops, served_by
+from dispatcher import kernel_table, namespaces_added, ops_in_namespace, registered_ops, registration_sites, served_by
 from import_fallbacks import fallbacks, recording
 from missing_name import never_bound
 from zygote import Zygote
@@ -1633,6 +1633,7 @@ def main():
             ops = [o for o in args.ops.split(",") if o] or ops_in_namespace(torch, args.namespace) or []
             out["ops"] = kernel_table(torch, args.namespace, ops)
             out["served_by"] = served_by(torch, args.namespace, ops)
+            out["registered_at"] = registration_sites(torch, args.namespace, ops)
             if not out["ops"] and args.find:
                 out["namespace_in_files"] = files_naming_namespace(args.find, args.namespace)
             if args.module:

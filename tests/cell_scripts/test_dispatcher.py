@@ -252,3 +252,31 @@ def test_real_ops_in_namespace(real):
         assert real["listed"] == sorted(SPEC)
     else:  # torch 1.13 has no _dispatch_get_all_op_names: the caller must name the ops
         assert real["listed"] is None
+
+
+SITES = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+from torch.library import Library
+import dispatcher
+lib = Library("opm_sites", "DEF")
+lib.define("py_cpu(Tensor x) -> Tensor")
+lib.impl("py_cpu", lambda x: x, "CPU")
+lib.define("nothing(Tensor x) -> Tensor")
+print(json.dumps(dispatcher.registration_sites(torch, "opm_sites", ["py_cpu", "nothing", "not_defined"])))
+"""
+
+
+def test_registration_sites_say_where_each_kernel_was_registered(torch_info):
+    # The file and line the dispatcher recorded: a Python one's for torch.library, a C++ source's
+    # for TORCH_LIBRARY_IMPL (torchcodec's custom_ops.cpp:657); ops without a kernel, or not
+    # defined, are left out.
+    p = subprocess.run([CELL_PYTHON, "-c", SITES, str(CELL)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, env=cell_env(), timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    sites = json.loads(p.stdout.strip().splitlines()[-1])
+    assert list(sites) == ["py_cpu"], sites
+    assert list(sites["py_cpu"]) == ["CPU"]
+    # A Python file's line, or /dev/null's where torch found no Python frame to name (python -c).
+    assert re.search(r"\.py:\d+$|^/dev/null:\d+$", sites["py_cpu"]["CPU"]), sites

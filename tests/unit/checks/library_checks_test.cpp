@@ -274,6 +274,37 @@ TEST(NamespaceChecks, AnOpRegisteredForCudaAloneIsCudaOnlyWhereNothingIsDeclared
   EXPECT_EQ(find(declared, "registration", "", "marlin_24_gemm")->status, Status::fail);
 }
 
+// torchcodec 0.3.0 (built for torch 2.7) beside Debian's torch 2.6, which has no CUDA: the kernel
+// of its `TORCH_LIBRARY_IMPL(torchcodec_ns, CPU, m)` block sits on CUDA (dispatch keys numbered
+// otherwise), its BackendSelect ones stay. Still no CPU kernel, and the fix is a build for this
+// torch, not a registration its source already has. A kernel registered for CUDA from Python, or
+// in a CUDA torch, is no such sign.
+TEST(NamespaceChecks, AKernelOfCppOnCudaInATorchWithoutCudaIsABuildForAnotherTorch) {
+  auto report = nlohmann::json::parse(R"({"torch_cuda": null,
+    "ops": {"add_video_stream": {"CPU": false, "CUDA": true, "Meta": true, "Autograd": false}},
+    "registered_at": {"add_video_stream": {"CUDA": "/__w/torchcodec/src/torchcodec/_core/custom_ops.cpp:657"}}})");
+  auto out = namespace_checks(report, "torchcodec_ns", false, "r");
+  const CheckResult* reg = find(out, "registration", "", "add_video_stream");
+  ASSERT_TRUE(reg && reg->diagnosis);
+  EXPECT_EQ(reg->status, Status::fail);
+  EXPECT_EQ(reg->diagnosis->kind, "dispatch_keys_of_another_torch");
+  EXPECT_NE(reg->message.find("no CPU kernel (its kernel sits on CUDA instead, registered at "
+                              "/__w/torchcodec/src/torchcodec/_core/custom_ops.cpp:657, in a torch built without CUDA"),
+            std::string::npos) << reg->message;
+  EXPECT_NE(reg->diagnosis->fix.find("install the release built for this torch"), std::string::npos);
+
+  report["registered_at"]["add_video_stream"]["CUDA"] = "/usr/lib/python3/dist-packages/torch/library.py:1012";
+  out = namespace_checks(report, "torchcodec_ns", false, "r");
+  EXPECT_EQ(find(out, "registration", "", "add_video_stream")->diagnosis->kind, "not_registered");
+  report["registered_at"]["add_video_stream"]["CUDA"] = "/dev/null:198";
+  out = namespace_checks(report, "torchcodec_ns", false, "r");
+  EXPECT_EQ(find(out, "registration", "", "add_video_stream")->diagnosis->kind, "not_registered");
+  report["registered_at"]["add_video_stream"]["CUDA"] = "custom_ops.cpp:657";
+  report["torch_cuda"] = "12.4";
+  out = namespace_checks(report, "torchcodec_ns", false, "r");
+  EXPECT_EQ(find(out, "registration", "", "add_video_stream")->diagnosis->kind, "not_registered");
+}
+
 TEST(NamespaceChecks, AnOpThatDoesNotExistIsSaidSo) {
   const auto report = nlohmann::json::parse(
       R"({"ops": {"tbe_input_combine": {"CPU": null, "CUDA": null, "Meta": null, "Autograd": null}}})");

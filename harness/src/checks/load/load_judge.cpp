@@ -1083,7 +1083,30 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     for (const char* key : {"CPU", "CUDA", "Meta", "Autograd"})
       if (has(key)) reg.kernels.push_back(key);
     reg.missing_kernels = missing;
-    if (!ok)
+    // A kernel registered in C++ for CUDA, in a torch built without CUDA, and none for CPU: its
+    // library was built against a torch that numbers dispatch keys otherwise, and its
+    // TORCH_LIBRARY_IMPL blocks land on other keys here (torchcodec 0.3.0, built for torch 2.7,
+    // beside Debian's torch 2.6: the kernels of its CPU block sit on CUDA, its BackendSelect ones
+    // stay). Its source is not at fault: a build for this torch is.
+    const std::string cuda_site = json_text(report.value("registered_at", nlohmann::json::object()).value(
+                                                op, nlohmann::json::object()), "CUDA");
+    // torch.library's registrations: a Python file's line, or "/dev/null:N" where torch found no
+    // Python frame to name (torchcodec's register_fake kernels beside torch 2.6).
+    static const std::regex python_site(R"(\.py:\d+$|^/dev/null:\d+$)");
+    const bool shifted = !ok && exists && json_text(report, "torch_cuda").empty() && has("CUDA") &&
+                         std::find(missing.begin(), missing.end(), "CPU") != missing.end() && !cuda_site.empty() &&
+                         !std::regex_search(cuda_site, python_site);
+    if (shifted) {
+      reg.message += fmt::format(" (its kernel sits on CUDA instead, registered at {}, in a torch built without "
+                                 "CUDA: its library was built against a torch whose dispatch keys are numbered "
+                                 "otherwise, and its registrations land on other keys here)",
+                                 cuda_site);
+      reg.diagnosis = make_diagnosis("dispatch_keys_of_another_torch", reg.message,
+                                     "install the release built for this torch: built against another torch, its "
+                                     "TORCH_LIBRARY_IMPL registrations land on other dispatch keys (its source needs no "
+                                     "change; a build against this torch puts them back)",
+                                     repro, cuda_site);
+    } else if (!ok)
       reg.diagnosis = make_diagnosis(
           exists ? "not_registered" : "not_registered_at_all",
           expect_cuda && !has("CUDA") && exists
