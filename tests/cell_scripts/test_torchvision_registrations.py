@@ -15,7 +15,7 @@ dispatcher = importlib.import_module("dispatcher")
 OPS = ["nms", "roi_align", "deform_conv2d", "roi_pool", "ps_roi_align", "ps_roi_pool"]
 KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 ALL = ["CPU", "CUDA", "Meta", "Autograd", "AutogradCPU", "AutogradCUDA",
-       "CompositeExplicitAutograd", "CompositeImplicitAutograd"]
+       "CompositeExplicitAutograd", "BackendSelect", "CompositeImplicitAutograd"]
 TOP = {"view", "import_ok", "error", "torch_cuda", "torchvision", "torchvision_cuda", "ops", "served_by"}
 
 
