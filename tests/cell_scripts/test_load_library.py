@@ -1,6 +1,7 @@
 """scripts/cell/load_library.py: loads libraries as torch.ops.load_library does and reports
 what happened, plus the kernel table ("ops") and "served_by" of a namespace."""
 import os
+import re
 import shutil
 
 import pytest
@@ -9,7 +10,7 @@ from conftest import OPS_NAMESPACE, cell_env, compile_or_fail, run_json
 
 KEYS = ["CPU", "CUDA", "Meta", "Autograd"]
 CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
-TOP_KEYS = {"torch", "torch_cuda", "libraries", "namespace", "ops", "served_by", "error"}
+TOP_KEYS = {"torch", "torch_cuda", "libraries", "namespace", "ops", "served_by", "registered_at", "error"}
 LIB_KEYS = {"path", "loaded", "error_kind", "error", "undefined", "undefined_count", "missing_libraries", "loaded_after"}
 
 # What conftest.OPS_CPP registers, and so which registration serves each key by the rule.
@@ -73,6 +74,10 @@ def test_op_library_loads_and_tables(op_library, report):
         assert out["ops"][op] == {k: v is not None for k, v in row.items()}, op
     assert out["ops"]["not_an_op"] == {k: None for k in KEYS}
     assert out["served_by"]["not_an_op"] == {k: None for k in KEYS}
+    # Where each CPU and CUDA kernel of its own was registered: its C++ source's line.
+    assert set(out["registered_at"]["cpu_only"]) == {"CPU"}
+    assert re.search(r"\.cpp:\d+$", out["registered_at"]["cpu_only"]["CPU"]), out["registered_at"]
+    assert "schema_only" not in out["registered_at"] and "not_an_op" not in out["registered_at"]
 
 
 @pytest.mark.parametrize("name", ["undef", "undef_rpath"])
