@@ -103,7 +103,9 @@ def _overload_of(has_kernel, qualified, every_name):
     return named[0] if named else qualified
 
 
-def _rows(torch, namespace, ops, keys):
+def _names(torch, namespace, ops):
+    """(torch's has-kernel query, {op: the name it answers by}: _overload_of's); the query is None,
+    and so is every name, where this torch has none."""
     has_kernel = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
     list_all = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", None)
     listed = []  # the dispatcher's list, read once, where an op has no default overload
@@ -112,7 +114,12 @@ def _rows(torch, namespace, ops, keys):
         if not listed and list_all:
             listed.append(list_all())
         return listed[0] if listed else []
-    names = {op: _overload_of(has_kernel, namespace + "::" + op, every_name) if has_kernel else None for op in ops}
+    return has_kernel, {op: _overload_of(has_kernel, namespace + "::" + op, every_name) if has_kernel else None
+                        for op in ops}
+
+
+def _rows(torch, namespace, ops, keys):
+    has_kernel, names = _names(torch, namespace, ops)
     return {op: {key: _serving(has_kernel, names[op], key) for key in keys} for op in ops}
 
 
@@ -138,14 +145,13 @@ def registration_sites(torch, namespace, ops, keys=("CPU", "CUDA")):
     it}} for the keys with a kernel of their own: a C++ source's line (TORCH_LIBRARY_IMPL) or a
     Python file's (torch.library). {} where this torch cannot dump an op."""
     dump = getattr(getattr(torch, "_C", None), "_dispatch_dump", None)
-    has_kernel = getattr(getattr(torch, "_C", None), "_dispatch_has_kernel_for_dispatch_key", None)
-    list_all = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", None)
+    has_kernel, names = _names(torch, namespace, ops)
     if dump is None or has_kernel is None:
         return {}
     out = {}
     for op in ops:
         try:
-            text = dump(_overload_of(has_kernel, namespace + "::" + op, lambda: list_all() if list_all else []))
+            text = dump(names[op])
         except Exception:  # noqa: BLE001 - not registered, or this torch cannot dump it
             continue
         sites = {}

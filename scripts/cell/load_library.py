@@ -391,9 +391,9 @@ def load_one(dl, path, root=None):
     elif "cannot open shared object file" in message:
         out["error_kind"] = "missing_library"
         out["missing_libraries"] = missing_libraries(dl, path) or [message.split(":")[0].strip()]
-        others = {soname: other_versions(soname) for soname in out["missing_libraries"]}
-        if any(others.values()):
-            out["other_versions"] = {soname: found for soname, found in others.items() if found}
+        others = {soname: found for soname in out["missing_libraries"] if (found := other_versions(soname))}
+        if others:
+            out["other_versions"] = others
         # A library it needs that is there, in its package or a requirement, yet does not load:
         # what that one lacks is the cause (libcue_ops.so, there, lacks libcuda.so.1).
         there = libraries_named(root or os.path.dirname(path), set(out["missing_libraries"]), near=path)

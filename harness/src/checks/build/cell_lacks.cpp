@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "checks/build/setup_py_lines.h"
 #include "checks/promises/promises.h"
 #include "checks/requirements/index_elsewhere.h"
 #include "diagnose/diagnose.h"
@@ -127,18 +128,10 @@ bool cuda_toolkit_header(const std::string& header) {
 std::string gpu_test_over(const std::string& setup, int line_no) {
   static const std::regex gpu_test(R"(\bcuda\.is_available\(\))");
   static const std::regex opens_block(R"(^\s*(?:el)?if\b|^\s*assert\b)");
-  std::vector<std::string> lines;
-  for (std::size_t at = 0; at <= setup.size();) {
-    const std::size_t end = std::min(setup.find('\n', at), setup.size());
-    lines.push_back(setup.substr(at, end - at));
-    at = end + 1;
-  }
+  const std::vector<std::string> lines = setup_py_lines(setup);
   if (line_no < 1 || line_no > static_cast<int>(lines.size())) return "";
   auto indent = [](const std::string& l) { return l.find_first_not_of(" \t"); };
-  auto said = [&](int i) {
-    std::string l = lines[static_cast<std::size_t>(i)];
-    return "setup.py:" + std::to_string(i + 1) + " `" + l.erase(0, indent(l)) + "`";
-  };
+  auto said = [&](int i) { return quoted_setup_line(lines, static_cast<std::size_t>(i)); };
   int i = line_no - 1;
   if (std::regex_search(lines[static_cast<std::size_t>(i)], gpu_test)) return said(i);
   // The blocks it stands in, innermost first: each line above it indented less opens one.
@@ -166,16 +159,11 @@ bool build_found_no_cuda(const Diagnosis& d) {
 // `use_cuda = os.environ.get("USE_CUDA", True)`), with its number; "" where none does.
 std::string setup_reads_cuda_switch(const std::string& setup) {
   static const std::regex reads(R"(os\.(?:environ\.get|getenv)\(\s*['"]([A-Z_]*CUDA[A-Z_]*)['"]|os\.environ\[\s*['"]([A-Z_]*CUDA[A-Z_]*)['"])");
-  int line_no = 0;
-  for (std::size_t at = 0; at < setup.size();) {
-    const std::size_t end = std::min(setup.find('\n', at), setup.size());
-    const std::string line = setup.substr(at, end - at);
-    ++line_no;
-    if (std::regex_search(line, reads) && line.find("CUDA_HOME") == std::string::npos &&
-        line.find("CUDA_PATH") == std::string::npos)
-      return "setup.py:" + std::to_string(line_no) + " `" + line.substr(line.find_first_not_of(" \t")) + "`";
-    at = end + 1;
-  }
+  const std::vector<std::string> lines = setup_py_lines(setup);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (std::regex_search(lines[i], reads) && lines[i].find("CUDA_HOME") == std::string::npos &&
+        lines[i].find("CUDA_PATH") == std::string::npos)
+      return quoted_setup_line(lines, i);
   return "";
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/build/setup_py_lines.h"
 #include "util/atomic_write.h"
 #include "util/cuda_arch.h"
 
@@ -22,16 +23,9 @@ std::string arch_of(const std::string& summary) {
 
 // The first line of setup.py that REGEX matches, with its number: "setup.py:19: os.environ[...] = ...".
 std::string first_line(const std::string& setup_py, const std::regex& regex) {
-  std::size_t at = 0;
-  for (int number = 1; at < setup_py.size(); ++number) {
-    const std::size_t end = std::min(setup_py.find('\n', at), setup_py.size());
-    const std::string line = setup_py.substr(at, end - at);
-    if (std::regex_search(line, regex)) {
-      const auto first = line.find_first_not_of(" \t");
-      return fmt::format("setup.py:{}: {}", number, first == std::string::npos ? line : line.substr(first));
-    }
-    at = end + 1;
-  }
+  const std::vector<std::string> lines = setup_py_lines(setup_py);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (std::regex_search(lines[i], regex)) return fmt::format("setup.py:{}: {}", i + 1, without_indent(lines[i]));
   return "";
 }
 

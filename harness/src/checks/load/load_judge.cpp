@@ -1088,8 +1088,9 @@ std::vector<CheckResult> namespace_checks(const nlohmann::json& report, const st
     // TORCH_LIBRARY_IMPL blocks land on other keys here (torchcodec 0.3.0, built for torch 2.7,
     // beside Debian's torch 2.6: the kernels of its CPU block sit on CUDA, its BackendSelect ones
     // stay). Its source is not at fault: a build for this torch is.
-    const std::string cuda_site = json_text(report.value("registered_at", nlohmann::json::object()).value(
-                                                op, nlohmann::json::object()), "CUDA");
+    const std::string cuda_site =
+        report.contains("registered_at") && report["registered_at"].contains(op)
+            ? json_text(report["registered_at"][op], "CUDA") : std::string();
     // torch.library's registrations: a Python file's line, or "/dev/null:N" where torch found no
     // Python frame to name (torchcodec's register_fake kernels beside torch 2.6).
     static const std::regex python_site(R"(\.py:\d+$|^/dev/null:\d+$)");
